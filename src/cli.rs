@@ -1,0 +1,141 @@
+//! Command-line types only (clap derive). `app` turns them into validated settings.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  done; the gate passed
+  1  the gate failed: a regression as the gate policy defines it
+  2  invalid input or usage (every problem listed, with file:line)
+  3  refused: the runs are not comparable
+When several apply, 2 wins over 3, and 3 over 1.";
+
+/// Catch retrieval regressions: evaluate a baseline and a candidate run against one
+/// frozen gold set, refuse meaningless comparisons, and show which queries broke.
+#[derive(Debug, Parser)]
+#[command(name = "ragdiff", version, after_help = EXIT_CODES, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compare a baseline and a candidate run (the main job; the gate)
+    #[command(after_help = EXIT_CODES)]
+    Compare(CompareArgs),
+    /// Evaluate one run: per-query table and means
+    #[command(after_help = EXIT_CODES)]
+    Eval(EvalArgs),
+    /// List every problem in the gold set and runs
+    #[command(after_help = EXIT_CODES)]
+    Validate(ValidateArgs),
+    /// Record the gold data's sha256 and frozen_version in its manifest
+    #[command(after_help = EXIT_CODES)]
+    Freeze(FreezeArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Table,
+    Markdown,
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Args)]
+pub struct GoldArg {
+    /// Gold manifest (.toml) or bare gold data (qrels or CSV) [default: the only *.toml in gold/]
+    #[arg(long, value_name = "GOLD")]
+    pub gold: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub gold: GoldArg,
+    /// RUN (manifest or results file); or GOLD RUN as bare files, trec_eval style; or one CSV in the seeds' layout (id,question,expected_doc_ids,retrieved_doc_ids)
+    #[arg(value_name = "INPUT", num_args = 1..=2, required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Evaluation cutoff [default: the gold's k, else the run depth]; refused when the gold pins k
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub k: Option<u32>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Refuse an unfrozen gold set (exit 2)
+    #[arg(long)]
+    pub require_frozen: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub gold: GoldArg,
+    /// Runs to check [default: runs/baseline.toml and runs/candidate.toml when present]
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<PathBuf>,
+    /// Evaluation cutoff to check against each run's depth
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub k: Option<u32>,
+    /// Treat an unfrozen gold set as a problem
+    #[arg(long)]
+    pub require_frozen: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct FreezeArgs {
+    /// Gold manifest to freeze [default: the only *.toml in gold/]
+    #[arg(value_name = "GOLD")]
+    pub gold: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub gold: GoldArg,
+    /// Baseline and candidate run manifests [default: runs/baseline.toml runs/candidate.toml]
+    #[arg(value_name = "RUN", num_args = 2)]
+    pub runs: Vec<PathBuf>,
+    /// Evaluation cutoff [default: the gold's k, else the depth]; refused when the gold pins k
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub k: Option<u32>,
+    /// Output format on stdout
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also write the Markdown report to FILE (- for stdout)
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Also write the JSON report to FILE (- for stdout)
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Also write the per-query CSV to FILE (- for stdout)
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Seed of the resampling generator
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Draws for the bootstrap CI and the randomization test
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub resamples: u32,
+    /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap
+    #[arg(long, value_name = "METRIC=VALUE")]
+    pub max_drop: Vec<String>,
+    /// Accept a newly failed query (repeatable)
+    #[arg(long, value_name = "ID")]
+    pub allow_failed: Vec<String>,
+    /// Accept the newly failed queries listed in a CSV file `id,reason`
+    #[arg(long, value_name = "FILE")]
+    pub allow_failed_file: Option<PathBuf>,
+    /// Fail when RR, Recall, Hit or nDCG drops with p < 0.05 (no multiple-comparison correction)
+    #[arg(long)]
+    pub fail_on_significant_drop: bool,
+    /// Refuse an unfrozen gold set (exit 2)
+    #[arg(long)]
+    pub require_frozen: bool,
+    /// Report only: never fail the gate (exit 2 and 3 still apply)
+    #[arg(long)]
+    pub no_gate: bool,
+}

@@ -1,0 +1,4 @@
+use crate::cli::CompareArgs;
+pub fn run(_args: CompareArgs) -> anyhow::Result<u8> {
+    anyhow::bail!("compare is not built yet")
+}

@@ -1,0 +1,99 @@
+//! One run against the gold set: per-query scores and means (the `eval` command's
+//! model; `compare` builds on the same scoring).
+
+use serde::Serialize;
+
+use crate::metrics::{self, Metric, Scores};
+use crate::model::{EvaluatedRun, GoldSet};
+use crate::report::{GoldContext, RunContext, SCHEMA_VERSION};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalRow {
+    pub id: String,
+    #[serde(flatten)]
+    pub scores: Scores,
+}
+
+/// Means over the queries with at least one relevant doc.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct Means {
+    pub rr: f64,
+    pub recall: f64,
+    pub hit: f64,
+    pub precision: f64,
+    pub ndcg: f64,
+    pub ap: f64,
+}
+
+impl Means {
+    pub fn of<'a>(scores: impl Iterator<Item = &'a Scores> + Clone) -> Self {
+        let m = |metric: Metric| metrics::mean(scores.clone().map(|s| metric.of(s)));
+        Self {
+            rr: m(Metric::Rr),
+            recall: m(Metric::Recall),
+            hit: m(Metric::Hit),
+            precision: m(Metric::Precision),
+            ndcg: m(Metric::Ndcg),
+            ap: m(Metric::Ap),
+        }
+    }
+
+    pub fn get(&self, metric: Metric) -> f64 {
+        match metric {
+            Metric::Rr => self.rr,
+            Metric::Recall => self.recall,
+            Metric::Hit => self.hit,
+            Metric::Precision => self.precision,
+            Metric::Ndcg => self.ndcg,
+            Metric::Ap => self.ap,
+        }
+    }
+}
+
+/// The `eval` report (JSON keys are part of the contract).
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalReport {
+    pub schema_version: &'static str,
+    pub gold: GoldContext,
+    pub run: RunContext,
+    pub k: u32,
+    pub per_query: Vec<EvalRow>,
+    pub means: Means,
+    pub no_answer: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// Score every gold query with a relevant doc; no-answer queries are listed apart.
+/// Rows are in byte order of id.
+pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, Vec<String>) {
+    let mut rows = Vec::new();
+    let mut no_answer = Vec::new();
+    for (q, obs) in gold.queries.iter().zip(&run.observed) {
+        if q.is_no_answer() {
+            no_answer.push(q.id.to_string());
+            continue;
+        }
+        rows.push(EvalRow {
+            id: q.id.to_string(),
+            scores: metrics::evaluate(q, obs.as_ref(), k, gold.meta.min_grade),
+        });
+    }
+    rows.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+    no_answer.sort_unstable();
+    (rows, no_answer)
+}
+
+pub fn build(gold: &GoldSet, run: &EvaluatedRun, k: u32, warnings: Vec<String>) -> EvalReport {
+    let (per_query, no_answer) = score_run(gold, run, k);
+    let means = Means::of(per_query.iter().map(|r| &r.scores));
+    EvalReport {
+        schema_version: SCHEMA_VERSION,
+        gold: GoldContext::of(gold),
+        run: RunContext::of(&run.meta),
+        k,
+        per_query,
+        means,
+        no_answer,
+        warnings,
+    }
+}

@@ -1,0 +1,226 @@
+//! The one CSV reader setup (RFC 4180, BOM, CRLF, unequal rows), header checks and
+//! cell access with the path and line in every problem.
+
+use std::io::Read;
+
+use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
+
+/// A CSV reader over `input` with ragdiff's settings.
+pub fn reader<R: Read>(input: R) -> csv::Reader<R> {
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .buffer_capacity(1 << 20)
+        .from_reader(input)
+}
+
+/// A reader over in-memory bytes; an empty file is a problem.
+pub fn open<'a>(
+    bytes: &'a [u8],
+    display: &str,
+    diag: &mut Diagnostics,
+) -> Option<csv::Reader<&'a [u8]>> {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        diag.problem(
+            Location::file(display),
+            ProblemKind::EmptyFile {
+                expected: "a CSV header and rows",
+            },
+        );
+        return None;
+    }
+    Some(reader(bytes))
+}
+
+/// The header row: column names, trimmed, with a leading BOM removed.
+pub struct Header {
+    pub names: Vec<String>,
+    pub width: usize,
+}
+
+impl Header {
+    /// Read the header; columns not in `known` are ignored with a warning.
+    pub fn read<R: Read>(
+        reader: &mut csv::Reader<R>,
+        display: &str,
+        known: &[&str],
+        diag: &mut Diagnostics,
+    ) -> Option<Header> {
+        let mut record = csv::ByteRecord::new();
+        match reader.read_byte_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => {
+                diag.problem(
+                    Location::file(display),
+                    ProblemKind::EmptyFile {
+                        expected: "a CSV header and rows",
+                    },
+                );
+                return None;
+            }
+            Err(e) => {
+                diag.problem(
+                    Location::line(display, 1),
+                    ProblemKind::MalformedCsv {
+                        reason: csv_reason(&e),
+                    },
+                );
+                return None;
+            }
+        }
+        let mut names = Vec::with_capacity(record.len());
+        for (i, cell) in record.iter().enumerate() {
+            let cell = if i == 0 {
+                cell.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(cell)
+            } else {
+                cell
+            };
+            match std::str::from_utf8(cell) {
+                Ok(s) => names.push(s.trim().to_string()),
+                Err(_) => {
+                    diag.problem(Location::line(display, 1), ProblemKind::NotUtf8);
+                    return None;
+                }
+            }
+        }
+        let extra: Vec<&str> = names
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !known.contains(n))
+            .collect();
+        if !extra.is_empty() {
+            diag.warn(format!(
+                "{display}:1: ignoring extra column{} {}",
+                if extra.len() == 1 { "" } else { "s" },
+                extra
+                    .iter()
+                    .map(|n| format!("`{}`", crate::report::safe_id(n)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        Some(Header {
+            width: names.len(),
+            names,
+        })
+    }
+
+    /// The index of a required column, or a problem.
+    pub fn require(
+        &self,
+        column: &'static str,
+        required: &'static str,
+        display: &str,
+        diag: &mut Diagnostics,
+    ) -> Option<usize> {
+        let found = self.position(column);
+        if found.is_none() {
+            diag.problem(
+                Location::line(display, 1),
+                ProblemKind::MissingColumn { column, required },
+            );
+        }
+        found
+    }
+
+    pub fn position(&self, column: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == column)
+    }
+}
+
+fn csv_reason(e: &csv::Error) -> String {
+    match e.kind() {
+        csv::ErrorKind::Io(io) => io.to_string(),
+        csv::ErrorKind::Utf8 { .. } => "not valid UTF-8".to_string(),
+        _ => "cannot parse the row (check its quoting)".to_string(),
+    }
+}
+
+/// Call `f` for each data row with its line number. Rows with another number of
+/// cells than the header are reported and skipped.
+pub fn for_each_row<R: Read>(
+    reader: &mut csv::Reader<R>,
+    display: &str,
+    width: usize,
+    diag: &mut Diagnostics,
+    mut f: impl FnMut(&csv::ByteRecord, u64, &mut Diagnostics),
+) {
+    let mut record = csv::ByteRecord::new();
+    loop {
+        match reader.read_byte_record(&mut record) {
+            Ok(false) => return,
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map(|p| p.line()).unwrap_or(0);
+                diag.problem(
+                    Location::line(display, line),
+                    ProblemKind::MalformedCsv {
+                        reason: csv_reason(&e),
+                    },
+                );
+                if matches!(e.kind(), csv::ErrorKind::Io(_)) {
+                    return;
+                }
+                continue;
+            }
+        }
+        let line = record.position().map(|p| p.line()).unwrap_or(0);
+        if record.len() == 1 && record.get(0) == Some(b"") {
+            continue; // a blank line
+        }
+        if record.len() != width {
+            diag.problem(
+                Location::line(display, line),
+                ProblemKind::MalformedCsv {
+                    reason: format!("the row has {} cells, the header has {width}", record.len()),
+                },
+            );
+            continue;
+        }
+        f(&record, line, diag);
+    }
+}
+
+/// A cell as UTF-8 text, or a problem.
+pub fn cell_str<'r>(
+    record: &'r csv::ByteRecord,
+    col: usize,
+    line: u64,
+    display: &str,
+    diag: &mut Diagnostics,
+) -> Option<&'r str> {
+    match std::str::from_utf8(record.get(col).unwrap_or_default()) {
+        Ok(s) => Some(s),
+        Err(_) => {
+            diag.problem(Location::line(display, line), ProblemKind::NotUtf8);
+            None
+        }
+    }
+}
+
+/// A cell holding one id: trimmed and checked.
+pub fn cell_id(
+    record: &csv::ByteRecord,
+    col: usize,
+    what: &'static str,
+    context: &str,
+    line: u64,
+    display: &str,
+    diag: &mut Diagnostics,
+) -> Option<String> {
+    let id = cell_str(record, col, line, display, diag)?.trim();
+    match id_problem(id) {
+        Some(reason) => {
+            diag.problem(
+                Location::line(display, line),
+                ProblemKind::InvalidId {
+                    what,
+                    context: context.to_string(),
+                    reason,
+                },
+            );
+            None
+        }
+        None => Some(id.to_string()),
+    }
+}

@@ -1,0 +1,235 @@
+//! Gold data: CSV (`id,question,expected_doc_ids`) or TREC qrels (`qid iter docid
+//! grade`). The question column is never read beyond its header.
+
+use rustc_hash::FxHashMap;
+use sha2::{Digest, Sha256};
+
+use crate::load::csvio::{self, Header};
+use crate::load::lines::{self, fields};
+use crate::model::{DataFormat, GoldMeta, GoldQuery, GoldSet, Judgement};
+use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
+
+/// The sha256 of a gold data file, as `freeze` records it.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest.iter() {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Read and parse the gold data named by `meta`, checking it against the recorded
+/// sha256. `extra_ok` lists columns that are expected beside the gold's own (the
+/// one-file layout's run columns).
+pub fn load(meta: GoldMeta, extra_ok: &[&str], diag: &mut Diagnostics) -> Option<GoldSet> {
+    let display = meta.data.display().to_string();
+    let bytes = crate::load::manifest::read_file(&meta.data, "gold data", &display, diag)?;
+    if let Some(recorded) = &meta.sha256 {
+        let actual = sha256_hex(&bytes);
+        if &actual != recorded {
+            let manifest = meta
+                .manifest
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| display.clone());
+            diag.problem(
+                Location::file(manifest),
+                ProblemKind::GoldChanged {
+                    recorded: recorded.clone(),
+                    actual,
+                },
+            );
+            return None;
+        }
+    }
+    let before = diag.problems.len();
+    let raw = match meta.format {
+        DataFormat::Csv => parse_csv(&bytes, &display, extra_ok, diag),
+        DataFormat::Trec => parse_qrels(&bytes, &display, diag),
+    };
+    if diag.problems.len() > before {
+        return None;
+    }
+    let queries = raw
+        .into_iter()
+        .map(|(id, judged)| finish_query(id, judged, meta.min_grade))
+        .collect();
+    Some(GoldSet::new(meta, queries))
+}
+
+type RawQuery = (Box<str>, Vec<Judgement>);
+
+/// Keep what matters to a metric (relevant, or a positive nDCG gain), sorted by doc.
+fn finish_query(id: Box<str>, mut judged: Vec<Judgement>, min_grade: i64) -> GoldQuery {
+    judged.retain(|j| j.grade >= min_grade || j.grade > 0);
+    judged.sort_unstable_by(|a, b| a.doc.as_bytes().cmp(b.doc.as_bytes()));
+    let num_rel = judged.iter().filter(|j| j.grade >= min_grade).count() as u32;
+    GoldQuery {
+        id,
+        judged,
+        num_rel,
+    }
+}
+
+fn parse_csv(
+    bytes: &[u8],
+    display: &str,
+    extra_ok: &[&str],
+    diag: &mut Diagnostics,
+) -> Vec<RawQuery> {
+    let mut out = Vec::new();
+    let Some(mut reader) = csvio::open(bytes, display, diag) else {
+        return out;
+    };
+    let required = "`id` and `expected_doc_ids`";
+    let mut known = vec!["id", "question", "expected_doc_ids"];
+    known.extend_from_slice(extra_ok);
+    let Some(header) = Header::read(&mut reader, display, &known, diag) else {
+        return out;
+    };
+    let (Some(id_col), Some(exp_col)) = (
+        header.require("id", required, display, diag),
+        header.require("expected_doc_ids", required, display, diag),
+    ) else {
+        return out;
+    };
+    let mut first_line: FxHashMap<Box<str>, u64> = FxHashMap::default();
+    let mut rows = 0u64;
+    csvio::for_each_row(
+        &mut reader,
+        display,
+        header.width,
+        diag,
+        |record, line, diag| {
+            rows += 1;
+            let Some(id) = csvio::cell_id(record, id_col, "query", "", line, display, diag) else {
+                return;
+            };
+            if let Some(&first) = first_line.get(id.as_str()) {
+                diag.problem(
+                    Location::line(display, line),
+                    ProblemKind::DuplicateQuery { query: id, first },
+                );
+                return;
+            }
+            first_line.insert(id.clone().into_boxed_str(), line);
+            let Some(cell) = csvio::cell_str(record, exp_col, line, display, diag) else {
+                return;
+            };
+            let mut judged: Vec<Judgement> = Vec::new();
+            if !cell.trim().is_empty() {
+                for doc in cell.split(';') {
+                    let doc = doc.trim();
+                    if let Some(reason) = id_problem(doc) {
+                        diag.problem(
+                            Location::line(display, line),
+                            ProblemKind::InvalidId {
+                                what: "doc",
+                                context: format!(" in query {id}"),
+                                reason,
+                            },
+                        );
+                        continue;
+                    }
+                    if judged.iter().any(|j| &*j.doc == doc) {
+                        diag.problem(
+                            Location::line(display, line),
+                            ProblemKind::DuplicateDocInGold {
+                                query: id.clone(),
+                                doc: doc.to_string(),
+                            },
+                        );
+                        continue;
+                    }
+                    judged.push(Judgement {
+                        doc: doc.into(),
+                        grade: 1,
+                    });
+                }
+            }
+            out.push((id.into_boxed_str(), judged));
+        },
+    );
+    if rows == 0 && !diag.has_problems() {
+        diag.problem(Location::file(display), ProblemKind::HeaderOnly);
+    }
+    out
+}
+
+fn parse_qrels(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQuery> {
+    let mut order: Vec<RawQuery> = Vec::new();
+    let mut index: FxHashMap<Box<str>, usize> = FxHashMap::default();
+    let mut seen: FxHashMap<(usize, Box<str>), u64> = FxHashMap::default();
+    let mut any = false;
+    lines::for_each_line(bytes, display, diag, |line_no, text, diag| {
+        let mut f = [""; 5];
+        let n = fields(text, &mut f);
+        if n == 0 {
+            return;
+        }
+        any = true;
+        if n != 4 {
+            diag.problem(
+                Location::line(display, line_no),
+                ProblemKind::MalformedTrec {
+                    kind: "qrels",
+                    expected: "4 fields `qid iter docid grade`",
+                    found: if n > 4 { lines::count_fields(text) } else { n },
+                },
+            );
+            return;
+        }
+        let (qid, doc, grade) = (f[0], f[2], f[3]);
+        for (what, id) in [("query", qid), ("doc", doc)] {
+            if let Some(reason) = id_problem(id) {
+                diag.problem(
+                    Location::line(display, line_no),
+                    ProblemKind::InvalidId {
+                        what,
+                        context: String::new(),
+                        reason,
+                    },
+                );
+                return;
+            }
+        }
+        let Ok(grade) = grade.parse::<i64>() else {
+            diag.problem(
+                Location::line(display, line_no),
+                ProblemKind::BadGrade {
+                    query: qid.to_string(),
+                    doc: doc.to_string(),
+                },
+            );
+            return;
+        };
+        let qi = *index.entry(qid.into()).or_insert_with(|| {
+            order.push((qid.into(), Vec::new()));
+            order.len() - 1
+        });
+        if seen.insert((qi, doc.into()), line_no).is_some() {
+            diag.problem(
+                Location::line(display, line_no),
+                ProblemKind::DuplicateDocInGold {
+                    query: qid.to_string(),
+                    doc: doc.to_string(),
+                },
+            );
+            return;
+        }
+        order[qi].1.push(Judgement {
+            doc: doc.into(),
+            grade,
+        });
+    });
+    if !any && !diag.has_problems() {
+        diag.problem(
+            Location::file(display),
+            ProblemKind::EmptyFile {
+                expected: "qrels lines `qid iter docid grade`",
+            },
+        );
+    }
+    order
+}

@@ -1,0 +1,444 @@
+//! Gold and run manifests (TOML). Every key problem is collected with its line; the
+//! data file itself is read by `load::gold` and `load::run`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use semver::Version;
+use toml_edit::{Document, Item, Table};
+
+use crate::model::{DataFormat, GoldMeta, RunMeta};
+use crate::validate::{Diagnostics, Location, ProblemKind};
+
+const GOLD_KEYS: &str =
+    "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version";
+const RUN_KEYS: &str = "index_version, corpus, depth, results, format, filters";
+
+/// A parsed manifest with its raw text, for line numbers.
+pub struct ManifestDoc {
+    pub path: PathBuf,
+    pub display: String,
+    pub doc: Document<String>,
+}
+
+impl ManifestDoc {
+    fn line_of(&self, span: Option<std::ops::Range<usize>>) -> Option<u64> {
+        let start = span?.start;
+        let raw = self.doc.raw();
+        Some(
+            raw.as_bytes()[..start.min(raw.len())]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64
+                + 1,
+        )
+    }
+
+    fn key_location(&self, table: &Table, key: &str) -> Location {
+        let line = table
+            .get_key_value(key)
+            .and_then(|(k, _)| self.line_of(k.span()));
+        Location {
+            file: self.display.clone(),
+            line,
+        }
+    }
+}
+
+/// Read and parse a manifest; a problem is recorded when it cannot be.
+pub fn read(path: &Path, diag: &mut Diagnostics) -> Option<ManifestDoc> {
+    let display = path.display().to_string();
+    let bytes = read_file(path, "manifest", &display, diag)?;
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let line = e.as_bytes()[..e.utf8_error().valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u64
+                + 1;
+            diag.problem(Location::line(&display, line), ProblemKind::NotUtf8);
+            return None;
+        }
+    };
+    if text.trim().is_empty() {
+        diag.problem(
+            Location::file(&display),
+            ProblemKind::EmptyFile {
+                expected: "a TOML manifest",
+            },
+        );
+        return None;
+    }
+    match Document::parse(text.clone()) {
+        Ok(doc) => Some(ManifestDoc {
+            path: path.to_path_buf(),
+            display,
+            doc,
+        }),
+        Err(e) => {
+            let line = e.span().map(|s| {
+                text.as_bytes()[..s.start.min(text.len())]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count() as u64
+                    + 1
+            });
+            diag.problem(
+                Location {
+                    file: display,
+                    line,
+                },
+                ProblemKind::Toml {
+                    message: e.message().trim().to_string(),
+                },
+            );
+            None
+        }
+    }
+}
+
+/// Read a whole file, recording why not when it cannot be read.
+pub fn read_file(
+    path: &Path,
+    what: &'static str,
+    display: &str,
+    diag: &mut Diagnostics,
+) -> Option<Vec<u8>> {
+    match check_path(path, what, display) {
+        Err(kind) => {
+            diag.problem(Location::file(display), kind);
+            None
+        }
+        Ok(()) => match std::fs::read(path) {
+            Ok(bytes) => Some(bytes),
+            Err(e) => {
+                diag.problem(
+                    Location::file(display),
+                    ProblemKind::PathUnreadable {
+                        what,
+                        path: display.to_string(),
+                        reason: e.to_string(),
+                    },
+                );
+                None
+            }
+        },
+    }
+}
+
+/// Why a data path cannot be used, if it cannot: missing, a directory, unreadable
+/// (a symlink loop shows here as the system's own message).
+pub fn check_path(path: &Path, what: &'static str, display: &str) -> Result<(), ProblemKind> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => Err(ProblemKind::PathIsDir {
+            what,
+            path: display.to_string(),
+        }),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ProblemKind::PathMissing {
+            what,
+            path: display.to_string(),
+        }),
+        Err(e) => Err(ProblemKind::PathUnreadable {
+            what,
+            path: display.to_string(),
+            reason: e.to_string(),
+        }),
+    }
+}
+
+/// Typed access to a manifest's keys that records every problem it meets.
+struct Keys<'a> {
+    m: &'a ManifestDoc,
+    table: &'a Table,
+    diag: &'a mut Diagnostics,
+}
+
+impl Keys<'_> {
+    fn loc(&self, key: &str) -> Location {
+        self.m.key_location(self.table, key)
+    }
+
+    fn wrong(&mut self, key: &str, expected: &'static str) {
+        let loc = self.loc(key);
+        self.diag.problem(
+            loc,
+            ProblemKind::WrongType {
+                key: key.to_string(),
+                expected,
+            },
+        );
+    }
+
+    fn missing(&mut self, key: &'static str) {
+        self.diag.problem(
+            Location::file(&self.m.display),
+            ProblemKind::MissingKey { key },
+        );
+    }
+
+    fn string(&mut self, key: &'static str, required: bool) -> Option<String> {
+        match self.table.get(key) {
+            None => {
+                if required {
+                    self.missing(key);
+                }
+                None
+            }
+            Some(item) => match item.as_str() {
+                Some(s) => Some(s.to_string()),
+                None => {
+                    self.wrong(key, "a string");
+                    None
+                }
+            },
+        }
+    }
+
+    fn integer(&mut self, key: &'static str, required: bool) -> Option<i64> {
+        match self.table.get(key) {
+            None => {
+                if required {
+                    self.missing(key);
+                }
+                None
+            }
+            Some(item) => match item.as_integer() {
+                Some(v) => Some(v),
+                None => {
+                    self.wrong(key, "a whole number");
+                    None
+                }
+            },
+        }
+    }
+
+    /// A positive count such as depth or k; 0 and negatives are problems.
+    fn positive(&mut self, key: &'static str, required: bool) -> Option<u32> {
+        let v = self.integer(key, required)?;
+        if v < 1 {
+            let loc = self.loc(key);
+            self.diag.problem(loc, ProblemKind::Zero { key });
+            return None;
+        }
+        match u32::try_from(v) {
+            Ok(v) => Some(v),
+            Err(_) => {
+                self.wrong(key, "a whole number below 4294967296");
+                None
+            }
+        }
+    }
+
+    fn semver(&mut self, key: &'static str, required: bool) -> Option<Version> {
+        let s = self.string(key, required)?;
+        match Version::parse(s.trim()) {
+            Ok(v) => Some(v),
+            Err(_) => {
+                let loc = self.loc(key);
+                self.diag
+                    .problem(loc, ProblemKind::InvalidSemver { key, value: s });
+                None
+            }
+        }
+    }
+
+    fn format(&mut self) -> Option<Option<DataFormat>> {
+        match self.string("format", false) {
+            None if self.table.contains_key("format") => None,
+            None => Some(None),
+            Some(s) => match s.as_str() {
+                "csv" => Some(Some(DataFormat::Csv)),
+                "trec" => Some(Some(DataFormat::Trec)),
+                _ => {
+                    self.wrong("format", "\"csv\" or \"trec\"");
+                    None
+                }
+            },
+        }
+    }
+
+    fn unknown(&mut self, known: &'static str) {
+        let names: Vec<&str> = known.split(", ").collect();
+        for (key, _) in self.table.iter() {
+            if !names.contains(&key) {
+                let loc = self.loc(key);
+                self.diag.problem(
+                    loc,
+                    ProblemKind::UnknownKey {
+                        key: key.to_string(),
+                        known,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Resolve a data path relative to the manifest's folder and check it can be read.
+    fn data_path(&mut self, key: &'static str, what: &'static str) -> Option<(String, PathBuf)> {
+        let value = self.string(key, true)?;
+        let base = self.m.path.parent().unwrap_or(Path::new(""));
+        let path = base.join(&value);
+        let display = path.display().to_string();
+        if let Err(kind) = check_path(&path, what, &display) {
+            let loc = self.loc(key);
+            self.diag.problem(loc, kind);
+            return None;
+        }
+        let outside = Path::new(&value).is_absolute()
+            || Path::new(&value)
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir));
+        if outside {
+            self.diag.warn(format!(
+                "{}: {key} points outside the manifest's folder: {display}",
+                self.m.display
+            ));
+        }
+        Some((value, path))
+    }
+}
+
+/// Is `s` a date like 2026-09-19?
+pub fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if !(digits(0..4) && digits(5..7) && digits(8..10)) {
+        return false;
+    }
+    let month: u32 = s[5..7].parse().unwrap_or(0);
+    let day: u32 = s[8..10].parse().unwrap_or(0);
+    (1..=12).contains(&month) && (1..=31).contains(&day)
+}
+
+/// Load a gold manifest's keys; the data is checked to exist but not read.
+pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
+    let before = diag.problems.len();
+    let table = m.doc.as_table();
+    let mut keys = Keys { m, table, diag };
+    keys.unknown(GOLD_KEYS);
+    let name = keys.string("name", false).unwrap_or_else(|| {
+        m.path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
+    let version = keys.semver("version", true);
+    let frozen_at = match table.get("frozen_at") {
+        None => None,
+        Some(item) => {
+            let text = item
+                .as_str()
+                .map(str::to_string)
+                .or_else(|| item.as_datetime().map(|d| d.to_string()));
+            match text {
+                Some(t) if is_date(&t) => Some(t),
+                Some(t) => {
+                    let loc = keys.loc("frozen_at");
+                    keys.diag
+                        .problem(loc, ProblemKind::InvalidDate { value: t });
+                    None
+                }
+                None => {
+                    keys.wrong("frozen_at", "a date string like \"2026-09-19\"");
+                    None
+                }
+            }
+        }
+    };
+    let corpus = keys.string("corpus", true);
+    let data = keys.data_path("data", "gold data");
+    let format = keys.format();
+    let k = keys.positive("k", false);
+    let min_grade = keys.integer("min_grade", false).unwrap_or(1);
+    let sha256 = keys.string("sha256", false);
+    if let Some(sha) = &sha256
+        && (sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        let loc = keys.loc("sha256");
+        keys.diag
+            .problem(loc, ProblemKind::InvalidSha { value: sha.clone() });
+    }
+    let frozen_version = keys.semver("frozen_version", false);
+    if diag.problems.len() > before {
+        return None;
+    }
+    let (data_display, data) = data?;
+    let format = format?.unwrap_or_else(|| DataFormat::from_extension(&data));
+    Some(GoldMeta {
+        name,
+        version,
+        frozen_at,
+        sha256: sha256.map(|s| s.to_ascii_lowercase()),
+        frozen_version,
+        corpus,
+        data_display,
+        data,
+        format,
+        k,
+        min_grade,
+        manifest: Some(m.path.clone()),
+    })
+}
+
+/// Load a run manifest's keys; the results file is checked to exist but not read.
+pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
+    let before = diag.problems.len();
+    let table = m.doc.as_table();
+    let mut keys = Keys { m, table, diag };
+    keys.unknown(RUN_KEYS);
+    let index_version = keys.semver("index_version", true);
+    let corpus = keys.string("corpus", true);
+    let depth = keys.positive("depth", true);
+    let results = keys.data_path("results", "run results");
+    let format = keys.format();
+    let mut filters = BTreeMap::new();
+    match table.get("filters") {
+        None => {}
+        Some(item) => match item.as_table_like() {
+            None => keys.wrong("filters", "a table of key = \"value\" strings"),
+            Some(t) => {
+                for (k, v) in t.iter() {
+                    match v.as_str() {
+                        Some(s) => {
+                            filters.insert(k.to_string(), s.to_string());
+                        }
+                        None => keys.wrong(&format!("filters.{k}"), "a string"),
+                    }
+                }
+            }
+        },
+    }
+    if diag.problems.len() > before {
+        return None;
+    }
+    let (results_display, results) = results?;
+    let format = format?.unwrap_or_else(|| DataFormat::from_extension(&results));
+    Some(RunMeta {
+        index_version,
+        corpus,
+        depth: depth?,
+        depth_declared: true,
+        filters,
+        results_display,
+        results,
+        format,
+        manifest: Some(m.path.clone()),
+    })
+}
+
+/// Whether a path names a manifest rather than a data file.
+pub fn is_manifest(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+}
+
+/// Item access used by `freeze` to read back what it writes.
+pub fn item_str(item: Option<&Item>) -> Option<&str> {
+    item.and_then(Item::as_str)
+}

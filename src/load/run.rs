@@ -1,0 +1,629 @@
+//! Run results, streamed: CSV (`id,retrieved_doc_ids`) or TREC (`qid Q0 docid rank
+//! score tag`). Each ranking is reduced to an [`Observed`] as soon as it is complete,
+//! so for runs grouped by query memory grows with the gold set and depth, not with
+//! the file. A TREC run whose queries are interleaved is read again with every line
+//! kept, which costs memory in proportion to the file.
+
+use std::hash::Hasher;
+use std::io::Read;
+
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+
+use crate::load::csvio::{self, Header};
+use crate::load::lines::{self, fields};
+use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Observed, RunMeta};
+use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
+
+/// Told how many more bytes were read.
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+/// Read a run against `gold`. `extra_ok` lists columns expected beside the run's own
+/// (the one-file layout). Problems go to the returned diagnostics; the run is `None`
+/// when the file could not be read at all.
+pub fn read(
+    meta: RunMeta,
+    gold: &GoldSet,
+    extra_ok: &[&str],
+    progress: Progress,
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+    let mut diag = Diagnostics::default();
+    let display = meta.results.display().to_string();
+    let file = match open(&meta, &display, &mut diag) {
+        Some(f) => f,
+        None => return (None, diag, None),
+    };
+    let depth = meta.depth_declared.then_some(meta.depth);
+    match meta.format {
+        DataFormat::Csv => {
+            let mut c = Collector::new(gold, &display, depth, true);
+            let version = read_csv(file, &display, extra_ok, &mut c, &mut diag, progress);
+            c.finish_csv(&mut diag);
+            (Some(c.into_run(meta)), diag, version)
+        }
+        DataFormat::Trec => {
+            let mut c = Collector::new(gold, &display, depth, false);
+            let grouped = read_trec(file, &display, false, &mut c, &mut diag, progress);
+            if grouped {
+                c.finish_trec(&mut diag);
+                return (Some(c.into_run(meta)), diag, None);
+            }
+            // Interleaved queries: start again, keeping every line until the end.
+            let mut diag = Diagnostics::default();
+            let Some(file) = open(&meta, &display, &mut diag) else {
+                return (None, diag, None);
+            };
+            let mut c = Collector::new(gold, &display, depth, false);
+            read_trec(file, &display, true, &mut c, &mut diag, &|_| {});
+            c.finish_trec(&mut diag);
+            (Some(c.into_run(meta)), diag, None)
+        }
+    }
+}
+
+fn open(meta: &RunMeta, display: &str, diag: &mut Diagnostics) -> Option<std::fs::File> {
+    if let Err(kind) = crate::load::manifest::check_path(&meta.results, "run results", display) {
+        diag.problem(Location::file(display), kind);
+        return None;
+    }
+    match std::fs::File::open(&meta.results) {
+        Ok(f) => Some(f),
+        Err(e) => {
+            diag.problem(
+                Location::file(display),
+                ProblemKind::PathUnreadable {
+                    what: "run results",
+                    path: display.to_string(),
+                    reason: e.to_string(),
+                },
+            );
+            None
+        }
+    }
+}
+
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(bytes);
+    h.write_u8(0xff);
+    h.finish()
+}
+
+/// Reduces each complete ranking to what the metrics need, and checks it.
+struct Collector<'g> {
+    gold: &'g GoldSet,
+    display: String,
+    depth: Option<u32>,
+    csv: bool,
+    observed: Vec<Option<Observed>>,
+    first_line: Vec<u64>,
+    not_in_gold: Vec<String>,
+    not_in_gold_count: u64,
+    constant: Vec<String>,
+    disagree: Vec<String>,
+    longest: u32,
+    scratch: Vec<(u64, u32)>,
+}
+
+const SAMPLE: usize = 10;
+
+impl<'g> Collector<'g> {
+    fn new(gold: &'g GoldSet, display: &str, depth: Option<u32>, csv: bool) -> Self {
+        Self {
+            gold,
+            display: display.to_string(),
+            depth,
+            csv,
+            observed: vec![None; gold.queries.len()],
+            first_line: vec![0; gold.queries.len()],
+            not_in_gold: Vec::new(),
+            not_in_gold_count: 0,
+            constant: Vec::new(),
+            disagree: Vec::new(),
+            longest: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The gold index of `qid`, recording a problem (CSV) or counting it (TREC)
+    /// when the gold does not have it.
+    fn query(&mut self, qid: &str, line: u64, diag: &mut Diagnostics) -> Option<usize> {
+        match self.gold.index.get(qid) {
+            Some(&i) => Some(i as usize),
+            None => {
+                if self.csv {
+                    diag.problem(
+                        Location::line(&self.display, line),
+                        ProblemKind::QueryNotInGold {
+                            query: qid.to_string(),
+                        },
+                    );
+                } else {
+                    self.not_in_gold_count += 1;
+                    if self.not_in_gold.len() < SAMPLE {
+                        self.not_in_gold.push(qid.to_string());
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Take one complete ranking of gold query `qi`, docs in rank order.
+    fn accept(&mut self, qi: usize, docs: &[&str], line: u64, diag: &mut Diagnostics) {
+        let q = &self.gold.queries[qi];
+        if self.first_line[qi] != 0 {
+            diag.problem(
+                Location::line(&self.display, line),
+                ProblemKind::DuplicateQuery {
+                    query: q.id.to_string(),
+                    first: self.first_line[qi],
+                },
+            );
+            return;
+        }
+        self.first_line[qi] = line;
+        let len = docs.len() as u32;
+        if let Some(depth) = self.depth
+            && len > depth
+        {
+            diag.problem(
+                Location::line(&self.display, line),
+                ProblemKind::RankingTooLong {
+                    query: q.id.to_string(),
+                    len: docs.len() as u64,
+                    depth,
+                },
+            );
+        }
+        self.longest = self.longest.max(len);
+        let mut list = FxHasher::default();
+        self.scratch.clear();
+        for (i, doc) in docs.iter().enumerate() {
+            let h = hash_bytes(doc.as_bytes());
+            list.write_u64(h);
+            self.scratch.push((h, i as u32));
+        }
+        self.scratch.sort_unstable();
+        for w in self.scratch.windows(2) {
+            let (a, b) = (docs[w[0].1 as usize], docs[w[1].1 as usize]);
+            if w[0].0 == w[1].0 && a == b {
+                diag.problem(
+                    Location::line(&self.display, line),
+                    ProblemKind::DuplicateDocInRanking {
+                        query: q.id.to_string(),
+                        doc: a.to_string(),
+                    },
+                );
+            }
+        }
+        let mut hits = Vec::new();
+        if !q.judged.is_empty() {
+            for (i, doc) in docs.iter().enumerate() {
+                if let Some(j) = q.find(doc.as_bytes()) {
+                    hits.push(Hit {
+                        rank: i as u32 + 1,
+                        judged: j as u32,
+                    });
+                }
+            }
+        }
+        self.observed[qi] = Some(Observed {
+            len,
+            hits,
+            list_hash: list.finish(),
+        });
+    }
+
+    fn finish_csv(&mut self, diag: &mut Diagnostics) {
+        for (qi, q) in self.gold.queries.iter().enumerate() {
+            if self.first_line[qi] == 0 {
+                diag.problem(
+                    Location::file(&self.display),
+                    ProblemKind::GoldQueryMissing {
+                        query: q.id.to_string(),
+                    },
+                );
+            }
+        }
+    }
+
+    fn finish_trec(&mut self, diag: &mut Diagnostics) {
+        let list = |ids: &mut Vec<String>, total: usize| {
+            ids.sort_unstable();
+            let more = total.saturating_sub(ids.len());
+            let mut s = ids.join(", ");
+            if more > 0 {
+                s.push_str(&format!(" … and {more} more"));
+            }
+            s
+        };
+        if self.not_in_gold_count > 0 {
+            let n = self.not_in_gold_count as usize;
+            diag.warn(format!(
+                "{}: {n} run quer{} not in the gold set, ignored as trec_eval does: {}",
+                self.display,
+                if n == 1 { "y is" } else { "ies are" },
+                list(&mut self.not_in_gold, n)
+            ));
+        }
+        for (ids, what) in [
+            (
+                &mut self.constant,
+                "all-equal scores, so they are ranked by doc id (descending), as trec_eval does",
+            ),
+            (
+                &mut self.disagree,
+                "scores whose order disagrees with the rank column; ragdiff, like trec_eval, ranks by score",
+            ),
+        ] {
+            if !ids.is_empty() {
+                let n = ids.len();
+                let shown: Vec<String> = ids.iter().take(SAMPLE).cloned().collect();
+                let mut shown = shown;
+                diag.warn(format!(
+                    "{}: {n} quer{} {what}: {}",
+                    self.display,
+                    if n == 1 { "y has" } else { "ies have" },
+                    list(&mut shown, n)
+                ));
+            }
+        }
+    }
+
+    fn into_run(self, mut meta: RunMeta) -> EvaluatedRun {
+        if !meta.depth_declared {
+            meta.depth = self.longest.max(1);
+        }
+        EvaluatedRun {
+            meta,
+            observed: self.observed,
+            longest: self.longest,
+        }
+    }
+}
+
+/// Counts bytes for the progress bar.
+struct Counting<'a, R> {
+    inner: R,
+    progress: Progress<'a>,
+    pending: u64,
+}
+
+impl<R: Read> Read for Counting<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.pending += n as u64;
+        if self.pending >= 1 << 22 || n == 0 {
+            (self.progress)(self.pending);
+            self.pending = 0;
+        }
+        Ok(n)
+    }
+}
+
+/// Returns the single index version named in an `index_version` column, if any.
+fn read_csv(
+    file: std::fs::File,
+    display: &str,
+    extra_ok: &[&str],
+    c: &mut Collector,
+    diag: &mut Diagnostics,
+    progress: Progress,
+) -> Option<String> {
+    let input = Counting {
+        inner: file,
+        progress,
+        pending: 0,
+    };
+    let mut reader = csvio::reader(input);
+    let mut known = vec!["id", "retrieved_doc_ids"];
+    known.extend_from_slice(extra_ok);
+    let header = Header::read(&mut reader, display, &known, diag)?;
+    let required = "`id` and `retrieved_doc_ids`";
+    let (Some(id_col), Some(docs_col)) = (
+        header.require("id", required, display, diag),
+        header.require("retrieved_doc_ids", required, display, diag),
+    ) else {
+        return None;
+    };
+    let version_col = extra_ok
+        .contains(&"index_version")
+        .then(|| header.position("index_version"))
+        .flatten();
+    let mut versions: Vec<String> = Vec::new();
+    let mut rows = 0u64;
+    csvio::for_each_row(
+        &mut reader,
+        display,
+        header.width,
+        diag,
+        |record, line, diag| {
+            rows += 1;
+            let Some(id) = csvio::cell_id(record, id_col, "query", "", line, display, diag) else {
+                return;
+            };
+            if let Some(col) = version_col
+                && let Some(v) = csvio::cell_str(record, col, line, display, diag)
+            {
+                let v = v.trim();
+                if !v.is_empty() && !versions.iter().any(|x| x == v) {
+                    versions.push(v.to_string());
+                }
+            }
+            let Some(qi) = c.query(&id, line, diag) else {
+                return;
+            };
+            let Some(cell) = csvio::cell_str(record, docs_col, line, display, diag) else {
+                return;
+            };
+            let mut docs: Vec<&str> = Vec::new();
+            let mut ok = true;
+            if !cell.trim().is_empty() {
+                for doc in cell.split(';') {
+                    let doc = doc.trim();
+                    if let Some(reason) = id_problem(doc) {
+                        diag.problem(
+                            Location::line(display, line),
+                            ProblemKind::InvalidId {
+                                what: "doc",
+                                context: format!(" in query {id}"),
+                                reason,
+                            },
+                        );
+                        ok = false;
+                    }
+                    docs.push(doc);
+                }
+            }
+            if ok {
+                c.accept(qi, &docs, line, diag);
+            }
+        },
+    );
+    if rows == 0 && diag.problems.is_empty() {
+        diag.problem(Location::file(display), ProblemKind::HeaderOnly);
+    }
+    if versions.len() > 1 {
+        diag.warn(format!(
+            "{display}: the index_version column holds {} different versions; none is shown",
+            versions.len()
+        ));
+    }
+    (versions.len() == 1).then(|| versions.remove(0))
+}
+
+/// One TREC query's lines, waiting for its last line.
+#[derive(Default)]
+struct TrecQuery {
+    qid: String,
+    line: u64,
+    gold: Option<usize>,
+    arena: String,
+    entries: Vec<Entry>,
+}
+
+struct Entry {
+    score: f64,
+    rank: i64,
+    start: u32,
+    end: u32,
+}
+
+impl TrecQuery {
+    fn doc(&self, e: &Entry) -> &str {
+        &self.arena[e.start as usize..e.end as usize]
+    }
+
+    /// Order as trec_eval does: score descending, ties by doc id descending (byte
+    /// order); the rank column is ignored but checked for a warning.
+    fn finish(&mut self, c: &mut Collector, diag: &mut Diagnostics) {
+        let Some(qi) = self.gold else {
+            return;
+        };
+        let arena = &self.arena;
+        let doc = |e: &Entry| &arena.as_bytes()[e.start as usize..e.end as usize];
+        self.entries
+            .sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then_with(|| doc(b).cmp(doc(a))));
+        if self.entries.len() > 1 {
+            let first = self.entries[0].score;
+            if self.entries.iter().all(|e| e.score == first) {
+                c.constant.push(self.qid.clone());
+            } else if self.entries.windows(2).any(|w| w[0].rank > w[1].rank) {
+                c.disagree.push(self.qid.clone());
+            }
+        }
+        let docs: Vec<&str> = self.entries.iter().map(|e| self.doc(e)).collect();
+        c.accept(qi, &docs, self.line, diag);
+    }
+
+    fn reset(&mut self, qid: &str, line: u64, gold: Option<usize>) {
+        self.qid.clear();
+        self.qid.push_str(qid);
+        self.line = line;
+        self.gold = gold;
+        self.arena.clear();
+        self.entries.clear();
+    }
+
+    fn push(&mut self, doc: &str, score: f64, rank: i64) {
+        let start = self.arena.len() as u32;
+        self.arena.push_str(doc);
+        self.entries.push(Entry {
+            score,
+            rank,
+            start,
+            end: self.arena.len() as u32,
+        });
+    }
+}
+
+/// One parsed TREC run line, or a problem.
+fn parse_trec_line<'t>(
+    text: &'t str,
+    line_no: u64,
+    display: &str,
+    diag: &mut Diagnostics,
+) -> Option<(&'t str, &'t str, f64, i64, bool)> {
+    let mut f = [""; 7];
+    let n = fields(text, &mut f);
+    if n == 0 || f[0].starts_with('#') {
+        return None;
+    }
+    if n < 6 {
+        diag.problem(
+            Location::line(display, line_no),
+            ProblemKind::MalformedTrec {
+                kind: "run",
+                expected: "6 fields `qid Q0 docid rank score tag`",
+                found: n,
+            },
+        );
+        return None;
+    }
+    let (qid, doc) = (f[0], f[2]);
+    for (what, id) in [("query", qid), ("doc", doc)] {
+        if let Some(reason) = id_problem(id) {
+            diag.problem(
+                Location::line(display, line_no),
+                ProblemKind::InvalidId {
+                    what,
+                    context: String::new(),
+                    reason,
+                },
+            );
+            return None;
+        }
+    }
+    let score = match f[4].parse::<f64>() {
+        Ok(s) if s.is_finite() => s,
+        Ok(s) => {
+            diag.problem(
+                Location::line(display, line_no),
+                ProblemKind::BadScore {
+                    query: qid.to_string(),
+                    doc: doc.to_string(),
+                    reason: if s.is_nan() { "NaN" } else { "infinite" },
+                },
+            );
+            return None;
+        }
+        Err(_) => {
+            diag.problem(
+                Location::line(display, line_no),
+                ProblemKind::BadScore {
+                    query: qid.to_string(),
+                    doc: doc.to_string(),
+                    reason: "not a number",
+                },
+            );
+            return None;
+        }
+    };
+    let Ok(rank) = f[3].parse::<i64>() else {
+        diag.problem(
+            Location::line(display, line_no),
+            ProblemKind::BadRank {
+                query: qid.to_string(),
+                doc: doc.to_string(),
+            },
+        );
+        return None;
+    };
+    Some((qid, doc, score, rank, n > 6))
+}
+
+/// Stream a TREC run. Returns false when the queries turned out to be interleaved
+/// (and `keep_all` was not set), in which case the caller reads again with it set.
+fn read_trec(
+    file: std::fs::File,
+    display: &str,
+    keep_all: bool,
+    c: &mut Collector,
+    diag: &mut Diagnostics,
+    progress: Progress,
+) -> bool {
+    let mut current = TrecQuery::default();
+    let mut started = false;
+    let mut finished: FxHashSet<u64> = FxHashSet::default();
+    let mut all: Vec<TrecQuery> = Vec::new();
+    let mut all_index: FxHashMap<String, usize> = FxHashMap::default();
+    let mut interleaved = false;
+    let mut extra_columns = 0u64;
+    let mut any = false;
+    let result = lines::stream_lines(file, display, diag, progress, |line_no, text, diag| {
+        let Some((qid, doc, score, rank, extra)) = parse_trec_line(text, line_no, display, diag)
+        else {
+            if !text.trim().is_empty() && !text.trim_start().starts_with('#') {
+                any = true;
+            }
+            return true;
+        };
+        any = true;
+        extra_columns += extra as u64;
+        if keep_all {
+            let idx = match all_index.get(qid) {
+                Some(&i) => i,
+                None => {
+                    let gold = c.query(qid, line_no, diag);
+                    let mut q = TrecQuery::default();
+                    q.reset(qid, line_no, gold);
+                    all.push(q);
+                    all_index.insert(qid.to_string(), all.len() - 1);
+                    all.len() - 1
+                }
+            };
+            all[idx].push(doc, score, rank);
+            return true;
+        }
+        if !started || current.qid != qid {
+            if started {
+                current.finish(c, diag);
+                finished.insert(hash_bytes(current.qid.as_bytes()));
+            }
+            if finished.contains(&hash_bytes(qid.as_bytes())) {
+                interleaved = true;
+                return false;
+            }
+            let gold = c.query(qid, line_no, diag);
+            current.reset(qid, line_no, gold);
+            started = true;
+        }
+        current.push(doc, score, rank);
+        true
+    });
+    if interleaved {
+        return false;
+    }
+    if let Err(e) = result {
+        diag.problem(
+            Location::file(display),
+            ProblemKind::PathUnreadable {
+                what: "run results",
+                path: display.to_string(),
+                reason: e.to_string(),
+            },
+        );
+    }
+    if keep_all {
+        for q in &mut all {
+            q.finish(c, diag);
+        }
+    } else if started {
+        current.finish(c, diag);
+    }
+    if !any && diag.problems.is_empty() {
+        diag.problem(
+            Location::file(display),
+            ProblemKind::EmptyFile {
+                expected: "TREC run lines `qid Q0 docid rank score tag`",
+            },
+        );
+    }
+    if extra_columns > 0 {
+        diag.warn(format!(
+            "{display}: {extra_columns} line{} more than 6 fields; the extra ones are ignored, as trec_eval does",
+            if extra_columns == 1 { " has" } else { "s have" }
+        ));
+    }
+    true
+}

@@ -1,0 +1,176 @@
+//! The domain types every step shares: gold sets, run metadata and what ragdiff keeps
+//! of one ranking. Loading lives in `load`, numbers in `metrics`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use rustc_hash::FxHashMap;
+use semver::Version;
+
+/// The format of a data file: CSV or whitespace-separated TREC lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataFormat {
+    Csv,
+    Trec,
+}
+
+impl DataFormat {
+    /// The default for a path: `.csv` is CSV, anything else TREC (SPEC section 2).
+    pub fn from_extension(path: &std::path::Path) -> Self {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(ext) if ext.eq_ignore_ascii_case("csv") => Self::Csv,
+            _ => Self::Trec,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Csv => "csv",
+            Self::Trec => "trec",
+        }
+    }
+}
+
+/// One judged document of a gold query that matters to some metric: relevant
+/// (grade >= `min_grade`) or with a positive gain for nDCG.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judgement {
+    pub doc: Box<str>,
+    pub grade: i64,
+}
+
+/// One gold query: its judged documents sorted by doc id (byte order) and how many
+/// of them are relevant.
+#[derive(Debug, Clone)]
+pub struct GoldQuery {
+    pub id: Box<str>,
+    pub judged: Vec<Judgement>,
+    pub num_rel: u32,
+}
+
+impl GoldQuery {
+    /// Index of `doc` in `judged`, if the gold judged it.
+    pub fn find(&self, doc: &[u8]) -> Option<usize> {
+        self.judged
+            .binary_search_by(|j| j.doc.as_bytes().cmp(doc))
+            .ok()
+    }
+
+    /// A query with no relevant doc: counted and listed apart, never in a mean.
+    pub fn is_no_answer(&self) -> bool {
+        self.num_rel == 0
+    }
+}
+
+/// What the gold manifest (or a bare gold file) says about the gold set.
+#[derive(Debug, Clone)]
+pub struct GoldMeta {
+    pub name: String,
+    pub version: Option<Version>,
+    pub frozen_at: Option<String>,
+    /// The recorded sha256; it has been checked against the data when present.
+    pub sha256: Option<String>,
+    pub frozen_version: Option<Version>,
+    pub corpus: Option<String>,
+    /// The data path as written in the manifest (or given on the command line).
+    pub data_display: String,
+    pub data: PathBuf,
+    pub format: DataFormat,
+    pub k: Option<u32>,
+    pub min_grade: i64,
+    pub manifest: Option<PathBuf>,
+}
+
+impl GoldMeta {
+    pub fn frozen(&self) -> bool {
+        self.sha256.is_some()
+    }
+}
+
+/// A loaded gold set; queries keep the order of the data file.
+#[derive(Debug, Clone)]
+pub struct GoldSet {
+    pub meta: GoldMeta,
+    pub queries: Vec<GoldQuery>,
+    pub index: FxHashMap<Box<str>, u32>,
+}
+
+impl GoldSet {
+    pub fn new(meta: GoldMeta, queries: Vec<GoldQuery>) -> Self {
+        let index = queries
+            .iter()
+            .enumerate()
+            .map(|(i, q)| (q.id.clone(), i as u32))
+            .collect();
+        Self {
+            meta,
+            queries,
+            index,
+        }
+    }
+
+    pub fn lookup(&self, id: &[u8]) -> Option<u32> {
+        std::str::from_utf8(id)
+            .ok()
+            .and_then(|s| self.index.get(s).copied())
+    }
+
+    pub fn no_answer_count(&self) -> usize {
+        self.queries.iter().filter(|q| q.is_no_answer()).count()
+    }
+
+    /// How many queries have 0, 1, 2, … relevant docs.
+    pub fn relevant_per_query(&self) -> BTreeMap<u32, usize> {
+        let mut counts = BTreeMap::new();
+        for q in &self.queries {
+            *counts.entry(q.num_rel).or_insert(0) += 1;
+        }
+        counts
+    }
+}
+
+/// What a run manifest (or a bare run file) says about the run.
+#[derive(Debug, Clone)]
+pub struct RunMeta {
+    pub index_version: Option<Version>,
+    pub corpus: Option<String>,
+    /// The depth the retriever was asked for; for a bare file, the longest list.
+    pub depth: u32,
+    /// Whether `depth` was declared (a manifest) or measured (a bare file).
+    pub depth_declared: bool,
+    pub filters: BTreeMap<String, String>,
+    pub results_display: String,
+    pub results: PathBuf,
+    pub format: DataFormat,
+    pub manifest: Option<PathBuf>,
+}
+
+/// A judged doc found in a ranking: its rank (from 1) and its index in the gold
+/// query's `judged` list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hit {
+    pub rank: u32,
+    pub judged: u32,
+}
+
+/// All ragdiff keeps of one ranking: enough to compute every metric at any k, the
+/// relevant ids in the top k, and whether two rankings are identical.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Observed {
+    /// How many docs were returned.
+    pub len: u32,
+    /// Judged docs that matter, in rank order.
+    pub hits: Vec<Hit>,
+    /// A hash of the whole ordered list of doc ids.
+    pub list_hash: u64,
+}
+
+/// One run read against a gold set: what was observed for each gold query, by the
+/// gold query's index (`None`: the run did not list that query).
+#[derive(Debug, Clone)]
+pub struct EvaluatedRun {
+    pub meta: RunMeta,
+    pub observed: Vec<Option<Observed>>,
+    /// The longest ranking seen.
+    pub longest: u32,
+}

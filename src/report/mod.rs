@@ -1,0 +1,141 @@
+//! Reports: one model per command, computed once; each format only decides how it
+//! looks. Ids only: never question text or document content.
+
+pub mod json;
+pub mod table;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::model::{GoldSet, RunMeta};
+
+pub const SCHEMA_VERSION: &str = "1.0.0";
+
+/// The gold set as every report shows it (SPEC section 7).
+#[derive(Debug, Clone, Serialize)]
+pub struct GoldContext {
+    pub name: String,
+    pub version: Option<String>,
+    pub frozen_at: Option<String>,
+    pub sha256: Option<String>,
+    pub frozen: bool,
+    pub corpus: Option<String>,
+    pub queries: usize,
+    pub relevant_per_query: BTreeMap<u32, usize>,
+}
+
+impl GoldContext {
+    pub fn of(gold: &GoldSet) -> Self {
+        let m = &gold.meta;
+        Self {
+            name: m.name.clone(),
+            version: m.version.as_ref().map(ToString::to_string),
+            frozen_at: m.frozen_at.clone(),
+            sha256: m.sha256.clone(),
+            frozen: m.frozen(),
+            corpus: m.corpus.clone(),
+            queries: gold.queries.len(),
+            relevant_per_query: gold.relevant_per_query(),
+        }
+    }
+
+    pub fn no_answer(&self) -> usize {
+        self.relevant_per_query.get(&0).copied().unwrap_or(0)
+    }
+
+    /// One line: name, version, date, sha256 prefix or "not frozen".
+    pub fn summary(&self) -> String {
+        let mut s = self.name.clone();
+        if let Some(v) = &self.version {
+            s.push_str(&format!(" {v}"));
+        }
+        if let Some(d) = &self.frozen_at {
+            s.push_str(&format!(", frozen_at {d}"));
+        }
+        match &self.sha256 {
+            Some(sha) => s.push_str(&format!(", sha256 {}", &sha[..12.min(sha.len())])),
+            None => s.push_str(", not frozen"),
+        }
+        s
+    }
+
+    /// Query counts: total, no-answer and relevant docs per query.
+    pub fn counts(&self) -> String {
+        let dist: Vec<String> = self
+            .relevant_per_query
+            .iter()
+            .filter(|(n, _)| **n > 0)
+            .map(|(n, q)| format!("{n}:{q}"))
+            .collect();
+        format!(
+            "{} queries, {} no-answer; relevant docs per query (count:queries) {}",
+            self.queries,
+            self.no_answer(),
+            dist.join(" ")
+        )
+    }
+}
+
+/// A run as every report shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunContext {
+    pub index_version: Option<String>,
+    pub corpus: Option<String>,
+    pub depth: u32,
+    pub filters: BTreeMap<String, String>,
+    pub results: String,
+}
+
+impl RunContext {
+    pub fn of(meta: &RunMeta) -> Self {
+        Self {
+            index_version: meta.index_version.as_ref().map(ToString::to_string),
+            corpus: meta.corpus.clone(),
+            depth: meta.depth,
+            filters: meta.filters.clone(),
+            results: meta.results_display.clone(),
+        }
+    }
+}
+
+/// Filters as `key=value` pairs, or "none".
+pub fn filters_text(filters: &BTreeMap<String, String>) -> String {
+    if filters.is_empty() {
+        "none".to_string()
+    } else {
+        filters
+            .iter()
+            .map(|(k, v)| format!("{}={}", safe_id(k), safe_id(v)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// An id made safe for a message or a terminal: control characters shown escaped.
+pub fn safe_id(id: &str) -> String {
+    if id.chars().any(char::is_control) {
+        id.escape_default().to_string()
+    } else {
+        id.to_string()
+    }
+}
+
+/// A number as reports print it: 4 decimals, like trec_eval.
+pub fn num(x: f64) -> String {
+    format!("{x:.4}")
+}
+
+/// A signed delta with 4 decimals.
+pub fn delta(x: f64) -> String {
+    if x == 0.0 {
+        "0.0000".to_string()
+    } else {
+        format!("{x:+.4}")
+    }
+}
+
+/// A rank or "-" when none was returned.
+pub fn rank(r: Option<u32>) -> String {
+    r.map_or_else(|| "-".to_string(), |r| r.to_string())
+}

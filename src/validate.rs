@@ -1,0 +1,267 @@
+//! Every input problem as a typed value, collected rather than stopping at the first
+//! (SPEC section 6). Messages carry paths, lines and ids, never cell contents.
+
+use std::fmt;
+
+/// Where a problem sits: a file and, where it applies, a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: Option<u64>,
+}
+
+impl Location {
+    pub fn file(file: impl Into<String>) -> Self {
+        Self {
+            file: file.into(),
+            line: None,
+        }
+    }
+
+    pub fn line(file: impl Into<String>, line: u64) -> Self {
+        Self {
+            file: file.into(),
+            line: Some(line),
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{}", self.file, line),
+            None => write!(f, "{}", self.file),
+        }
+    }
+}
+
+/// What is wrong with an input. Each variant's message says what to do when that is
+/// not obvious.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProblemKind {
+    #[error(
+        "query {query} appears more than once (first at line {first}); each query id must be unique"
+    )]
+    DuplicateQuery { query: String, first: u64 },
+    #[error("query {query} lists doc {doc} twice: a duplicate takes the place of another result")]
+    DuplicateDocInRanking { query: String, doc: String },
+    #[error("query {query} lists expected doc {doc} twice")]
+    DuplicateDocInGold { query: String, doc: String },
+    #[error("query {query} returned {len} docs, more than the run's depth {depth}")]
+    RankingTooLong { query: String, len: u64, depth: u32 },
+    #[error("query {query} is not in the gold set; a CSV run holds exactly the gold's queries")]
+    QueryNotInGold { query: String },
+    #[error(
+        "gold query {query} is missing from the run; add a row for it (an empty cell when nothing was retrieved)"
+    )]
+    GoldQueryMissing { query: String },
+    #[error("k = {k} is larger than the run's depth {depth}; k must lie in 1..=depth")]
+    KAboveDepth { k: u32, depth: u32 },
+    #[error("{key} must be at least 1")]
+    Zero { key: &'static str },
+    #[error(
+        "--k is not allowed: the gold manifest pins k = {k} so nobody picks k after seeing results"
+    )]
+    KPinned { k: u32 },
+    #[error("{key} = {value:?} is not a semantic version (like \"1.2.0\")")]
+    InvalidSemver { key: &'static str, value: String },
+    #[error("frozen_at = {value:?} is not a date like \"2026-09-19\"")]
+    InvalidDate { value: String },
+    #[error("sha256 = {value:?} is not 64 hex digits; run `ragdiff freeze` to record it")]
+    InvalidSha { value: String },
+    #[error("missing key `{key}`")]
+    MissingKey { key: &'static str },
+    #[error("unknown key `{key}`; known keys: {known}")]
+    UnknownKey { key: String, known: &'static str },
+    #[error("`{key}` must be {expected}")]
+    WrongType { key: String, expected: &'static str },
+    #[error("not valid TOML: {message}")]
+    Toml { message: String },
+    #[error("{what} {path} does not exist")]
+    PathMissing { what: &'static str, path: String },
+    #[error("{what} {path} is a directory, not a file")]
+    PathIsDir { what: &'static str, path: String },
+    #[error("{what} {path} cannot be read: {reason}")]
+    PathUnreadable {
+        what: &'static str,
+        path: String,
+        reason: String,
+    },
+    #[error("the file is empty; expected {expected}")]
+    EmptyFile { expected: &'static str },
+    #[error("the file has a header but no rows")]
+    HeaderOnly,
+    #[error("missing required column `{column}` (the header must contain {required})")]
+    MissingColumn {
+        column: &'static str,
+        required: &'static str,
+    },
+    #[error("malformed CSV: {reason}")]
+    MalformedCsv { reason: String },
+    #[error("malformed TREC {kind} line: expected {expected}, found {found} fields")]
+    MalformedTrec {
+        kind: &'static str,
+        expected: &'static str,
+        found: usize,
+    },
+    #[error("query {query}, doc {doc}: score is {reason}; scores must be finite numbers")]
+    BadScore {
+        query: String,
+        doc: String,
+        reason: &'static str,
+    },
+    #[error("query {query}, doc {doc}: the rank column is not a whole number")]
+    BadRank { query: String, doc: String },
+    #[error("query {query}, doc {doc}: the grade is not a whole number")]
+    BadGrade { query: String, doc: String },
+    #[error("the line is not valid UTF-8; save the file as UTF-8")]
+    NotUtf8,
+    #[error("invalid {what} id{context}: {reason}")]
+    InvalidId {
+        what: &'static str,
+        context: String,
+        reason: &'static str,
+    },
+    #[error(
+        "gold changed since it was frozen: sha256 is {actual}, the manifest records {recorded}; restore the data or raise `version` and run `ragdiff freeze`"
+    )]
+    GoldChanged { recorded: String, actual: String },
+    #[error(
+        "the gold set is not frozen and --require-frozen is set; run `ragdiff freeze {path}` and commit the manifest"
+    )]
+    NotFrozen { path: String },
+    #[error(
+        "the gold changed but `version` {version} is not higher than frozen_version {frozen}; raise `version` to freeze the new labels"
+    )]
+    VersionNotRaised { version: String, frozen: String },
+    #[error("allow-listed query {query} is not in the gold set")]
+    AllowedNotInGold { query: String },
+    #[error("{message}")]
+    Usage { message: String },
+    #[error("cannot write {path}: {reason}")]
+    Write { path: String, reason: String },
+}
+
+/// A problem at a place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub location: Location,
+    pub kind: ProblemKind,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.kind)
+    }
+}
+
+/// At most this many problems are kept per file; the rest are counted.
+pub const MAX_PROBLEMS_PER_FILE: usize = 200;
+
+/// Problems and warnings gathered across every input of one command.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    pub problems: Vec<Problem>,
+    pub warnings: Vec<String>,
+    /// Problems not kept because a file already had [`MAX_PROBLEMS_PER_FILE`], by file.
+    pub dropped: Vec<(String, u64)>,
+}
+
+impl Diagnostics {
+    pub fn problem(&mut self, location: Location, kind: ProblemKind) {
+        let in_file = self
+            .problems
+            .iter()
+            .filter(|p| p.location.file == location.file)
+            .count();
+        if in_file >= MAX_PROBLEMS_PER_FILE {
+            match self.dropped.iter_mut().find(|(f, _)| *f == location.file) {
+                Some((_, n)) => *n += 1,
+                None => self.dropped.push((location.file.clone(), 1)),
+            }
+            return;
+        }
+        self.problems.push(Problem { location, kind });
+    }
+
+    pub fn warn(&mut self, message: impl Into<String>) {
+        self.warnings.push(message.into());
+    }
+
+    pub fn has_problems(&self) -> bool {
+        !self.problems.is_empty()
+    }
+
+    /// Turn collected problems into an error (exit 2), or Ok when there are none.
+    pub fn check(&mut self) -> Result<(), InvalidInput> {
+        if self.problems.is_empty() {
+            Ok(())
+        } else {
+            Err(InvalidInput {
+                problems: std::mem::take(&mut self.problems),
+                dropped: std::mem::take(&mut self.dropped),
+            })
+        }
+    }
+}
+
+/// Invalid input: every problem found, printed together (exit 2).
+#[derive(Debug)]
+pub struct InvalidInput {
+    pub problems: Vec<Problem>,
+    pub dropped: Vec<(String, u64)>,
+}
+
+impl InvalidInput {
+    pub fn one(location: Location, kind: ProblemKind) -> Self {
+        Self {
+            problems: vec![Problem { location, kind }],
+            dropped: Vec::new(),
+        }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::one(
+            Location::file("usage"),
+            ProblemKind::Usage {
+                message: message.into(),
+            },
+        )
+    }
+}
+
+impl fmt::Display for InvalidInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.problems.len() as u64 + self.dropped.iter().map(|(_, n)| n).sum::<u64>();
+        write!(
+            f,
+            "invalid input: {n} problem{}",
+            if n == 1 { "" } else { "s" }
+        )?;
+        for p in &self.problems {
+            if p.location.file == "usage" {
+                write!(f, "\n  {}", p.kind)?;
+            } else {
+                write!(f, "\n  {p}")?;
+            }
+        }
+        for (file, n) in &self.dropped {
+            write!(f, "\n  {file}: … and {n} more problems not shown")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InvalidInput {}
+
+/// Why an id is invalid, if it is (SPEC section 2): empty after trimming, or with a
+/// control character. (`;` cannot occur inside a list item: it separates them.)
+pub fn id_problem(id: &str) -> Option<&'static str> {
+    if id.is_empty() {
+        Some("it is empty or only white space")
+    } else if id.chars().any(char::is_control) {
+        Some("it contains a control character (a newline, tab or similar)")
+    } else {
+        None
+    }
+}
