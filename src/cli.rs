@@ -102,9 +102,9 @@ pub struct CompareArgs {
     /// Evaluation cutoff [default: the gold's k, else the depth]; refused when the gold pins k
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub k: Option<u32>,
-    /// Output format on stdout
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    /// Output format on stdout [default: table]
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// Also write the Markdown report to FILE (- for stdout)
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,

@@ -8,31 +8,51 @@ use crate::validate::{InvalidInput, Location, ProblemKind};
 
 /// Write `text` to `path` atomically; `-` is stdout.
 pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    if path == Path::new("-") {
-        return stdout(text);
-    }
+    write_files(&[(path, text.to_string())])
+}
+
+fn write_error(path: &Path, e: std::io::Error) -> InvalidInput {
     let display = path.display().to_string();
-    let fail = |e: std::io::Error| {
-        InvalidInput::one(
-            Location::file(&display),
-            ProblemKind::Write {
-                path: display.clone(),
-                reason: e.to_string(),
-            },
-        )
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".ragdiff-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(fail)?;
-    tmp.write_all(text.as_bytes()).map_err(fail)?;
-    tmp.as_file().sync_all().map_err(fail)?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
+    InvalidInput::one(
+        Location::file(&display),
+        ProblemKind::Write {
+            path: display.clone(),
+            reason: e.to_string(),
+        },
+    )
+}
+
+/// Write several files atomically as a set: every one goes to a temporary file in
+/// its own folder first, and only when all were written are they renamed into
+/// place. A failure leaves no temporary file and no partial output behind.
+pub fn write_files(files: &[(&Path, String)]) -> anyhow::Result<()> {
+    let mut staged = Vec::new();
+    for (path, text) in files {
+        if *path == Path::new("-") {
+            continue;
+        }
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".ragdiff-")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(|e| write_error(path, e))?;
+        tmp.write_all(text.as_bytes())
+            .map_err(|e| write_error(path, e))?;
+        tmp.as_file().sync_all().map_err(|e| write_error(path, e))?;
+        staged.push((path, tmp));
+    }
+    for (path, tmp) in staged {
+        tmp.persist(path).map_err(|e| write_error(path, e.error))?;
+    }
+    for (path, text) in files {
+        if *path == Path::new("-") {
+            stdout(text)?;
+        }
+    }
     Ok(())
 }
 

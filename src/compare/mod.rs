@@ -1,2 +1,473 @@
-//! Comparing two runs: per-query pairs, statuses, means, deltas (filled in next).
+//! Comparing two runs over one gold set: comparability, per-query pairs and
+//! statuses, means with their statistics, and the report model every format renders
+//! (SPEC sections 5 and 7).
+
 pub mod app;
+
+use semver::Version;
+use serde::Serialize;
+
+use crate::eval::Means;
+use crate::metrics::{self, Metric, Scores};
+use crate::model::{EvaluatedRun, GoldSet, RunMeta};
+use crate::report::{GoldContext, RunContext};
+use crate::stats;
+
+/// A query's status, in the order reports list them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    NewlyFailed,
+    Regressed,
+    StillFailing,
+    Improved,
+    Fixed,
+    Unchanged,
+}
+
+impl Status {
+    pub const ALL: [Status; 6] = [
+        Status::NewlyFailed,
+        Status::Regressed,
+        Status::StillFailing,
+        Status::Improved,
+        Status::Fixed,
+        Status::Unchanged,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::NewlyFailed => "newly_failed",
+            Status::Regressed => "regressed",
+            Status::StillFailing => "still_failing",
+            Status::Improved => "improved",
+            Status::Fixed => "fixed",
+            Status::Unchanged => "unchanged",
+        }
+    }
+
+    /// Newly failed and fixed by RR@k; otherwise regressed or improved by RR, then
+    /// Recall, then nDCG.
+    pub fn classify(b: &Scores, c: &Scores) -> Status {
+        match (b.rr > 0.0, c.rr > 0.0) {
+            (true, false) => Status::NewlyFailed,
+            (false, true) => Status::Fixed,
+            (false, false) => Status::StillFailing,
+            (true, true) => {
+                let order =
+                    c.rr.total_cmp(&b.rr)
+                        .then(c.recall.total_cmp(&b.recall))
+                        .then(c.ndcg.total_cmp(&b.ndcg));
+                match order {
+                    std::cmp::Ordering::Less => Status::Regressed,
+                    std::cmp::Ordering::Greater => Status::Improved,
+                    std::cmp::Ordering::Equal => Status::Unchanged,
+                }
+            }
+        }
+    }
+}
+
+/// Why a query newly failed (SPEC section 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// A relevant doc is still returned, below k.
+    Ranking,
+    /// No relevant doc is returned at all.
+    Retrieval,
+}
+
+impl FailureKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureKind::Ranking => "ranking",
+            FailureKind::Retrieval => "retrieval",
+        }
+    }
+}
+
+/// The kind of index version change from baseline to candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bump {
+    Major,
+    Minor,
+    Patch,
+    Same,
+    Older,
+}
+
+impl Bump {
+    /// By semver precedence; a change only in pre-release or build counts as patch.
+    pub fn of(baseline: &Version, candidate: &Version) -> Bump {
+        use std::cmp::Ordering::*;
+        match candidate.cmp_precedence(baseline) {
+            Less => Bump::Older,
+            Equal => Bump::Same,
+            Greater if candidate.major != baseline.major => Bump::Major,
+            Greater if candidate.minor != baseline.minor => Bump::Minor,
+            Greater => Bump::Patch,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Bump::Major => "major",
+            Bump::Minor => "minor",
+            Bump::Patch => "patch",
+            Bump::Same => "same",
+            Bump::Older => "older",
+        }
+    }
+}
+
+/// Every difference that makes two runs incomparable (empty when comparable).
+pub fn differences(gold: &GoldSet, b: &RunMeta, c: &RunMeta) -> Vec<String> {
+    let mut out = Vec::new();
+    let show = |s: &Option<String>| s.clone().unwrap_or_else(|| "(none)".into());
+    if b.corpus != c.corpus {
+        out.push(format!(
+            "corpus:  baseline {}, candidate {}",
+            show(&b.corpus),
+            show(&c.corpus)
+        ));
+    }
+    if let Some(gc) = &gold.meta.corpus {
+        for (side, run) in [("baseline", b), ("candidate", c)] {
+            if run.corpus.as_ref().is_some_and(|rc| rc != gc) {
+                out.push(format!(
+                    "corpus:  gold {gc}, {side} {} (the run answered other questions)",
+                    show(&run.corpus)
+                ));
+            }
+        }
+    }
+    if b.depth != c.depth {
+        out.push(format!(
+            "depth:   baseline {}, candidate {}",
+            b.depth, c.depth
+        ));
+    }
+    let mut filters = Vec::new();
+    for (key, value) in &b.filters {
+        match c.filters.get(key) {
+            None => filters.push(format!("{key}={value} only in baseline")),
+            Some(cv) if cv != value => {
+                filters.push(format!("{key}: baseline {value}, candidate {cv}"))
+            }
+            Some(_) => {}
+        }
+    }
+    for (key, value) in &c.filters {
+        if !b.filters.contains_key(key) {
+            filters.push(format!("{key}={value} only in candidate"));
+        }
+    }
+    out.extend(filters.into_iter().map(|f| format!("filters: {f}")));
+    out
+}
+
+/// Both sides' scores, as JSON shows them.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct Delta {
+    pub rr: f64,
+    pub recall: f64,
+    pub hit: f64,
+    pub precision: f64,
+    pub ndcg: f64,
+    pub ap: f64,
+}
+
+impl Delta {
+    pub fn of(b: &Scores, c: &Scores) -> Self {
+        Self {
+            rr: c.rr - b.rr,
+            recall: c.recall - b.recall,
+            hit: c.hit - b.hit,
+            precision: c.precision - b.precision,
+            ndcg: c.ndcg - b.ndcg,
+            ap: c.ap - b.ap,
+        }
+    }
+}
+
+/// One query's comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueryRow {
+    pub id: String,
+    pub status: Status,
+    pub baseline: Scores,
+    pub candidate: Scores,
+    pub delta: Delta,
+    pub failure_kind: Option<FailureKind>,
+    /// Relevant ids in the baseline's top k but not the candidate's.
+    pub lost: Vec<String>,
+    /// Relevant ids in the candidate's top k but not the baseline's.
+    pub gained: Vec<String>,
+}
+
+/// A mean with its delta and, for RR, Recall, Hit and nDCG, its statistics.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct MeanDelta {
+    pub baseline: f64,
+    pub candidate: f64,
+    pub delta: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci_low: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci_high: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_value: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MeansReport {
+    pub rr: MeanDelta,
+    pub recall: MeanDelta,
+    pub hit: MeanDelta,
+    pub ndcg: MeanDelta,
+    pub precision: MeanDelta,
+    pub ap: MeanDelta,
+}
+
+impl MeansReport {
+    pub fn get(&self, m: Metric) -> &MeanDelta {
+        match m {
+            Metric::Rr => &self.rr,
+            Metric::Recall => &self.recall,
+            Metric::Hit => &self.hit,
+            Metric::Precision => &self.precision,
+            Metric::Ndcg => &self.ndcg,
+            Metric::Ap => &self.ap,
+        }
+    }
+}
+
+/// The metrics with statistics, in the order [`stats::paired`] takes them.
+pub const TESTED: [Metric; stats::METRICS] =
+    [Metric::Rr, Metric::Recall, Metric::Hit, Metric::Ndcg];
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ZeroRr {
+    pub baseline: usize,
+    pub candidate: usize,
+    pub delta: i64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Accepted {
+    pub id: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GateReport {
+    pub passed: bool,
+    pub reasons: Vec<String>,
+    /// False under `--no-gate`: the verdict is shown but never fails the run.
+    pub enforced: bool,
+}
+
+/// The comparison report; JSON keys are part of the contract (SPEC section 7).
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareReport {
+    pub schema_version: &'static str,
+    pub gold: GoldContext,
+    pub baseline: RunContext,
+    pub candidate: RunContext,
+    pub k: u32,
+    pub bump: Bump,
+    pub reproducibility_check: bool,
+    pub nondeterministic: Vec<String>,
+    pub means: MeansReport,
+    pub zero_rr: ZeroRr,
+    pub per_query: Vec<QueryRow>,
+    pub newly_failed: Vec<String>,
+    pub fixed: Vec<String>,
+    pub still_failing: Vec<String>,
+    pub accepted: Vec<Accepted>,
+    pub no_answer: Vec<String>,
+    pub warnings: Vec<String>,
+    pub gate: GateReport,
+    /// Resampling settings, so a reader can reproduce the statistics.
+    pub resamples: u32,
+    pub seed: u64,
+}
+
+impl CompareReport {
+    pub fn count(&self, status: Status) -> usize {
+        self.per_query.iter().filter(|r| r.status == status).count()
+    }
+
+    pub fn index_versions(&self) -> String {
+        let v = |r: &RunContext| r.index_version.clone().unwrap_or_else(|| "-".into());
+        format!(
+            "{} -> {} ({})",
+            v(&self.baseline),
+            v(&self.candidate),
+            self.bump.name()
+        )
+    }
+
+    /// The verdict's reasons in one line; when it passed, why.
+    pub fn reasons_line(&self) -> String {
+        if !self.gate.reasons.is_empty() {
+            return self.gate.reasons.join("; ");
+        }
+        let ids: Vec<String> = self.accepted.iter().map(|a| a.id.clone()).collect();
+        match ids.len() {
+            0 => "no query newly failed".to_string(),
+            n => format!(
+                "{n} newly failed quer{} accepted by the allow-list: {}",
+                if n == 1 { "y" } else { "ies" },
+                crate::gate::name_ids(&ids)
+            ),
+        }
+    }
+
+    pub fn is_accepted(&self, id: &str) -> bool {
+        self.accepted.iter().any(|a| a.id == id)
+    }
+}
+
+/// Everything computed from the two runs, before the gate.
+pub struct Comparison {
+    pub rows: Vec<QueryRow>,
+    pub means: MeansReport,
+    pub zero_rr: ZeroRr,
+    pub no_answer: Vec<String>,
+    pub nondeterministic: Vec<String>,
+    pub bump: Bump,
+}
+
+/// Order per-query rows: status, then delta RR ascending, then delta Recall
+/// ascending, then id in byte order.
+pub fn sort_rows(rows: &mut [QueryRow]) {
+    rows.sort_by(|a, b| {
+        a.status
+            .cmp(&b.status)
+            .then(a.delta.rr.total_cmp(&b.delta.rr))
+            .then(a.delta.recall.total_cmp(&b.delta.recall))
+            .then_with(|| a.id.as_bytes().cmp(b.id.as_bytes()))
+    });
+}
+
+/// Compare two runs of the same gold set at k.
+pub fn compare(
+    gold: &GoldSet,
+    b: &EvaluatedRun,
+    c: &EvaluatedRun,
+    k: u32,
+    resamples: u32,
+    seed: u64,
+) -> Comparison {
+    let min_grade = gold.meta.min_grade;
+    let mut rows = Vec::new();
+    let mut no_answer = Vec::new();
+    let mut nondeterministic = Vec::new();
+    let bump = match (&b.meta.index_version, &c.meta.index_version) {
+        (Some(bv), Some(cv)) => Bump::of(bv, cv),
+        _ => Bump::Same,
+    };
+    let empty = crate::model::Observed::default();
+    for (qi, q) in gold.queries.iter().enumerate() {
+        let (bo, co) = (b.observed[qi].as_ref(), c.observed[qi].as_ref());
+        if bump == Bump::Same {
+            let (bl, cl) = (bo.unwrap_or(&empty), co.unwrap_or(&empty));
+            if bl.len != cl.len || bl.list_hash != cl.list_hash {
+                nondeterministic.push(q.id.to_string());
+            }
+        }
+        if q.is_no_answer() {
+            no_answer.push(q.id.to_string());
+            continue;
+        }
+        let bs = metrics::evaluate(q, bo, k, min_grade);
+        let cs = metrics::evaluate(q, co, k, min_grade);
+        let status = Status::classify(&bs, &cs);
+        let failure_kind = (status == Status::NewlyFailed).then(|| {
+            if cs.first_relevant_rank.is_some() {
+                FailureKind::Ranking
+            } else {
+                FailureKind::Retrieval
+            }
+        });
+        let btop = metrics::relevant_in_top_k(q, bo, k, min_grade);
+        let ctop = metrics::relevant_in_top_k(q, co, k, min_grade);
+        let lost = btop
+            .iter()
+            .filter(|d| !ctop.contains(d))
+            .map(|d| d.to_string())
+            .collect();
+        let gained = ctop
+            .iter()
+            .filter(|d| !btop.contains(d))
+            .map(|d| d.to_string())
+            .collect();
+        rows.push(QueryRow {
+            id: q.id.to_string(),
+            status,
+            delta: Delta::of(&bs, &cs),
+            baseline: bs,
+            candidate: cs,
+            failure_kind,
+            lost,
+            gained,
+        });
+    }
+    sort_rows(&mut rows);
+    no_answer.sort_unstable();
+    nondeterministic.sort_unstable();
+    let bm = Means::of(rows.iter().map(|r| &r.baseline));
+    let cm = Means::of(rows.iter().map(|r| &r.candidate));
+    let deltas: Vec<[f64; stats::METRICS]> = rows
+        .iter()
+        .map(|r| std::array::from_fn(|j| TESTED[j].of(&r.candidate) - TESTED[j].of(&r.baseline)))
+        .collect();
+    let st = stats::paired(&deltas, resamples, seed);
+    let mean = |m: Metric| {
+        let pos = TESTED.iter().position(|t| *t == m);
+        let (b, c) = (bm.get(m), cm.get(m));
+        MeanDelta {
+            baseline: b,
+            candidate: c,
+            delta: c - b,
+            ci_low: pos.map(|p| st[p].ci_low),
+            ci_high: pos.map(|p| st[p].ci_high),
+            p_value: pos.map(|p| st[p].p_value),
+        }
+    };
+    let zb = rows.iter().filter(|r| r.baseline.rr == 0.0).count();
+    let zc = rows.iter().filter(|r| r.candidate.rr == 0.0).count();
+    Comparison {
+        means: MeansReport {
+            rr: mean(Metric::Rr),
+            recall: mean(Metric::Recall),
+            hit: mean(Metric::Hit),
+            ndcg: mean(Metric::Ndcg),
+            precision: mean(Metric::Precision),
+            ap: mean(Metric::Ap),
+        },
+        zero_rr: ZeroRr {
+            baseline: zb,
+            candidate: zc,
+            delta: zc as i64 - zb as i64,
+        },
+        rows,
+        no_answer,
+        nondeterministic,
+        bump,
+    }
+}
+
+/// Ids of rows with `status`, in byte order.
+pub fn ids_with(rows: &[QueryRow], status: Status) -> Vec<String> {
+    let mut ids: Vec<String> = rows
+        .iter()
+        .filter(|r| r.status == status)
+        .map(|r| r.id.clone())
+        .collect();
+    ids.sort_unstable();
+    ids
+}

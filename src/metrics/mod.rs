@@ -206,3 +206,6 @@ pub fn mean(values: impl IntoIterator<Item = f64>) -> f64 {
         .fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
     if n == 0 { 0.0 } else { sum / n as f64 }
 }
+
+#[cfg(test)]
+mod tests;

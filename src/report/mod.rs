@@ -1,13 +1,17 @@
 //! Reports: one model per command, computed once; each format only decides how it
 //! looks. Ids only: never question text or document content.
 
+pub mod csv;
 pub mod json;
+pub mod markdown;
 pub mod table;
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::cli::Format;
+use crate::compare::{CompareReport, Status};
 use crate::model::{GoldSet, RunMeta};
 
 pub const SCHEMA_VERSION: &str = "1.0.0";
@@ -138,4 +142,84 @@ pub fn delta(x: f64) -> String {
 /// A rank or "-" when none was returned.
 pub fn rank(r: Option<u32>) -> String {
     r.map_or_else(|| "-".to_string(), |r| r.to_string())
+}
+
+/// The comparison in one format; the same bytes wherever it is written (colour, on
+/// the table alone, only when `terminal` and stdout is a terminal without NO_COLOR).
+pub fn render_compare(r: &CompareReport, format: Format, terminal: bool) -> String {
+    match format {
+        Format::Table => table::render_compare(r, terminal && table::colour_stdout()),
+        Format::Markdown => markdown::render(r),
+        Format::Json => json::render(r),
+        Format::Csv => csv::render(r),
+    }
+}
+
+/// At most this many workflow commands, then one summary line.
+const MAX_ANNOTATIONS: usize = 10;
+
+/// Escape a workflow command's message (GitHub's rules).
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escape a workflow command's property, such as its title.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// The workflow commands for a GitHub Actions log: one per newly failed query.
+pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
+    let newly: Vec<_> = r
+        .per_query
+        .iter()
+        .filter(|q| q.status == Status::NewlyFailed)
+        .collect();
+    let mut out: Vec<String> = newly
+        .iter()
+        .take(MAX_ANNOTATIONS)
+        .map(|q| {
+            let accepted = r.is_accepted(&q.id);
+            let mut msg = format!(
+                "query {} newly failed ({}): first relevant rank {} -> {}",
+                q.id,
+                q.failure_kind.map(|f| f.name()).unwrap_or(""),
+                rank(q.baseline.first_relevant_rank),
+                rank(q.candidate.first_relevant_rank)
+            );
+            if !q.lost.is_empty() {
+                msg.push_str(&format!("; lost from top {}: {}", r.k, q.lost.join(" ")));
+            }
+            if accepted {
+                msg.push_str(" (accepted by the allow-list)");
+            }
+            format!(
+                "::{} title={}::{}",
+                if accepted { "warning" } else { "error" },
+                escape_property(&format!("ragdiff: {} newly failed", q.id)),
+                escape_data(&msg)
+            )
+        })
+        .collect();
+    if newly.len() > MAX_ANNOTATIONS {
+        out.push(format!(
+            "::error title=ragdiff::{}",
+            escape_data(&format!(
+                "… and {} more newly failed queries; see the job summary or the JSON report",
+                newly.len() - MAX_ANNOTATIONS
+            ))
+        ));
+    }
+    out
+}
+
+/// Print the workflow commands to stderr when running under GitHub Actions.
+pub fn emit_ci_annotations(r: &CompareReport) {
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+        for line in ci_annotations(r) {
+            eprintln!("{line}");
+        }
+    }
 }

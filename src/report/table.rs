@@ -2,9 +2,10 @@
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 
+use crate::compare::{CompareReport, QueryRow, Status};
 use crate::eval::EvalReport;
 use crate::metrics::Metric;
-use crate::report::{GoldContext, RunContext, filters_text, num, rank, safe_id};
+use crate::report::{GoldContext, RunContext, delta, filters_text, num, rank, safe_id};
 
 /// A table with ragdiff's look; styling is decided once here.
 pub fn new_table(header: Vec<String>) -> Table {
@@ -71,4 +72,183 @@ pub fn render_eval(r: &EvalReport) -> String {
         ));
     }
     out
+}
+
+/// Whether stdout gets colour: a terminal, and NO_COLOR unset.
+pub fn colour_stdout() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+fn verdict_line(r: &CompareReport, colour: bool) -> String {
+    let (word, code) = match (r.gate.passed, r.gate.enforced) {
+        (true, _) => ("PASS", "32"),
+        (false, true) => ("FAIL", "31"),
+        (false, false) => ("FAIL (not enforced: --no-gate)", "33"),
+    };
+    let word = if colour {
+        format!("\x1b[1;{code}m{word}\x1b[0m")
+    } else {
+        word.to_string()
+    };
+    format!("{word}  {}\n", r.reasons_line())
+}
+
+fn arrow(b: String, c: String) -> String {
+    if b == c { b } else { format!("{b} -> {c}") }
+}
+
+pub fn render_compare(r: &CompareReport, colour: bool) -> String {
+    let mut out = verdict_line(r, colour);
+    out.push_str(&context(&r.gold, &r.baseline, r.k, &r.index_versions()));
+    if r.reproducibility_check {
+        out.push_str("        same index version: a reproducibility check\n");
+    }
+    out.push('\n');
+    let mut t = new_table(
+        [
+            format!("metric ({} queries)", r.per_query.len()),
+            "baseline".into(),
+            "candidate".into(),
+            "delta".into(),
+            "95% CI of delta".into(),
+            "p".into(),
+        ]
+        .to_vec(),
+    );
+    for m in Metric::ALL {
+        let md = r.means.get(m);
+        let ci = match (md.ci_low, md.ci_high) {
+            (Some(lo), Some(hi)) => format!("[{}, {}]", delta(lo), delta(hi)),
+            _ => String::new(),
+        };
+        t.add_row(vec![
+            Cell::new(m.label(r.k)),
+            right(num(md.baseline)),
+            right(num(md.candidate)),
+            right(delta(md.delta)),
+            right(ci),
+            right(md.p_value.map(num).unwrap_or_default()),
+        ]);
+    }
+    t.add_row(vec![
+        Cell::new(format!("zero RR@{}", r.k)),
+        right(r.zero_rr.baseline.to_string()),
+        right(r.zero_rr.candidate.to_string()),
+        right(format!("{:+}", r.zero_rr.delta)),
+        Cell::new(""),
+        Cell::new(""),
+    ]);
+    out.push_str(&t.to_string());
+    out.push_str("\n\n");
+    let newly: Vec<String> = r
+        .per_query
+        .iter()
+        .filter(|q| q.status == Status::NewlyFailed)
+        .map(|q| {
+            let mut s = format!(
+                "{} ({}",
+                safe_id(&q.id),
+                q.failure_kind.map(|k| k.name()).unwrap_or("")
+            );
+            if !q.lost.is_empty() {
+                s.push_str(&format!("; lost {}", ids(&q.lost)));
+            }
+            if r.is_accepted(&q.id) {
+                s.push_str("; accepted");
+            }
+            s.push(')');
+            s
+        })
+        .collect();
+    let lists = [
+        ("newly failed", newly),
+        ("fixed", r.fixed.iter().map(|s| safe_id(s)).collect()),
+        (
+            "still failing",
+            r.still_failing.iter().map(|s| safe_id(s)).collect(),
+        ),
+        (
+            "non-deterministic",
+            r.nondeterministic.iter().map(|s| safe_id(s)).collect(),
+        ),
+        (
+            "no-answer",
+            r.no_answer.iter().map(|s| safe_id(s)).collect(),
+        ),
+    ];
+    for (label, list) in lists {
+        if !list.is_empty() {
+            out.push_str(&format!("{label:<18}{}\n", list.join(", ")));
+        }
+    }
+    for a in &r.accepted {
+        out.push_str(&format!(
+            "{:<18}{}: {}\n",
+            "accepted",
+            safe_id(&a.id),
+            safe_id(&a.reason)
+        ));
+    }
+    let changed: Vec<&QueryRow> = r
+        .per_query
+        .iter()
+        .filter(|q| q.status != Status::Unchanged)
+        .collect();
+    let unchanged = r.per_query.len() - changed.len();
+    if !changed.is_empty() {
+        out.push('\n');
+        let mut t = new_table(
+            [
+                "id",
+                "status",
+                "first rel",
+                "RR",
+                "ΔRR",
+                "Recall",
+                "ΔRecall",
+                "Hit",
+                "nDCG",
+                "ΔnDCG",
+                "lost",
+                "gained",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+        for q in changed {
+            let (b, c) = (&q.baseline, &q.candidate);
+            t.add_row(vec![
+                Cell::new(safe_id(&q.id)),
+                Cell::new(q.status.name()),
+                right(arrow(
+                    rank(b.first_relevant_rank),
+                    rank(c.first_relevant_rank),
+                )),
+                right(arrow(num(b.rr), num(c.rr))),
+                right(delta(q.delta.rr)),
+                right(arrow(num(b.recall), num(c.recall))),
+                right(delta(q.delta.recall)),
+                right(arrow(num(b.hit), num(c.hit))),
+                right(arrow(num(b.ndcg), num(c.ndcg))),
+                right(delta(q.delta.ndcg)),
+                Cell::new(ids(&q.lost)),
+                Cell::new(ids(&q.gained)),
+            ]);
+        }
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "unchanged: {unchanged} quer{}\n",
+        if unchanged == 1 { "y" } else { "ies" }
+    ));
+    out
+}
+
+fn ids(list: &[String]) -> String {
+    list.iter()
+        .map(|s| safe_id(s))
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -1,0 +1,333 @@
+//! GitHub-flavoured Markdown for a pull-request comment or job summary: verdict
+//! first, context, means, newly failed queries, a picture of where the first
+//! relevant doc sits, then per-query changes inside `<details>`. Always under
+//! [`MAX_BYTES`]: per-query rows are cut first (newly failed last to go), then the
+//! newly failed list itself, saying how many were left out.
+
+use std::fmt::Write;
+
+use crate::compare::{CompareReport, QueryRow, Status};
+use crate::metrics::Metric;
+use crate::report::{delta, filters_text, num, rank};
+
+/// GitHub truncates comments and summaries near 64 KiB; stay clearly below.
+pub const MAX_BYTES: usize = 60_000;
+
+/// Escape text so it cannot break a table cell, start emphasis or code, or inject
+/// HTML or links.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '|' => out.push_str("\\|"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '`' | '*' | '_' | '[' | ']' | '\\' | '#' | '~' | '!' => {
+                out.push('\\');
+                out.push(ch);
+            }
+            '\n' | '\r' => out.push(' '),
+            c if c.is_control() => out.push_str(&c.escape_default().to_string()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn ids(list: &[String]) -> String {
+    list.iter()
+        .map(|s| escape(s))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn arrow(b: String, c: String) -> String {
+    if b == c { b } else { format!("{b} → {c}") }
+}
+
+/// Render within [`MAX_BYTES`].
+pub fn render(r: &CompareReport) -> String {
+    let changed = r
+        .per_query
+        .iter()
+        .filter(|q| q.status != Status::Unchanged)
+        .count();
+    let newly = r.count(Status::NewlyFailed);
+    let full = render_with(r, newly, changed);
+    if full.len() <= MAX_BYTES {
+        return full;
+    }
+    // The largest number of rows that fits, first cutting per-query rows, then the
+    // newly failed list.
+    let fits = |nf: usize, rows: usize| render_with(r, nf, rows).len() <= MAX_BYTES;
+    if fits(newly, 0) {
+        let (mut lo, mut hi) = (0, changed);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if fits(newly, mid) {
+                lo = mid
+            } else {
+                hi = mid - 1
+            }
+        }
+        return render_with(r, newly, lo);
+    }
+    let (mut lo, mut hi) = (0, newly);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(mid, 0) { lo = mid } else { hi = mid - 1 }
+    }
+    render_with(r, lo, 0)
+}
+
+/// Render with at most `nf_rows` newly failed rows and `rows` per-query rows.
+fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
+    let mut s = String::new();
+    let k = r.k;
+    let verdict = match (r.gate.passed, r.gate.enforced) {
+        (true, _) => "✅ PASS".to_string(),
+        (false, true) => "❌ FAIL".to_string(),
+        (false, false) => "⚠️ FAIL (not enforced: --no-gate)".to_string(),
+    };
+    let reasons = escape(&r.reasons_line());
+    let _ = writeln!(s, "## ragdiff: {verdict} — {reasons}\n");
+    let g = &r.gold;
+    let frozen = match &g.sha256 {
+        Some(sha) => format!("sha256 `{}`", &sha[..12.min(sha.len())]),
+        None => "**not frozen**".to_string(),
+    };
+    let _ = writeln!(
+        s,
+        "**gold** {} {}{} · {frozen} · {} queries, {} no-answer · **corpus** {} · **filters** {} · **depth** {} · **k** {} · **index** {}{}\n",
+        escape(&g.name),
+        g.version.as_deref().map(escape).unwrap_or_default(),
+        g.frozen_at
+            .as_deref()
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default(),
+        g.queries,
+        g.no_answer(),
+        escape(r.baseline.corpus.as_deref().unwrap_or("-")),
+        escape(&filters_text(&r.baseline.filters)),
+        r.baseline.depth,
+        k,
+        escape(&r.index_versions()).replace("-&gt;", "→"),
+        if r.reproducibility_check {
+            " — reproducibility check"
+        } else {
+            ""
+        },
+    );
+    let _ = writeln!(
+        s,
+        "| metric ({} queries) | baseline | candidate | delta | 95% CI of delta | p |",
+        r.per_query.len()
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|");
+    for m in Metric::ALL {
+        let md = r.means.get(m);
+        let ci = match (md.ci_low, md.ci_high) {
+            (Some(lo), Some(hi)) => format!("[{}, {}]", delta(lo), delta(hi)),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {ci} | {} |",
+            m.label(k),
+            num(md.baseline),
+            num(md.candidate),
+            delta(md.delta),
+            md.p_value.map(num).unwrap_or_default()
+        );
+    }
+    let _ = writeln!(
+        s,
+        "| zero RR@{k} queries | {} | {} | {:+} | | |\n",
+        r.zero_rr.baseline, r.zero_rr.candidate, r.zero_rr.delta
+    );
+    let newly: Vec<&QueryRow> = r
+        .per_query
+        .iter()
+        .filter(|q| q.status == Status::NewlyFailed)
+        .collect();
+    if !newly.is_empty() {
+        let _ = writeln!(s, "### Newly failed ({})\n", newly.len());
+        let _ = writeln!(
+            s,
+            "| id | failure | first relevant rank | lost from top {k} | accepted |"
+        );
+        let _ = writeln!(s, "|---|---|---:|---|---|");
+        let mut sorted = newly.clone();
+        sorted.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+        for q in sorted.iter().take(nf_rows) {
+            let accepted = r
+                .accepted
+                .iter()
+                .find(|a| a.id == q.id)
+                .map(|a| format!("yes: {}", escape(&a.reason)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {accepted} |",
+                escape(&q.id),
+                q.failure_kind.map(|f| f.name()).unwrap_or(""),
+                arrow(
+                    rank(q.baseline.first_relevant_rank),
+                    rank(q.candidate.first_relevant_rank)
+                ),
+                ids(&q.lost)
+            );
+        }
+        if nf_rows < newly.len() {
+            let _ = writeln!(
+                s,
+                "\n… and {} more newly failed queries left out to keep this under {MAX_BYTES} bytes; the JSON and CSV reports hold them all.",
+                newly.len() - nf_rows
+            );
+        }
+        s.push('\n');
+    }
+    for (label, list) in [
+        ("Fixed", &r.fixed),
+        ("Still failing", &r.still_failing),
+        ("Non-deterministic", &r.nondeterministic),
+        ("No-answer (left out of means)", &r.no_answer),
+    ] {
+        if !list.is_empty() {
+            let shown: Vec<String> = list.iter().take(50).cloned().collect();
+            let more = list.len().saturating_sub(shown.len());
+            let _ = writeln!(
+                s,
+                "**{label} ({}):** {}{}\n",
+                list.len(),
+                ids(&shown),
+                if more > 0 {
+                    format!(" … and {more} more")
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    chart(&mut s, r);
+    let changed: Vec<&QueryRow> = r
+        .per_query
+        .iter()
+        .filter(|q| q.status != Status::Unchanged)
+        .collect();
+    let unchanged = r.per_query.len() - changed.len();
+    let _ = writeln!(
+        s,
+        "<details><summary>Per-query changes: {} changed, {unchanged} unchanged (not listed)</summary>\n",
+        changed.len()
+    );
+    if !changed.is_empty() {
+        let _ = writeln!(
+            s,
+            "| id | status | first relevant rank | RR | ΔRR | Recall | ΔRecall | Hit | nDCG | ΔnDCG | lost | gained |"
+        );
+        let _ = writeln!(
+            s,
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
+        );
+        for q in changed.iter().take(rows) {
+            let (b, c) = (&q.baseline, &q.candidate);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                escape(&q.id),
+                q.status.name(),
+                arrow(rank(b.first_relevant_rank), rank(c.first_relevant_rank)),
+                arrow(num(b.rr), num(c.rr)),
+                delta(q.delta.rr),
+                arrow(num(b.recall), num(c.recall)),
+                delta(q.delta.recall),
+                arrow(num(b.hit), num(c.hit)),
+                arrow(num(b.ndcg), num(c.ndcg)),
+                delta(q.delta.ndcg),
+                ids(&q.lost),
+                ids(&q.gained)
+            );
+        }
+        if rows < changed.len() {
+            let _ = writeln!(s, "\n… and {} more", changed.len() - rows);
+        }
+    }
+    let _ = writeln!(s, "\n</details>\n");
+    if !r.warnings.is_empty() {
+        let _ = writeln!(s, "**Warnings**\n");
+        for w in &r.warnings {
+            let _ = writeln!(s, "- {}", escape(w));
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(
+        s,
+        "<sub>ragdiff {} · bootstrap and sign-flip test: {} resamples, seed {}</sub>",
+        env!("CARGO_PKG_VERSION"),
+        r.resamples,
+        r.seed
+    );
+    s
+}
+
+/// Where the first relevant doc sits, in buckets: a table, and the same as a
+/// Mermaid chart (GitHub draws it; the table reads fine without it).
+fn chart(s: &mut String, r: &CompareReport) {
+    let (k, depth) = (r.k, r.baseline.depth);
+    let mut labels: Vec<String> = vec!["rank 1".into()];
+    if k >= 2 {
+        labels.push(if k == 2 {
+            "rank 2".into()
+        } else {
+            format!("ranks 2-{k}")
+        });
+    }
+    if depth > k {
+        labels.push(if depth == k + 1 {
+            format!("rank {depth}")
+        } else {
+            format!("ranks {}-{depth}", k + 1)
+        });
+    }
+    labels.push("not returned".into());
+    let bucket = |rank: Option<u32>| -> usize {
+        match rank {
+            Some(1) => 0,
+            Some(x) if x <= k => 1,
+            Some(_) => labels.len() - 2,
+            None => labels.len() - 1,
+        }
+    };
+    let mut counts = [vec![0usize; labels.len()], vec![0usize; labels.len()]];
+    for q in &r.per_query {
+        counts[0][bucket(q.baseline.first_relevant_rank)] += 1;
+        counts[1][bucket(q.candidate.first_relevant_rank)] += 1;
+    }
+    let _ = writeln!(
+        s,
+        "**Where the first relevant doc sits** (queries per bucket)\n"
+    );
+    let _ = writeln!(s, "| | {} |", labels.join(" | "));
+    let _ = writeln!(s, "|---|{}", "---:|".repeat(labels.len()));
+    for (name, c) in [("baseline", &counts[0]), ("candidate", &counts[1])] {
+        let cells: Vec<String> = c.iter().map(ToString::to_string).collect();
+        let _ = writeln!(s, "| {name} | {} |", cells.join(" | "));
+    }
+    let max = counts.iter().flatten().copied().max().unwrap_or(0).max(1);
+    let quoted: Vec<String> = labels.iter().map(|l| format!("\"{l}\"")).collect();
+    let series = |c: &[usize]| {
+        c.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(
+        s,
+        "\n```mermaid\nxychart-beta\n    title \"First relevant rank: bars baseline, line candidate\"\n    x-axis [{}]\n    y-axis \"queries\" 0 --> {max}\n    bar [{}]\n    line [{}]\n```\n",
+        quoted.join(", "),
+        series(&counts[0]),
+        series(&counts[1])
+    );
+}
