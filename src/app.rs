@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::{Cli, Command, EvalArgs, Format, FreezeArgs, ValidateArgs};
 use crate::load::{self, gold, manifest, run};
-use crate::model::{EvaluatedRun, GoldSet, RunMeta};
+use crate::model::{EvaluatedRun, GoldMeta, GoldSet, RunMeta};
 use crate::progress;
 use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
 use crate::{eval, exit, output, report};
@@ -85,10 +85,18 @@ pub fn load_gold(
             );
             return None;
         }
-        diag.warn(format!(
-            "gold {} is not frozen: run `ragdiff freeze` on its manifest so its labels cannot change unseen",
-            path.display()
-        ));
+        diag.warn(if meta.manifest.is_some() {
+            format!(
+                "gold {} is not frozen: run `ragdiff freeze {}` so its labels cannot change unseen",
+                path.display(),
+                path.display()
+            )
+        } else {
+            format!(
+                "gold {} is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it",
+                path.display()
+            )
+        });
     }
     gold::load(meta, extra_ok, diag)
 }
@@ -196,8 +204,12 @@ fn eval_cmd(args: EvalArgs) -> anyhow::Result<u8> {
         .into());
     }
     let run_display = run_path.display().to_string();
-    let k = resolve_k(&gold, args.k, &run_meta, &run_display, &mut diag);
     let mut runs = read_runs(vec![run_meta], &gold, run_extra, &mut diag);
+    // After reading: a bare results file's depth is its longest list.
+    let k = runs
+        .first()
+        .and_then(Option::as_ref)
+        .and_then(|run| resolve_k(&gold, args.k, &run.meta, &run_display, &mut diag));
     diag.check()?;
     let run = runs
         .pop()
@@ -245,24 +257,33 @@ fn validate_cmd(args: ValidateArgs) -> anyhow::Result<u8> {
     let gold = gold_path
         .as_ref()
         .and_then(|p| load_gold(p, args.require_frozen, gold_extra, &mut diag));
-    let mut checked = 0;
-    if let Some(gold) = &gold {
-        let mut ok_metas = Vec::new();
-        for (path, meta) in runs.iter().zip(metas) {
-            let Some(meta) = meta else { continue };
-            if let (Some(gc), Some(rc)) = (&gold.meta.corpus, &meta.corpus)
-                && gc != rc
-            {
-                diag.warn(format!(
-                    "{}: corpus {rc} differs from the gold's {gc}; compare would refuse it",
-                    path.display()
-                ));
-            }
-            resolve_k(gold, args.k, &meta, &path.display().to_string(), &mut diag);
-            ok_metas.push(meta);
+    // A gold that failed to load is stood in for, so the runs' own problems are
+    // listed too.
+    let gold_ok = gold.is_some();
+    let gold = gold.unwrap_or_else(|| GoldSet::stand_in(GoldMeta::placeholder()));
+    let mut ok_metas = Vec::new();
+    let mut ok_paths = Vec::new();
+    for (path, meta) in runs.iter().zip(metas) {
+        let Some(meta) = meta else { continue };
+        if let (Some(gc), Some(rc)) = (&gold.meta.corpus, &meta.corpus)
+            && gc != rc
+        {
+            diag.warn(format!(
+                "{}: corpus {rc} differs from the gold's {gc}; compare would refuse it",
+                path.display()
+            ));
         }
-        checked = ok_metas.len();
-        read_runs(ok_metas, gold, run_extra, &mut diag);
+        ok_metas.push(meta);
+        ok_paths.push(path.display().to_string());
+    }
+    let checked = ok_metas.len();
+    let read = read_runs(ok_metas, &gold, run_extra, &mut diag);
+    if gold_ok {
+        for (run, path) in read.iter().zip(&ok_paths) {
+            if let Some(run) = run {
+                resolve_k(&gold, args.k, &run.meta, path, &mut diag);
+            }
+        }
     }
     print_warnings(&diag.warnings);
     diag.check()?;

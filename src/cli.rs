@@ -97,7 +97,7 @@ pub struct CompareArgs {
     #[command(flatten)]
     pub gold: GoldArg,
     /// Baseline and candidate run manifests [default: runs/baseline.toml runs/candidate.toml]
-    #[arg(value_name = "RUN", num_args = 2)]
+    #[arg(value_names = ["BASELINE", "CANDIDATE"], num_args = 2)]
     pub runs: Vec<PathBuf>,
     /// Evaluation cutoff [default: the gold's k, else the depth]; refused when the gold pins k
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]

@@ -83,7 +83,7 @@ pub fn read_allow_file(
             let Some(id) = csvio::cell_id(record, id_col, "query", "", line, &display, diag) else {
                 return;
             };
-            let reason = csvio::cell_str(record, reason_col, line, &display, diag)
+            let reason = csvio::cell_str(record, reason_col)
                 .unwrap_or_default()
                 .trim()
                 .to_string();

@@ -6,6 +6,7 @@ use ragdiff::{app, exit};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    ragdiff::interrupt::install();
     match app::run(cli) {
         Ok(code) => exit::code(code),
         Err(err) => {

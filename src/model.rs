@@ -39,21 +39,65 @@ pub struct Judgement {
     pub grade: i64,
 }
 
-/// One gold query: its judged documents sorted by doc id (byte order) and how many
-/// of them are relevant.
+/// The hash of a doc id used to find it among a query's judgements and to detect
+/// duplicates (not stable across versions; never stored).
+pub fn doc_hash(bytes: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(bytes);
+    h.write_u8(0xff);
+    h.finish()
+}
+
+/// One gold query: the judged documents that matter to a metric, ordered by
+/// [`doc_hash`] (with the hashes beside them, for a fast look-up of every returned
+/// doc), and how many of them are relevant. Build it with [`GoldQuery::new`].
 #[derive(Debug, Clone)]
 pub struct GoldQuery {
     pub id: Box<str>,
     pub judged: Vec<Judgement>,
     pub num_rel: u32,
+    hashes: Vec<u64>,
 }
 
 impl GoldQuery {
+    /// Keep the judgements that matter to a metric (relevant, or a positive nDCG
+    /// gain), sorted by doc id, and count the relevant ones.
+    pub fn new(id: Box<str>, mut judged: Vec<Judgement>, min_grade: i64) -> Self {
+        judged.retain(|j| j.grade >= min_grade || j.grade > 0);
+        let mut keyed: Vec<(u64, Judgement)> = judged
+            .into_iter()
+            .map(|j| (doc_hash(j.doc.as_bytes()), j))
+            .collect();
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.doc.cmp(&b.1.doc)));
+        let (hashes, judged): (Vec<u64>, Vec<Judgement>) = keyed.into_iter().unzip();
+        let num_rel = judged.iter().filter(|j| j.grade >= min_grade).count() as u32;
+        Self {
+            id,
+            judged,
+            num_rel,
+            hashes,
+        }
+    }
+
     /// Index of `doc` in `judged`, if the gold judged it.
     pub fn find(&self, doc: &[u8]) -> Option<usize> {
-        self.judged
-            .binary_search_by(|j| j.doc.as_bytes().cmp(doc))
-            .ok()
+        self.find_hashed(doc, doc_hash(doc))
+    }
+
+    /// [`GoldQuery::find`] with the doc's [`doc_hash`] already computed.
+    pub fn find_hashed(&self, doc: &[u8], hash: u64) -> Option<usize> {
+        if self.hashes.len() <= 8 {
+            return self
+                .hashes
+                .iter()
+                .zip(&self.judged)
+                .position(|(&h, j)| h == hash && j.doc.as_bytes() == doc);
+        }
+        let start = self.hashes.partition_point(|&h| h < hash);
+        (start..self.hashes.len())
+            .take_while(|&i| self.hashes[i] == hash)
+            .find(|&i| self.judged[i].doc.as_bytes() == doc)
     }
 
     /// A query with no relevant doc: counted and listed apart, never in a mean.
@@ -82,6 +126,24 @@ pub struct GoldMeta {
 }
 
 impl GoldMeta {
+    /// Metadata for a stand-in gold (see [`GoldSet::stand_in`]).
+    pub fn placeholder() -> Self {
+        Self {
+            name: String::new(),
+            version: None,
+            frozen_at: None,
+            sha256: None,
+            frozen_version: None,
+            corpus: None,
+            data_display: String::new(),
+            data: PathBuf::new(),
+            format: DataFormat::Csv,
+            k: None,
+            min_grade: 1,
+            manifest: None,
+        }
+    }
+
     pub fn frozen(&self) -> bool {
         self.sha256.is_some()
     }
@@ -93,6 +155,9 @@ pub struct GoldSet {
     pub meta: GoldMeta,
     pub queries: Vec<GoldQuery>,
     pub index: FxHashMap<Box<str>, u32>,
+    /// A stand-in for a gold that failed to load: runs read against it are checked
+    /// for their own structure only (`validate` still lists their problems).
+    pub stand_in: bool,
 }
 
 impl GoldSet {
@@ -106,6 +171,15 @@ impl GoldSet {
             meta,
             queries,
             index,
+            stand_in: false,
+        }
+    }
+
+    /// An empty stand-in for a gold that failed to load.
+    pub fn stand_in(meta: GoldMeta) -> Self {
+        Self {
+            stand_in: true,
+            ..Self::new(meta, Vec::new())
         }
     }
 

@@ -8,7 +8,7 @@ use crate::validate::{InvalidInput, Location, ProblemKind};
 
 /// Write `text` to `path` atomically; `-` is stdout.
 pub fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    write_files(&[(path, text.to_string())])
+    write_files(&[path], |_, out| out.write_all(text.as_bytes()))
 }
 
 fn write_error(path: &Path, e: std::io::Error) -> InvalidInput {
@@ -22,12 +22,16 @@ fn write_error(path: &Path, e: std::io::Error) -> InvalidInput {
     )
 }
 
-/// Write several files atomically as a set: every one goes to a temporary file in
-/// its own folder first, and only when all were written are they renamed into
-/// place. A failure leaves no temporary file and no partial output behind.
-pub fn write_files(files: &[(&Path, String)]) -> anyhow::Result<()> {
+/// Write several files atomically as a set: `render(i, out)` writes the i-th into a
+/// temporary file in its own folder, and only when all were written are they
+/// renamed into place. A failure leaves no temporary file and no partial output.
+/// A path `-` is written to stdout after the files.
+pub fn write_files(
+    paths: &[&Path],
+    render: impl Fn(usize, &mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     let mut staged = Vec::new();
-    for (path, text) in files {
+    for (i, path) in paths.iter().enumerate() {
         if *path == Path::new("-") {
             continue;
         }
@@ -35,22 +39,31 @@ pub fn write_files(files: &[(&Path, String)]) -> anyhow::Result<()> {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let mut tmp = tempfile::Builder::new()
+        let tmp = tempfile::Builder::new()
             .prefix(".ragdiff-")
             .suffix(".tmp")
             .tempfile_in(dir)
             .map_err(|e| write_error(path, e))?;
-        tmp.write_all(text.as_bytes())
-            .map_err(|e| write_error(path, e))?;
+        crate::interrupt::register(tmp.path());
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
+        render(i, &mut out).map_err(|e| write_error(path, e))?;
+        let tmp = out
+            .into_inner()
+            .map_err(|e| write_error(path, e.into_error()))?;
         tmp.as_file().sync_all().map_err(|e| write_error(path, e))?;
-        staged.push((path, tmp));
+        staged.push((*path, tmp));
     }
     for (path, tmp) in staged {
-        tmp.persist(path).map_err(|e| write_error(path, e.error))?;
+        let temp_path = tmp.path().to_path_buf();
+        let result = tmp.persist(path);
+        crate::interrupt::unregister(&temp_path);
+        result.map_err(|e| write_error(path, e.error))?;
     }
-    for (path, text) in files {
+    for (i, path) in paths.iter().enumerate() {
         if *path == Path::new("-") {
-            stdout(text)?;
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            render(i, &mut out)?;
+            out.flush()?;
         }
     }
     Ok(())

@@ -197,6 +197,17 @@ impl Diagnostics {
         if self.problems.is_empty() {
             Ok(())
         } else {
+            // Files in the order they were met; within a file, by line.
+            let mut files: Vec<String> = Vec::new();
+            for p in &self.problems {
+                if !files.contains(&p.location.file) {
+                    files.push(p.location.file.clone());
+                }
+            }
+            self.problems.sort_by_key(|p| {
+                let file = files.iter().position(|f| *f == p.location.file);
+                (file, p.location.line)
+            });
             Err(InvalidInput {
                 problems: std::mem::take(&mut self.problems),
                 dropped: std::mem::take(&mut self.dropped),
@@ -259,9 +270,20 @@ impl std::error::Error for InvalidInput {}
 pub fn id_problem(id: &str) -> Option<&'static str> {
     if id.is_empty() {
         Some("it is empty or only white space")
-    } else if id.chars().any(char::is_control) {
+    } else if has_control(id) {
         Some("it contains a control character (a newline, tab or similar)")
     } else {
         None
     }
+}
+
+/// Whether `s` holds a control character (Unicode category Cc: U+0000-U+001F and
+/// U+007F-U+009F), checked on bytes: this runs for every line of a run.
+fn has_control(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        c < 0x20
+            || c == 0x7f
+            || (c == 0xc2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)))
+    })
 }

@@ -8,6 +8,7 @@ use crate::cli::{CompareArgs, Format};
 use crate::compare::{self, Bump, CompareReport, Status};
 use crate::gate::{self, Policy};
 use crate::load;
+use crate::model::{GoldMeta, GoldSet};
 use crate::report::{self, GoldContext, RunContext, SCHEMA_VERSION};
 use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
 use crate::{exit, output};
@@ -97,9 +98,6 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         metas[1].clone().expect("no problems"),
     );
     let differences = compare::differences(&gold, &bm, &cm);
-    if !differences.is_empty() {
-        return Err(Refused { differences }.into());
-    }
     let k = resolve_k(
         &gold,
         args.k,
@@ -112,6 +110,19 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         allowed.extend(gate::read_allow_file(file, &gold, &mut diag));
     }
     diag.check()?;
+    if !differences.is_empty() {
+        // Invalid input wins over a refusal (exit 2 over 3), so the runs are still
+        // read, but for their own structure only: against another corpus, "query not
+        // in the gold" would bury the real reason.
+        let stand_in = GoldSet::stand_in(GoldMeta::placeholder());
+        read_runs(vec![bm, cm], &stand_in, &[], &mut diag);
+        let refused = Refused { differences };
+        if diag.has_problems() {
+            eprintln!("note: {refused}");
+            diag.check()?;
+        }
+        return Err(refused.into());
+    }
     let k = k.expect("no problems means k was resolved");
     let runs = read_runs(vec![bm, cm], &gold, &[], &mut diag);
     diag.check()?;
@@ -165,18 +176,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     };
     print_warnings(&report.warnings);
     report::emit_ci_annotations(&report);
-    let files: Vec<_> = outputs
-        .files
-        .iter()
-        .map(|(format, path)| {
-            (
-                path.as_path(),
-                report::render_compare(&report, *format, false),
-            )
-        })
-        .collect();
-    output::write_files(&files)?;
-    output::stdout(&report::render_compare(&report, outputs.stdout, true))?;
+    let mut paths: Vec<&std::path::Path> = outputs.files.iter().map(|(_, p)| p.as_path()).collect();
+    let mut formats: Vec<Format> = outputs.files.iter().map(|(f, _)| *f).collect();
+    paths.push(std::path::Path::new("-"));
+    formats.push(outputs.stdout);
+    let stdout_index = paths.len() - 1;
+    output::write_files(&paths, |i, out| {
+        report::write_compare(&report, formats[i], i == stdout_index, out)
+    })?;
     Ok(if report.gate.passed || !report.gate.enforced {
         exit::SUCCESS
     } else {

@@ -177,25 +177,19 @@ pub fn for_each_row<R: Read>(
             );
             continue;
         }
+        // Every cell must be UTF-8, the ones ragdiff ignores too (SPEC section 6);
+        // the row is still handed on so it is not also reported missing.
+        if record.iter().any(|cell| std::str::from_utf8(cell).is_err()) {
+            diag.problem(Location::line(display, line), ProblemKind::NotUtf8);
+        }
         f(&record, line, diag);
     }
 }
 
-/// A cell as UTF-8 text, or a problem.
-pub fn cell_str<'r>(
-    record: &'r csv::ByteRecord,
-    col: usize,
-    line: u64,
-    display: &str,
-    diag: &mut Diagnostics,
-) -> Option<&'r str> {
-    match std::str::from_utf8(record.get(col).unwrap_or_default()) {
-        Ok(s) => Some(s),
-        Err(_) => {
-            diag.problem(Location::line(display, line), ProblemKind::NotUtf8);
-            None
-        }
-    }
+/// A cell as UTF-8 text; `None` when it is not (already reported by
+/// [`for_each_row`]).
+pub fn cell_str(record: &csv::ByteRecord, col: usize) -> Option<&str> {
+    std::str::from_utf8(record.get(col).unwrap_or_default()).ok()
 }
 
 /// A cell holding one id: trimmed and checked.
@@ -208,7 +202,7 @@ pub fn cell_id(
     display: &str,
     diag: &mut Diagnostics,
 ) -> Option<String> {
-    let id = cell_str(record, col, line, display, diag)?.trim();
+    let id = cell_str(record, col)?.trim();
     match id_problem(id) {
         Some(reason) => {
             diag.problem(

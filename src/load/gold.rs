@@ -43,34 +43,35 @@ pub fn load(meta: GoldMeta, extra_ok: &[&str], diag: &mut Diagnostics) -> Option
             return None;
         }
     }
+    parse(meta, &bytes, extra_ok, diag)
+}
+
+/// Parse gold data already in memory (the fuzz targets and tests use this).
+pub fn parse(
+    meta: GoldMeta,
+    bytes: &[u8],
+    extra_ok: &[&str],
+    diag: &mut Diagnostics,
+) -> Option<GoldSet> {
+    let display = meta.data.display().to_string();
     let before = diag.problems.len();
     let raw = match meta.format {
-        DataFormat::Csv => parse_csv(&bytes, &display, extra_ok, diag),
-        DataFormat::Trec => parse_qrels(&bytes, &display, diag),
+        DataFormat::Csv => parse_csv(bytes, &display, extra_ok, diag),
+        DataFormat::Trec => parse_qrels(bytes, &display, diag),
     };
     if diag.problems.len() > before {
         return None;
     }
     let queries = raw
         .into_iter()
-        .map(|(id, judged)| finish_query(id, judged, meta.min_grade))
+        .map(|(id, judged)| GoldQuery::new(id, judged, meta.min_grade))
         .collect();
     Some(GoldSet::new(meta, queries))
 }
 
 type RawQuery = (Box<str>, Vec<Judgement>);
-
-/// Keep what matters to a metric (relevant, or a positive nDCG gain), sorted by doc.
-fn finish_query(id: Box<str>, mut judged: Vec<Judgement>, min_grade: i64) -> GoldQuery {
-    judged.retain(|j| j.grade >= min_grade || j.grade > 0);
-    judged.sort_unstable_by(|a, b| a.doc.as_bytes().cmp(b.doc.as_bytes()));
-    let num_rel = judged.iter().filter(|j| j.grade >= min_grade).count() as u32;
-    GoldQuery {
-        id,
-        judged,
-        num_rel,
-    }
-}
+/// A query's judgements with the line of each, to report duplicates.
+type LinedQuery = (Box<str>, Vec<(Judgement, u64)>);
 
 fn parse_csv(
     bytes: &[u8],
@@ -114,7 +115,7 @@ fn parse_csv(
                 return;
             }
             first_line.insert(id.clone().into_boxed_str(), line);
-            let Some(cell) = csvio::cell_str(record, exp_col, line, display, diag) else {
+            let Some(cell) = csvio::cell_str(record, exp_col) else {
                 return;
             };
             let mut judged: Vec<Judgement> = Vec::new();
@@ -158,24 +159,24 @@ fn parse_csv(
 }
 
 fn parse_qrels(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQuery> {
-    let mut order: Vec<RawQuery> = Vec::new();
+    let mut order: Vec<LinedQuery> = Vec::new();
     let mut index: FxHashMap<Box<str>, usize> = FxHashMap::default();
-    let mut seen: FxHashMap<(usize, Box<str>), u64> = FxHashMap::default();
+    let mut last: Option<usize> = None;
     let mut any = false;
     lines::for_each_line(bytes, display, diag, |line_no, text, diag| {
-        let mut f = [""; 5];
+        let mut f = [""; 4];
         let n = fields(text, &mut f);
         if n == 0 {
             return;
         }
         any = true;
-        if n != 4 {
+        if n != 4 || lines::count_fields(text) != 4 {
             diag.problem(
                 Location::line(display, line_no),
                 ProblemKind::MalformedTrec {
                     kind: "qrels",
                     expected: "4 fields `qid iter docid grade`",
-                    found: if n > 4 { lines::count_fields(text) } else { n },
+                    found: lines::count_fields(text),
                 },
             );
             return;
@@ -204,24 +205,22 @@ fn parse_qrels(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQu
             );
             return;
         };
-        let qi = *index.entry(qid.into()).or_insert_with(|| {
-            order.push((qid.into(), Vec::new()));
-            order.len() - 1
-        });
-        if seen.insert((qi, doc.into()), line_no).is_some() {
-            diag.problem(
-                Location::line(display, line_no),
-                ProblemKind::DuplicateDocInGold {
-                    query: qid.to_string(),
-                    doc: doc.to_string(),
-                },
-            );
-            return;
-        }
-        order[qi].1.push(Judgement {
-            doc: doc.into(),
-            grade,
-        });
+        // Qrels are usually grouped by query: skip the lookup while the query repeats.
+        let qi = match last {
+            Some(i) if &*order[i].0 == qid => i,
+            _ => *index.entry(qid.into()).or_insert_with(|| {
+                order.push((qid.into(), Vec::new()));
+                order.len() - 1
+            }),
+        };
+        last = Some(qi);
+        order[qi].1.push((
+            Judgement {
+                doc: doc.into(),
+                grade,
+            },
+            line_no,
+        ));
     });
     if !any && !diag.has_problems() {
         diag.problem(
@@ -232,4 +231,21 @@ fn parse_qrels(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQu
         );
     }
     order
+        .into_iter()
+        .map(|(qid, mut judged)| {
+            judged.sort_by(|a, b| a.0.doc.cmp(&b.0.doc).then(a.1.cmp(&b.1)));
+            for w in judged.windows(2) {
+                if w[0].0.doc == w[1].0.doc {
+                    diag.problem(
+                        Location::line(display, w[1].1),
+                        ProblemKind::DuplicateDocInGold {
+                            query: qid.to_string(),
+                            doc: w[1].0.doc.to_string(),
+                        },
+                    );
+                }
+            }
+            (qid, judged.into_iter().map(|(j, _)| j).collect())
+        })
+        .collect()
 }

@@ -61,6 +61,13 @@ pub fn read(path: &Path, diag: &mut Diagnostics) -> Option<ManifestDoc> {
             return None;
         }
     };
+    parse(path, text, diag)
+}
+
+/// Parse manifest text (the fuzz targets and tests use this); `path` names it in
+/// messages and anchors relative data paths.
+pub fn parse(path: &Path, text: String, diag: &mut Diagnostics) -> Option<ManifestDoc> {
+    let display = path.display().to_string();
     if text.trim().is_empty() {
         diag.problem(
             Location::file(&display),

@@ -10,7 +10,7 @@ use std::io::Read;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::csvio::{self, Header};
-use crate::load::lines::{self, fields};
+use crate::load::lines;
 use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Observed, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
@@ -19,74 +19,89 @@ pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 /// Read a run against `gold`. `extra_ok` lists columns expected beside the run's own
 /// (the one-file layout). Problems go to the returned diagnostics; the run is `None`
-/// when the file could not be read at all.
+/// when the file could not be read at all. The third value is the one index version
+/// an `index_version` column names, if any.
 pub fn read(
     meta: RunMeta,
     gold: &GoldSet,
     extra_ok: &[&str],
     progress: Progress,
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
-    let mut diag = Diagnostics::default();
     let display = meta.results.display().to_string();
-    let file = match open(&meta, &display, &mut diag) {
-        Some(f) => f,
-        None => return (None, diag, None),
+    let path = meta.results.clone();
+    let source = || -> Result<Box<dyn Read>, ProblemKind> {
+        crate::load::manifest::check_path(&path, "run results", &display)?;
+        std::fs::File::open(&path)
+            .map(|f| Box::new(f) as Box<dyn Read>)
+            .map_err(|e| ProblemKind::PathUnreadable {
+                what: "run results",
+                path: display.clone(),
+                reason: e.to_string(),
+            })
+    };
+    read_from(meta, &display, &source, gold, extra_ok, progress)
+}
+
+/// Read run results from memory (the fuzz targets and tests use this).
+pub fn read_bytes(
+    meta: RunMeta,
+    bytes: &[u8],
+    gold: &GoldSet,
+    extra_ok: &[&str],
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+    let display = meta.results.display().to_string();
+    let source = || -> Result<Box<dyn Read + '_>, ProblemKind> { Ok(Box::new(bytes)) };
+    read_from(meta, &display, &source, gold, extra_ok, &|_| {})
+}
+
+/// Read from `source`, which can be opened again: a TREC run whose queries turn out
+/// to be interleaved is read a second time with every line kept.
+fn read_from<'s>(
+    meta: RunMeta,
+    display: &str,
+    source: &dyn Fn() -> Result<Box<dyn Read + 's>, ProblemKind>,
+    gold: &GoldSet,
+    extra_ok: &[&str],
+    progress: Progress,
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+    let mut diag = Diagnostics::default();
+    let open = |diag: &mut Diagnostics| match source() {
+        Ok(r) => Some(r),
+        Err(kind) => {
+            diag.problem(Location::file(display), kind);
+            None
+        }
+    };
+    let Some(input) = open(&mut diag) else {
+        return (None, diag, None);
     };
     let depth = meta.depth_declared.then_some(meta.depth);
     match meta.format {
         DataFormat::Csv => {
-            let mut c = Collector::new(gold, &display, depth, true);
-            let version = read_csv(file, &display, extra_ok, &mut c, &mut diag, progress);
+            let mut c = Collector::new(gold, display, depth, true, gold.stand_in);
+            let version = read_csv(input, display, extra_ok, &mut c, &mut diag, progress);
             c.finish_csv(&mut diag);
             (Some(c.into_run(meta)), diag, version)
         }
         DataFormat::Trec => {
-            let mut c = Collector::new(gold, &display, depth, false);
-            let grouped = read_trec(file, &display, false, &mut c, &mut diag, progress);
-            if grouped {
+            let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            if read_trec(input, display, false, &mut c, &mut diag, progress) {
                 c.finish_trec(&mut diag);
                 return (Some(c.into_run(meta)), diag, None);
             }
-            // Interleaved queries: start again, keeping every line until the end.
             let mut diag = Diagnostics::default();
-            let Some(file) = open(&meta, &display, &mut diag) else {
+            let Some(input) = open(&mut diag) else {
                 return (None, diag, None);
             };
-            let mut c = Collector::new(gold, &display, depth, false);
-            read_trec(file, &display, true, &mut c, &mut diag, &|_| {});
+            let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            read_trec(input, display, true, &mut c, &mut diag, &|_| {});
             c.finish_trec(&mut diag);
             (Some(c.into_run(meta)), diag, None)
         }
     }
 }
 
-fn open(meta: &RunMeta, display: &str, diag: &mut Diagnostics) -> Option<std::fs::File> {
-    if let Err(kind) = crate::load::manifest::check_path(&meta.results, "run results", display) {
-        diag.problem(Location::file(display), kind);
-        return None;
-    }
-    match std::fs::File::open(&meta.results) {
-        Ok(f) => Some(f),
-        Err(e) => {
-            diag.problem(
-                Location::file(display),
-                ProblemKind::PathUnreadable {
-                    what: "run results",
-                    path: display.to_string(),
-                    reason: e.to_string(),
-                },
-            );
-            None
-        }
-    }
-}
-
-fn hash_bytes(bytes: &[u8]) -> u64 {
-    let mut h = FxHasher::default();
-    h.write(bytes);
-    h.write_u8(0xff);
-    h.finish()
-}
+use crate::model::doc_hash as hash_bytes;
 
 /// Reduces each complete ranking to what the metrics need, and checks it.
 struct Collector<'g> {
@@ -94,6 +109,8 @@ struct Collector<'g> {
     display: String,
     depth: Option<u32>,
     csv: bool,
+    /// No usable gold (it failed to load): check each ranking's own structure only.
+    structure_only: bool,
     observed: Vec<Option<Observed>>,
     first_line: Vec<u64>,
     not_in_gold: Vec<String>,
@@ -101,18 +118,26 @@ struct Collector<'g> {
     constant: Vec<String>,
     disagree: Vec<String>,
     longest: u32,
-    scratch: Vec<(u64, u32)>,
+    table: Vec<(u64, u32)>,
+    hashes: Vec<u64>,
 }
 
 const SAMPLE: usize = 10;
 
 impl<'g> Collector<'g> {
-    fn new(gold: &'g GoldSet, display: &str, depth: Option<u32>, csv: bool) -> Self {
+    fn new(
+        gold: &'g GoldSet,
+        display: &str,
+        depth: Option<u32>,
+        csv: bool,
+        structure_only: bool,
+    ) -> Self {
         Self {
             gold,
             display: display.to_string(),
             depth,
             csv,
+            structure_only,
             observed: vec![None; gold.queries.len()],
             first_line: vec![0; gold.queries.len()],
             not_in_gold: Vec::new(),
@@ -120,7 +145,8 @@ impl<'g> Collector<'g> {
             constant: Vec::new(),
             disagree: Vec::new(),
             longest: 0,
-            scratch: Vec::new(),
+            table: Vec::new(),
+            hashes: Vec::new(),
         }
     }
 
@@ -129,6 +155,7 @@ impl<'g> Collector<'g> {
     fn query(&mut self, qid: &str, line: u64, diag: &mut Diagnostics) -> Option<usize> {
         match self.gold.index.get(qid) {
             Some(&i) => Some(i as usize),
+            None if self.structure_only => None,
             None => {
                 if self.csv {
                     diag.problem(
@@ -148,28 +175,41 @@ impl<'g> Collector<'g> {
         }
     }
 
-    /// Take one complete ranking of gold query `qi`, docs in rank order.
-    fn accept(&mut self, qi: usize, docs: &[&str], line: u64, diag: &mut Diagnostics) {
-        let q = &self.gold.queries[qi];
+    /// Record that gold query `qi` has a ranking starting at `line`; false (and a
+    /// problem) when it already had one.
+    fn claim(&mut self, qi: usize, line: u64, diag: &mut Diagnostics) -> bool {
         if self.first_line[qi] != 0 {
             diag.problem(
                 Location::line(&self.display, line),
                 ProblemKind::DuplicateQuery {
-                    query: q.id.to_string(),
+                    query: self.gold.queries[qi].id.to_string(),
                     first: self.first_line[qi],
                 },
             );
-            return;
+            return false;
         }
         self.first_line[qi] = line;
+        true
+    }
+
+    /// Check one complete ranking (docs in rank order; `line_of(i)` is the line of
+    /// the i-th doc) and, for a gold query, keep what the metrics need.
+    fn accept(
+        &mut self,
+        qi: Option<usize>,
+        qid: &str,
+        docs: &[&str],
+        line_of: &dyn Fn(usize) -> u64,
+        diag: &mut Diagnostics,
+    ) {
         let len = docs.len() as u32;
         if let Some(depth) = self.depth
             && len > depth
         {
             diag.problem(
-                Location::line(&self.display, line),
+                Location::line(&self.display, line_of(depth as usize)),
                 ProblemKind::RankingTooLong {
-                    query: q.id.to_string(),
+                    query: qid.to_string(),
                     len: docs.len() as u64,
                     depth,
                 },
@@ -177,29 +217,52 @@ impl<'g> Collector<'g> {
         }
         self.longest = self.longest.max(len);
         let mut list = FxHasher::default();
-        self.scratch.clear();
+        // Duplicates: an open-addressing table of (hash, position), cleared per
+        // ranking; each duplicated doc is reported once, at its second occurrence.
+        let bits = (docs.len() * 2)
+            .next_power_of_two()
+            .max(16)
+            .trailing_zeros();
+        self.table.clear();
+        self.table.resize(1 << bits, (0, u32::MAX));
+        self.hashes.clear();
+        let mask = (1usize << bits) - 1;
+        let mut reported: Vec<&str> = Vec::new();
         for (i, doc) in docs.iter().enumerate() {
             let h = hash_bytes(doc.as_bytes());
             list.write_u64(h);
-            self.scratch.push((h, i as u32));
-        }
-        self.scratch.sort_unstable();
-        for w in self.scratch.windows(2) {
-            let (a, b) = (docs[w[0].1 as usize], docs[w[1].1 as usize]);
-            if w[0].0 == w[1].0 && a == b {
-                diag.problem(
-                    Location::line(&self.display, line),
-                    ProblemKind::DuplicateDocInRanking {
-                        query: q.id.to_string(),
-                        doc: a.to_string(),
-                    },
-                );
+            self.hashes.push(h);
+            let mut slot = (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+            loop {
+                let (th, ti) = self.table[slot];
+                if ti == u32::MAX {
+                    self.table[slot] = (h, i as u32);
+                    break;
+                }
+                if th == h && docs[ti as usize] == *doc {
+                    if !reported.contains(doc) {
+                        reported.push(doc);
+                        diag.problem(
+                            Location::line(&self.display, line_of(i)),
+                            ProblemKind::DuplicateDocInRanking {
+                                query: qid.to_string(),
+                                doc: doc.to_string(),
+                            },
+                        );
+                    }
+                    break;
+                }
+                slot = (slot + 1) & mask;
             }
         }
+        let Some(qi) = qi else {
+            return;
+        };
+        let q = &self.gold.queries[qi];
         let mut hits = Vec::new();
         if !q.judged.is_empty() {
-            for (i, doc) in docs.iter().enumerate() {
-                if let Some(j) = q.find(doc.as_bytes()) {
+            for (i, (doc, &h)) in docs.iter().zip(&self.hashes).enumerate() {
+                if let Some(j) = q.find_hashed(doc.as_bytes(), h) {
                     hits.push(Hit {
                         rank: i as u32 + 1,
                         judged: j as u32,
@@ -215,6 +278,9 @@ impl<'g> Collector<'g> {
     }
 
     fn finish_csv(&mut self, diag: &mut Diagnostics) {
+        if self.structure_only {
+            return;
+        }
         for (qi, q) in self.gold.queries.iter().enumerate() {
             if self.first_line[qi] == 0 {
                 diag.problem(
@@ -303,7 +369,7 @@ impl<R: Read> Read for Counting<'_, R> {
 
 /// Returns the single index version named in an `index_version` column, if any.
 fn read_csv(
-    file: std::fs::File,
+    file: impl Read,
     display: &str,
     extra_ok: &[&str],
     c: &mut Collector,
@@ -343,17 +409,23 @@ fn read_csv(
                 return;
             };
             if let Some(col) = version_col
-                && let Some(v) = csvio::cell_str(record, col, line, display, diag)
+                && let Some(v) = csvio::cell_str(record, col)
             {
                 let v = v.trim();
                 if !v.is_empty() && !versions.iter().any(|x| x == v) {
                     versions.push(v.to_string());
                 }
             }
-            let Some(qi) = c.query(&id, line, diag) else {
+            let qi = c.query(&id, line, diag);
+            if let Some(qi) = qi
+                && !c.claim(qi, line, diag)
+            {
                 return;
-            };
-            let Some(cell) = csvio::cell_str(record, docs_col, line, display, diag) else {
+            }
+            if qi.is_none() && !c.structure_only {
+                return;
+            }
+            let Some(cell) = csvio::cell_str(record, docs_col) else {
                 return;
             };
             let mut docs: Vec<&str> = Vec::new();
@@ -376,7 +448,7 @@ fn read_csv(
                 }
             }
             if ok {
-                c.accept(qi, &docs, line, diag);
+                c.accept(qi, &id, &docs, &|_| line, diag);
             }
         },
     );
@@ -407,6 +479,7 @@ struct Entry {
     rank: i64,
     start: u32,
     end: u32,
+    line: u64,
 }
 
 impl TrecQuery {
@@ -417,13 +490,22 @@ impl TrecQuery {
     /// Order as trec_eval does: score descending, ties by doc id descending (byte
     /// order); the rank column is ignored but checked for a warning.
     fn finish(&mut self, c: &mut Collector, diag: &mut Diagnostics) {
-        let Some(qi) = self.gold else {
+        if self.gold.is_none() && !c.structure_only {
+            return; // not in the gold: ignored, as trec_eval does
+        }
+        if let Some(qi) = self.gold
+            && !c.claim(qi, self.line, diag)
+        {
             return;
-        };
+        }
         let arena = &self.arena;
         let doc = |e: &Entry| &arena.as_bytes()[e.start as usize..e.end as usize];
-        self.entries
-            .sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then_with(|| doc(b).cmp(doc(a))));
+        let order =
+            |a: &Entry, b: &Entry| b.score.total_cmp(&a.score).then_with(|| doc(b).cmp(doc(a)));
+        // Exporters usually write a query's lines best first: then there is nothing to do.
+        if !self.entries.is_sorted_by(|a, b| order(a, b).is_le()) {
+            self.entries.sort_unstable_by(order);
+        }
         if self.entries.len() > 1 {
             let first = self.entries[0].score;
             if self.entries.iter().all(|e| e.score == first) {
@@ -433,7 +515,8 @@ impl TrecQuery {
             }
         }
         let docs: Vec<&str> = self.entries.iter().map(|e| self.doc(e)).collect();
-        c.accept(qi, &docs, self.line, diag);
+        let entries = &self.entries;
+        c.accept(self.gold, &self.qid, &docs, &|i| entries[i].line, diag);
     }
 
     fn reset(&mut self, qid: &str, line: u64, gold: Option<usize>) {
@@ -445,7 +528,7 @@ impl TrecQuery {
         self.entries.clear();
     }
 
-    fn push(&mut self, doc: &str, score: f64, rank: i64) {
+    fn push(&mut self, doc: &str, score: f64, rank: i64, line: u64) {
         let start = self.arena.len() as u32;
         self.arena.push_str(doc);
         self.entries.push(Entry {
@@ -453,8 +536,36 @@ impl TrecQuery {
             rank,
             start,
             end: self.arena.len() as u32,
+            line,
         });
     }
+}
+
+/// Split `line` on ASCII white space into `out`; returns how many fields there are
+/// in all (only the first `out.len()` are stored).
+fn split_fields<'t>(line: &'t str, out: &mut [&'t str]) -> usize {
+    let bytes = line.as_bytes();
+    let mut n = 0;
+    let mut i = 0;
+    let len = bytes.len();
+    while i < len {
+        while i < len && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i == len {
+            break;
+        }
+        let start = i;
+        while i < len && !bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if n < out.len() {
+            // Splitting at ASCII bytes keeps UTF-8 boundaries.
+            out[n] = &line[start..i];
+        }
+        n += 1;
+    }
+    n
 }
 
 /// One parsed TREC run line, or a problem.
@@ -464,8 +575,8 @@ fn parse_trec_line<'t>(
     display: &str,
     diag: &mut Diagnostics,
 ) -> Option<(&'t str, &'t str, f64, i64, bool)> {
-    let mut f = [""; 7];
-    let n = fields(text, &mut f);
+    let mut f = [""; 6];
+    let n = split_fields(text, &mut f);
     if n == 0 || f[0].starts_with('#') {
         return None;
     }
@@ -535,7 +646,7 @@ fn parse_trec_line<'t>(
 /// Stream a TREC run. Returns false when the queries turned out to be interleaved
 /// (and `keep_all` was not set), in which case the caller reads again with it set.
 fn read_trec(
-    file: std::fs::File,
+    file: impl Read,
     display: &str,
     keep_all: bool,
     c: &mut Collector,
@@ -572,7 +683,7 @@ fn read_trec(
                     all.len() - 1
                 }
             };
-            all[idx].push(doc, score, rank);
+            all[idx].push(doc, score, rank, line_no);
             return true;
         }
         if !started || current.qid != qid {
@@ -588,7 +699,7 @@ fn read_trec(
             current.reset(qid, line_no, gold);
             started = true;
         }
-        current.push(doc, score, rank);
+        current.push(doc, score, rank, line_no);
         true
     });
     if interleaved {

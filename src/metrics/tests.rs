@@ -22,21 +22,14 @@ fn l3() -> f64 {
 /// A gold query as `load::gold` leaves it: judged docs that matter to a metric
 /// (relevant, or with a positive nDCG gain) sorted by doc id, and the relevant count.
 fn query(judged: &[(&str, i64)], min_grade: i64) -> GoldQuery {
-    let mut judged: Vec<Judgement> = judged
+    let judged: Vec<Judgement> = judged
         .iter()
-        .filter(|(_, grade)| *grade >= min_grade || *grade > 0)
         .map(|(doc, grade)| Judgement {
             doc: (*doc).into(),
             grade: *grade,
         })
         .collect();
-    judged.sort_unstable_by(|a, b| a.doc.as_bytes().cmp(b.doc.as_bytes()));
-    let num_rel = judged.iter().filter(|j| j.grade >= min_grade).count() as u32;
-    GoldQuery {
-        id: "Q".into(),
-        judged,
-        num_rel,
-    }
+    GoldQuery::new("Q".into(), judged, min_grade)
 }
 
 /// What `load::run` keeps of a ranking (docs in rank order).

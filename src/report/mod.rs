@@ -144,15 +144,30 @@ pub fn rank(r: Option<u32>) -> String {
     r.map_or_else(|| "-".to_string(), |r| r.to_string())
 }
 
-/// The comparison in one format; the same bytes wherever it is written (colour, on
-/// the table alone, only when `terminal` and stdout is a terminal without NO_COLOR).
-pub fn render_compare(r: &CompareReport, format: Format, terminal: bool) -> String {
+/// Write the comparison in one format; the same bytes wherever it is written
+/// (colour, on the table alone, only when `terminal` and stdout is a terminal
+/// without NO_COLOR). JSON is streamed, never held whole in memory.
+pub fn write_compare(
+    r: &CompareReport,
+    format: Format,
+    terminal: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     match format {
-        Format::Table => table::render_compare(r, terminal && table::colour_stdout()),
-        Format::Markdown => markdown::render(r),
-        Format::Json => json::render(r),
-        Format::Csv => csv::render(r),
+        Format::Table => {
+            out.write_all(table::render_compare(r, terminal && table::colour_stdout()).as_bytes())
+        }
+        Format::Markdown => out.write_all(markdown::render(r).as_bytes()),
+        Format::Json => json::write(r, out),
+        Format::Csv => out.write_all(csv::render(r).as_bytes()),
     }
+}
+
+/// The comparison in one format, as text (tests and small reports).
+pub fn render_compare(r: &CompareReport, format: Format) -> String {
+    let mut buf = Vec::new();
+    write_compare(r, format, false, &mut buf).expect("writing to memory cannot fail");
+    String::from_utf8(buf).expect("reports are UTF-8")
 }
 
 /// At most this many workflow commands, then one summary line.

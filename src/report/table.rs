@@ -7,6 +7,9 @@ use crate::eval::EvalReport;
 use crate::metrics::Metric;
 use crate::report::{GoldContext, RunContext, delta, filters_text, num, rank, safe_id};
 
+/// The terminal lists at most this many changed queries (CSV and JSON list all).
+pub const MAX_ROWS: usize = 100;
+
 /// A table with ragdiff's look; styling is decided once here.
 pub fn new_table(header: Vec<String>) -> Table {
     let mut t = Table::new();
@@ -216,7 +219,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
             .map(String::from)
             .to_vec(),
         );
-        for q in changed {
+        for q in changed.iter().take(MAX_ROWS) {
             let (b, c) = (&q.baseline, &q.candidate);
             t.add_row(vec![
                 Cell::new(safe_id(&q.id)),

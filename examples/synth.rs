@@ -1,0 +1,236 @@
+//! Deterministic synthetic workload for benchmarks and scale tests: a gold set and
+//! two runs (baseline and candidate), each as TREC and CSV, with manifests.
+//!
+//! ```text
+//! cargo run --release --example synth -- --queries 100000 --depth 100 --seed 1 --out /tmp/wl-m
+//! ```
+//!
+//! Writes in DIR: `gold.qrels`, `gold.csv`, `gold.toml` (TREC qrels) and
+//! `gold-csv.toml`; `baseline.trec`, `candidate.trec`, `baseline.csv`,
+//! `candidate.csv`; `baseline.toml`, `candidate.toml` (TREC) and `baseline-csv.toml`,
+//! `candidate-csv.toml`. `--interleave` writes the TREC runs with queries interleaved
+//! (line i of every query before line i+1 of any), as a non-grouped exporter might.
+//! Each query has 1-5 relevant docs; the baseline returns some of them at random
+//! ranks; the candidate moves some docs, drops some and gains some, so every status
+//! occurs. Scores strictly decrease with rank.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+struct Args {
+    queries: u64,
+    depth: u32,
+    seed: u64,
+    out: PathBuf,
+    interleave: bool,
+}
+
+fn parse_args() -> Args {
+    let mut args = Args {
+        queries: 1000,
+        depth: 100,
+        seed: 1,
+        out: PathBuf::from("synth"),
+        interleave: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || {
+            it.next()
+                .unwrap_or_else(|| usage(&format!("{flag} needs a value")))
+        };
+        match flag.as_str() {
+            "--queries" => args.queries = value().parse().unwrap_or_else(|_| usage("--queries N")),
+            "--depth" => args.depth = value().parse().unwrap_or_else(|_| usage("--depth D")),
+            "--seed" => args.seed = value().parse().unwrap_or_else(|_| usage("--seed S")),
+            "--out" => args.out = PathBuf::from(value()),
+            "--interleave" => args.interleave = true,
+            _ => usage(&format!("unknown argument {flag}")),
+        }
+    }
+    if args.depth == 0 || args.queries == 0 {
+        usage("--queries and --depth must be at least 1");
+    }
+    args
+}
+
+fn usage(msg: &str) -> ! {
+    eprintln!("synth: {msg}\nusage: synth --queries N --depth D --seed S --out DIR [--interleave]");
+    std::process::exit(2)
+}
+
+/// Doc ids come from a space much larger than one ranking.
+const DOC_SPACE: u64 = 50_000_000;
+
+struct Query {
+    relevant: Vec<u64>,
+    baseline: Vec<u64>,
+    candidate: Vec<u64>,
+}
+
+fn make_query(rng: &mut Xoshiro256PlusPlus, depth: usize) -> Query {
+    let n_rel = rng.random_range(1..=5usize);
+    let relevant: Vec<u64> = (0..n_rel).map(|_| rng.random_range(0..DOC_SPACE)).collect();
+    let mut baseline: Vec<u64> = Vec::with_capacity(depth);
+    let mut used = std::collections::HashSet::with_capacity(depth * 2);
+    while baseline.len() < depth {
+        let d = rng.random_range(0..DOC_SPACE);
+        if !relevant.contains(&d) && used.insert(d) {
+            baseline.push(d);
+        }
+    }
+    // Put each relevant doc in with probability 0.7, at a rank skewed to the top.
+    for &r in &relevant {
+        if rng.random_bool(0.7) && used.insert(r) {
+            let pos = (rng.random_range(0.0..1.0f64).powi(3) * depth as f64) as usize;
+            baseline[pos.min(depth - 1)] = r;
+        }
+    }
+    let mut candidate = baseline.clone();
+    match rng.random_range(0..10u32) {
+        // Unchanged.
+        0..=4 => {}
+        // Move a few docs around.
+        5..=7 => {
+            for _ in 0..rng.random_range(1..=5u32) {
+                let a = rng.random_range(0..depth);
+                let b = rng.random_range(0..depth);
+                candidate.swap(a, b);
+            }
+        }
+        // Lose a doc at the top, gain a fresh one.
+        8 => {
+            let fresh = loop {
+                let d = rng.random_range(0..DOC_SPACE);
+                if !used.contains(&d) && !relevant.contains(&d) {
+                    break d;
+                }
+            };
+            candidate.remove(0);
+            candidate.push(fresh);
+        }
+        // Find a relevant doc the baseline missed.
+        _ => {
+            if let Some(&r) = relevant.iter().find(|r| !used.contains(r)) {
+                candidate.insert(0, r);
+                candidate.pop();
+            }
+        }
+    }
+    Query {
+        relevant,
+        baseline,
+        candidate,
+    }
+}
+
+fn create(dir: &std::path::Path, name: &str) -> BufWriter<File> {
+    let path = dir.join(name);
+    BufWriter::with_capacity(
+        1 << 20,
+        File::create(&path)
+            .unwrap_or_else(|e| usage(&format!("cannot write {}: {e}", path.display()))),
+    )
+}
+
+fn main() -> std::io::Result<()> {
+    let args = parse_args();
+    std::fs::create_dir_all(&args.out)?;
+    let dir = args.out.as_path();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(args.seed);
+    let depth = args.depth as usize;
+    let queries: Vec<Query> = (0..args.queries)
+        .map(|_| make_query(&mut rng, depth))
+        .collect();
+
+    let mut qrels = create(dir, "gold.qrels");
+    let mut gold_csv = create(dir, "gold.csv");
+    writeln!(gold_csv, "id,expected_doc_ids")?;
+    for (i, q) in queries.iter().enumerate() {
+        let ids: Vec<String> = q.relevant.iter().map(|d| format!("D{d}")).collect();
+        for id in &ids {
+            writeln!(qrels, "q{i} 0 {id} 1")?;
+        }
+        writeln!(gold_csv, "q{i},{}", ids.join(";"))?;
+    }
+    qrels.flush()?;
+    gold_csv.flush()?;
+
+    for (name, pick) in [
+        (
+            "baseline",
+            (|q: &Query| &q.baseline) as fn(&Query) -> &Vec<u64>,
+        ),
+        ("candidate", |q: &Query| &q.candidate),
+    ] {
+        let mut trec = create(dir, &format!("{name}.trec"));
+        let mut csv = create(dir, &format!("{name}.csv"));
+        writeln!(csv, "id,retrieved_doc_ids")?;
+        for (i, q) in queries.iter().enumerate() {
+            let docs = pick(q);
+            let ids: Vec<String> = docs.iter().map(|d| format!("D{d}")).collect();
+            writeln!(csv, "q{i},{}", ids.join(";"))?;
+        }
+        if args.interleave {
+            for rank in 0..depth {
+                for (i, q) in queries.iter().enumerate() {
+                    write_trec_line(&mut trec, i, pick(q), rank, name)?;
+                }
+            }
+        } else {
+            for (i, q) in queries.iter().enumerate() {
+                for rank in 0..pick(q).len() {
+                    write_trec_line(&mut trec, i, pick(q), rank, name)?;
+                }
+            }
+        }
+        trec.flush()?;
+        csv.flush()?;
+        let version = if name == "baseline" { "1.0.0" } else { "1.1.0" };
+        for (suffix, results) in [
+            ("", format!("{name}.trec")),
+            ("-csv", format!("{name}.csv")),
+        ] {
+            std::fs::write(
+                dir.join(format!("{name}{suffix}.toml")),
+                format!(
+                    "index_version = \"{version}\"\ncorpus = \"synth\"\ndepth = {}\nresults = \"{results}\"\n",
+                    args.depth
+                ),
+            )?;
+        }
+    }
+    for (name, data) in [("gold.toml", "gold.qrels"), ("gold-csv.toml", "gold.csv")] {
+        std::fs::write(
+            dir.join(name),
+            format!(
+                "name = \"synth\"\nversion = \"1.0.0\"\ncorpus = \"synth\"\ndata = \"{data}\"\n"
+            ),
+        )?;
+    }
+    eprintln!(
+        "synth: {} queries x depth {} -> {}",
+        args.queries,
+        args.depth,
+        dir.display()
+    );
+    Ok(())
+}
+
+fn write_trec_line(
+    out: &mut impl Write,
+    qi: usize,
+    docs: &[u64],
+    rank: usize,
+    tag: &str,
+) -> std::io::Result<()> {
+    if let Some(d) = docs.get(rank) {
+        let score = (docs.len() - rank) as f64 + 0.5;
+        writeln!(out, "q{qi} Q0 D{d} {} {score:.4} {tag}", rank + 1)?;
+    }
+    Ok(())
+}

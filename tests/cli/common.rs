@@ -1,0 +1,406 @@
+//! Helpers shared by the CLI tests: run the binary from a folder (fixtures use
+//! relative paths, so messages show short file names), render an outcome as one
+//! text for snapshots, and the `eval` JSON as typed values.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde::Deserialize;
+
+/// The crate's root: the demo (`gold/`, `runs/`) lives here.
+pub fn crate_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `tests/fixtures/<rel>`.
+pub fn fixture(rel: &str) -> PathBuf {
+    crate_dir().join("tests/fixtures").join(rel)
+}
+
+/// `ragdiff` run from `dir`, with the environment variables that change output
+/// cleared so a developer's shell cannot change a snapshot.
+pub fn ragdiff(dir: impl AsRef<Path>) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragdiff"));
+    cmd.current_dir(dir)
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("CI")
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+/// Run `ragdiff ARGS` from `dir` and return what it did, whatever its exit code.
+pub fn run(dir: impl AsRef<Path>, args: &[&str]) -> Output {
+    ragdiff(dir).args(args).output().expect("ragdiff runs")
+}
+
+/// The exit code (-1 when killed by a signal).
+pub fn code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Exit code, stdout and stderr in one text, so a snapshot pins all three together
+/// (uv's `tests/it/common` pattern).
+pub fn render(out: &Output) -> String {
+    format!(
+        "success: {}\nexit_code: {}\n----- stdout -----\n{}\n----- stderr -----\n{}",
+        out.status.success(),
+        code(out),
+        stdout(out),
+        stderr(out)
+    )
+}
+
+/// Assert the exit code, showing the whole outcome when it is not the expected one.
+#[track_caller]
+pub fn assert_code(out: &Output, expected: i32) {
+    assert_eq!(
+        code(out),
+        expected,
+        "unexpected exit code:\n{}",
+        render(out)
+    );
+}
+
+/// Assert that `text` has a line equal to `line` once trimmed.
+#[track_caller]
+pub fn assert_line(text: &str, line: &str) {
+    assert!(
+        text.lines().any(|l| l.trim() == line),
+        "no line\n  {line}\nin\n{text}"
+    );
+}
+
+/// `ragdiff eval --format json` as typed values (ripgrep `tests/json.rs` style): a
+/// missing or mistyped key fails the parse.
+#[derive(Debug, Deserialize)]
+pub struct EvalJson {
+    pub schema_version: String,
+    pub gold: GoldJson,
+    pub run: RunJson,
+    pub k: u32,
+    pub per_query: Vec<Row>,
+    pub means: Means,
+    pub no_answer: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GoldJson {
+    pub name: String,
+    pub version: Option<String>,
+    pub frozen_at: Option<String>,
+    pub sha256: Option<String>,
+    pub frozen: bool,
+    pub corpus: Option<String>,
+    pub queries: usize,
+    pub relevant_per_query: std::collections::BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct RunJson {
+    pub index_version: Option<String>,
+    pub corpus: Option<String>,
+    pub depth: u32,
+    pub filters: std::collections::BTreeMap<String, String>,
+    pub results: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Row {
+    pub id: String,
+    pub first_relevant_rank: Option<u32>,
+    pub rr: f64,
+    pub recall: f64,
+    pub hit: f64,
+    pub precision: f64,
+    pub ndcg: f64,
+    pub ap: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Means {
+    pub rr: f64,
+    pub recall: f64,
+    pub hit: f64,
+    pub precision: f64,
+    pub ndcg: f64,
+    pub ap: f64,
+}
+
+impl EvalJson {
+    /// The row of query `id`; panics when it is not listed.
+    #[track_caller]
+    pub fn row(&self, id: &str) -> &Row {
+        self.per_query
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap_or_else(|| panic!("query {id} is not in per_query"))
+    }
+}
+
+/// Run `ragdiff ARGS` from `dir`, expect exit 0, and parse stdout as eval JSON.
+#[track_caller]
+pub fn eval_json(dir: impl AsRef<Path>, args: &[&str]) -> EvalJson {
+    let out = run(dir, args);
+    assert_code(&out, 0);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("eval JSON does not parse: {e}\n{}", render(&out)))
+}
+
+/// Equal within floating-point noise.
+#[track_caller]
+pub fn assert_close(actual: f64, expected: f64, what: &str) {
+    assert!(
+        (actual - expected).abs() < 1e-9,
+        "{what}: {actual}, expected {expected}"
+    );
+}
+
+/// Copy the files of `src` (not recursive) into a new temporary folder.
+pub fn temp_copy(src: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for entry in std::fs::read_dir(src).expect("the fixture folder") {
+        let entry = entry.expect("a folder entry");
+        if entry.file_type().expect("a file type").is_file() {
+            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).expect("copied");
+        }
+    }
+    dir
+}
+
+// ---------------------------------------------------------------------------------
+// `compare`: the JSON report as typed values, and generated comparisons.
+
+/// `ragdiff compare --format json` as typed values (the keys of SPEC section 7 and
+/// issue 3); a missing or mistyped key fails the parse.
+#[derive(Debug, Deserialize)]
+pub struct CompareJson {
+    pub schema_version: String,
+    pub gold: GoldJson,
+    pub baseline: RunJson,
+    pub candidate: RunJson,
+    pub k: u32,
+    pub bump: String,
+    pub reproducibility_check: bool,
+    pub nondeterministic: Vec<String>,
+    pub means: CompareMeans,
+    pub zero_rr: ZeroRrJson,
+    pub per_query: Vec<CompareRow>,
+    pub newly_failed: Vec<String>,
+    pub fixed: Vec<String>,
+    pub still_failing: Vec<String>,
+    pub accepted: Vec<AcceptedJson>,
+    pub no_answer: Vec<String>,
+    pub warnings: Vec<String>,
+    pub gate: GateJson,
+}
+
+/// A mean, its delta and (RR, Recall, Hit, nDCG only) its statistics.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MeanDeltaJson {
+    pub baseline: f64,
+    pub candidate: f64,
+    pub delta: f64,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    pub p_value: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CompareMeans {
+    pub rr: MeanDeltaJson,
+    pub recall: MeanDeltaJson,
+    pub hit: MeanDeltaJson,
+    pub ndcg: MeanDeltaJson,
+    pub precision: MeanDeltaJson,
+    pub ap: MeanDeltaJson,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ZeroRrJson {
+    pub baseline: usize,
+    pub candidate: usize,
+    pub delta: i64,
+}
+
+/// One side of a per-query row.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SideJson {
+    pub first_relevant_rank: Option<u32>,
+    pub rr: f64,
+    pub recall: f64,
+    pub hit: f64,
+    pub precision: f64,
+    pub ndcg: f64,
+    pub ap: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct DeltaJson {
+    pub rr: f64,
+    pub recall: f64,
+    pub hit: f64,
+    pub precision: f64,
+    pub ndcg: f64,
+    pub ap: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CompareRow {
+    pub id: String,
+    pub status: String,
+    pub baseline: SideJson,
+    pub candidate: SideJson,
+    pub delta: DeltaJson,
+    pub failure_kind: Option<String>,
+    pub lost: Vec<String>,
+    pub gained: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct AcceptedJson {
+    pub id: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct GateJson {
+    pub passed: bool,
+    pub reasons: Vec<String>,
+    pub enforced: bool,
+}
+
+impl CompareJson {
+    /// The row of query `id`; panics when it is not listed.
+    #[track_caller]
+    pub fn row(&self, id: &str) -> &CompareRow {
+        self.per_query
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap_or_else(|| panic!("query {id} is not in per_query"))
+    }
+
+    /// Ids of the rows with `status`, in report order.
+    pub fn with_status(&self, status: &str) -> Vec<&str> {
+        self.per_query
+            .iter()
+            .filter(|r| r.status == status)
+            .map(|r| r.id.as_str())
+            .collect()
+    }
+}
+
+/// Run `ragdiff ARGS` from `dir`, expect exit `expected`, and parse stdout as compare
+/// JSON (ARGS must ask for `--format json`).
+#[track_caller]
+pub fn compare_json(dir: impl AsRef<Path>, args: &[&str], expected: i32) -> CompareJson {
+    let out = run(dir, args);
+    assert_code(&out, expected);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("compare JSON does not parse: {e}\n{}", render(&out)))
+}
+
+/// What a generated query does between baseline and candidate (k = 3, depth 5, one
+/// relevant doc `r`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Unchanged,
+    /// `r` moves from rank 1 to rank 4: newly failed by ranking.
+    NewlyFailed,
+    /// `r` is no longer returned: newly failed by retrieval.
+    NewlyFailedRetrieval,
+    Regressed,
+    Improved,
+    Fixed,
+    StillFailing,
+}
+
+impl Change {
+    /// The baseline's and the candidate's lists.
+    pub fn lists(self) -> (&'static str, &'static str) {
+        match self {
+            Change::Unchanged => ("r;x1;x2", "r;x1;x2"),
+            Change::NewlyFailed => ("r;x1;x2", "x1;x2;x3;r"),
+            Change::NewlyFailedRetrieval => ("x1;r", "x1;x2"),
+            Change::Regressed => ("r;x1", "x1;r"),
+            Change::Improved => ("x1;r", "r;x1"),
+            Change::Fixed => ("x1;x2;x3;r", "r"),
+            Change::StillFailing => ("x1", "x2"),
+        }
+    }
+
+    /// The status compare gives it.
+    pub fn status(self) -> &'static str {
+        match self {
+            Change::Unchanged => "unchanged",
+            Change::NewlyFailed | Change::NewlyFailedRetrieval => "newly_failed",
+            Change::Regressed => "regressed",
+            Change::Improved => "improved",
+            Change::Fixed => "fixed",
+            Change::StillFailing => "still_failing",
+        }
+    }
+}
+
+/// A CSV cell, quoted when it must be.
+pub fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Write a generated comparison into `dir`: `gold.toml` (unfrozen, k = 3, corpus
+/// `gen`) over `gold.csv`, and `base.toml` (1.0.0) and `cand.toml` (1.1.0), depth 5,
+/// over `base.csv` and `cand.csv`. Each query has the one relevant doc `r`.
+pub fn write_generated(dir: &Path, queries: &[(String, Change)]) {
+    use std::fmt::Write as _;
+    let (mut gold, mut base, mut cand) = (
+        String::from("id,expected_doc_ids\n"),
+        String::from("id,retrieved_doc_ids\n"),
+        String::from("id,retrieved_doc_ids\n"),
+    );
+    for (id, change) in queries {
+        let id = csv_cell(id);
+        let (b, c) = change.lists();
+        let _ = writeln!(gold, "{id},r");
+        let _ = writeln!(base, "{id},{b}");
+        let _ = writeln!(cand, "{id},{c}");
+    }
+    let files = [
+        ("gold.csv", gold),
+        ("base.csv", base),
+        ("cand.csv", cand),
+        (
+            "gold.toml",
+            "name = \"gen\"\nversion = \"1.0.0\"\ncorpus = \"gen\"\ndata = \"gold.csv\"\nk = 3\n"
+                .to_string(),
+        ),
+        (
+            "base.toml",
+            "index_version = \"1.0.0\"\ncorpus = \"gen\"\ndepth = 5\nresults = \"base.csv\"\n"
+                .to_string(),
+        ),
+        (
+            "cand.toml",
+            "index_version = \"1.1.0\"\ncorpus = \"gen\"\ndepth = 5\nresults = \"cand.csv\"\n"
+                .to_string(),
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("a generated file is written");
+    }
+}
+
+/// The arguments that compare a folder made by [`write_generated`], run from it.
+pub const GENERATED: [&str; 5] = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];

@@ -1,0 +1,8 @@
+//! The CLI tests: one integration-test binary (cargo's `cli` target), one module per
+//! command, run against the built `ragdiff` with fixtures from tests/fixtures.
+
+mod common;
+mod eval;
+mod freeze;
+mod parity;
+mod validate;
