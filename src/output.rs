@@ -30,6 +30,17 @@ pub fn write_files(
     paths: &[&Path],
     render: impl Fn(usize, &mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
+    // A folder in the way would only show at the rename, after other exports were
+    // already in place: refuse it before writing anything.
+    for path in paths {
+        if *path != Path::new("-") && path.is_dir() {
+            return Err(write_error(
+                path,
+                std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory"),
+            )
+            .into());
+        }
+    }
     let mut staged = Vec::new();
     for (i, path) in paths.iter().enumerate() {
         if *path == Path::new("-") {
@@ -53,11 +64,20 @@ pub fn write_files(
         tmp.as_file().sync_all().map_err(|e| write_error(path, e))?;
         staged.push((*path, tmp));
     }
+    // Rename into place; should one rename still fail, the exports already renamed
+    // are removed again, so a failed run leaves no export behind.
+    let mut placed: Vec<&Path> = Vec::new();
     for (path, tmp) in staged {
         let temp_path = tmp.path().to_path_buf();
         let result = tmp.persist(path);
         crate::interrupt::unregister(&temp_path);
-        result.map_err(|e| write_error(path, e.error))?;
+        if let Err(e) = result {
+            for done in placed {
+                let _ = std::fs::remove_file(done);
+            }
+            return Err(write_error(path, e.error).into());
+        }
+        placed.push(path);
     }
     for (i, path) in paths.iter().enumerate() {
         if *path == Path::new("-") {

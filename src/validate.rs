@@ -281,6 +281,10 @@ pub fn id_problem(id: &str) -> Option<&'static str> {
 /// U+007F-U+009F), checked on bytes: this runs for every line of a run.
 fn has_control(s: &str) -> bool {
     let b = s.as_bytes();
+    // The common case, printable ASCII, in one vectorisable pass.
+    if b.iter().all(|&c| (0x21..0x7f).contains(&c)) {
+        return false;
+    }
     b.iter().enumerate().any(|(i, &c)| {
         c < 0x20
             || c == 0x7f

@@ -99,7 +99,8 @@ pub enum Bump {
 }
 
 impl Bump {
-    /// By semver precedence; a change only in pre-release or build counts as patch.
+    /// By semver precedence: a change only in pre-release counts as patch, one only
+    /// in build metadata as the same version (precedence ignores build metadata).
     pub fn of(baseline: &Version, candidate: &Version) -> Bump {
         use std::cmp::Ordering::*;
         match candidate.cmp_precedence(baseline) {
@@ -416,9 +417,9 @@ pub fn compare(
             gained,
         });
     }
-    sort_rows(&mut rows);
-    no_answer.sort_unstable();
-    nondeterministic.sort_unstable();
+    // Means and statistics go over the rows in id order, as `eval` does, so a run's
+    // mean never depends on the run it is compared with.
+    rows.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
     let bm = Means::of(rows.iter().map(|r| &r.baseline));
     let cm = Means::of(rows.iter().map(|r| &r.candidate));
     let deltas: Vec<[f64; stats::METRICS]> = rows
@@ -428,27 +429,33 @@ pub fn compare(
     let st = stats::paired(&deltas, resamples, seed);
     let mean = |m: Metric| {
         let pos = TESTED.iter().position(|t| *t == m);
-        let (b, c) = (bm.get(m), cm.get(m));
+        // The delta is the mean of the per-query deltas (what the bootstrap and the
+        // randomization test resample), equal to candidate - baseline up to rounding.
+        let delta = metrics::mean(rows.iter().map(|r| m.of(&r.candidate) - m.of(&r.baseline)));
         MeanDelta {
-            baseline: b,
-            candidate: c,
-            delta: c - b,
+            baseline: bm.get(m),
+            candidate: cm.get(m),
+            delta,
             ci_low: pos.map(|p| st[p].ci_low),
             ci_high: pos.map(|p| st[p].ci_high),
             p_value: pos.map(|p| st[p].p_value),
         }
     };
+    let means = MeansReport {
+        rr: mean(Metric::Rr),
+        recall: mean(Metric::Recall),
+        hit: mean(Metric::Hit),
+        ndcg: mean(Metric::Ndcg),
+        precision: mean(Metric::Precision),
+        ap: mean(Metric::Ap),
+    };
+    sort_rows(&mut rows);
+    no_answer.sort_unstable();
+    nondeterministic.sort_unstable();
     let zb = rows.iter().filter(|r| r.baseline.rr == 0.0).count();
     let zc = rows.iter().filter(|r| r.candidate.rr == 0.0).count();
     Comparison {
-        means: MeansReport {
-            rr: mean(Metric::Rr),
-            recall: mean(Metric::Recall),
-            hit: mean(Metric::Hit),
-            ndcg: mean(Metric::Ndcg),
-            precision: mean(Metric::Precision),
-            ap: mean(Metric::Ap),
-        },
+        means,
         zero_rr: ZeroRr {
             baseline: zb,
             candidate: zc,
@@ -471,3 +478,6 @@ pub fn ids_with(rows: &[QueryRow], status: Status) -> Vec<String> {
     ids.sort_unstable();
     ids
 }
+
+#[cfg(test)]
+mod tests;

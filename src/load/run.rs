@@ -542,26 +542,32 @@ impl TrecQuery {
 }
 
 /// Split `line` on ASCII white space into `out`; returns how many fields there are
-/// in all (only the first `out.len()` are stored).
+/// in all (only the first `out.len()` are stored). One pass over the bytes: this runs
+/// for every line of a run.
 fn split_fields<'t>(line: &'t str, out: &mut [&'t str]) -> usize {
+    // Bit b set when byte b is ASCII white space (as `u8::is_ascii_whitespace`).
+    const WS: u64 = (1 << b' ') | (1 << b'\t') | (1 << b'\n') | (1 << 0x0c) | (1 << b'\r');
+    let is_ws = |b: u8| b <= b' ' && (WS >> b) & 1 == 1;
     let bytes = line.as_bytes();
     let mut n = 0;
-    let mut i = 0;
-    let len = bytes.len();
-    while i < len {
-        while i < len && bytes[i].is_ascii_whitespace() {
-            i += 1;
+    let mut start = usize::MAX;
+    for (i, &b) in bytes.iter().enumerate() {
+        match (is_ws(b), start == usize::MAX) {
+            (false, true) => start = i,
+            (true, false) => {
+                if n < out.len() {
+                    // Splitting at ASCII bytes keeps UTF-8 boundaries.
+                    out[n] = &line[start..i];
+                }
+                n += 1;
+                start = usize::MAX;
+            }
+            _ => {}
         }
-        if i == len {
-            break;
-        }
-        let start = i;
-        while i < len && !bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
+    }
+    if start != usize::MAX {
         if n < out.len() {
-            // Splitting at ASCII bytes keeps UTF-8 boundaries.
-            out[n] = &line[start..i];
+            out[n] = &line[start..];
         }
         n += 1;
     }
@@ -605,7 +611,7 @@ fn parse_trec_line<'t>(
             return None;
         }
     }
-    let score = match f[4].parse::<f64>() {
+    let score = match fast_float2::parse::<f64, _>(f[4]) {
         Ok(s) if s.is_finite() => s,
         Ok(s) => {
             diag.problem(

@@ -10,6 +10,9 @@ use crate::report::{GoldContext, RunContext, delta, filters_text, num, rank, saf
 /// The terminal lists at most this many changed queries (CSV and JSON list all).
 pub const MAX_ROWS: usize = 100;
 
+/// The terminal names at most this many ids on one line.
+pub const MAX_IDS: usize = 50;
+
 /// A table with ragdiff's look; styling is decided once here.
 pub fn new_table(header: Vec<String>) -> Table {
     let mut t = Table::new();
@@ -144,10 +147,14 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     ]);
     out.push_str(&t.to_string());
     out.push_str("\n\n");
-    let newly: Vec<String> = r
+    let mut newly_rows: Vec<&QueryRow> = r
         .per_query
         .iter()
         .filter(|q| q.status == Status::NewlyFailed)
+        .collect();
+    newly_rows.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+    let newly: Vec<String> = newly_rows
+        .iter()
         .map(|q| {
             let mut s = format!(
                 "{} ({}",
@@ -182,7 +189,16 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     ];
     for (label, list) in lists {
         if !list.is_empty() {
-            out.push_str(&format!("{label:<18}{}\n", list.join(", ")));
+            let mut line = list
+                .iter()
+                .take(MAX_IDS)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            if list.len() > MAX_IDS {
+                line.push_str(&format!(" … and {} more", list.len() - MAX_IDS));
+            }
+            out.push_str(&format!("{label:<18}{line}\n"));
         }
     }
     for a in &r.accepted {

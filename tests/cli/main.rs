@@ -2,7 +2,9 @@
 //! command, run against the built `ragdiff` with fixtures from tests/fixtures.
 
 mod common;
+mod compare;
 mod eval;
 mod freeze;
 mod parity;
+mod report;
 mod validate;
