@@ -87,7 +87,7 @@ pub fn read_allow_file(
                 .unwrap_or_default()
                 .trim()
                 .to_string();
-            if !gold.index.contains_key(id.as_str()) {
+            if !gold.contains(&id) {
                 diag.problem(
                     Location::line(&display, line),
                     ProblemKind::AllowedNotInGold { query: id },
@@ -108,7 +108,7 @@ pub fn check_allowed_ids(
 ) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for id in ids {
-        if gold.index.contains_key(id.as_str()) {
+        if gold.contains(id) {
             out.push((id.clone(), "--allow-failed".to_string()));
         } else {
             diag.problem(

@@ -7,6 +7,10 @@ use std::path::PathBuf;
 use rustc_hash::FxHashMap;
 use semver::Version;
 
+/// A query or doc id: ids are short, so they are stored inline (up to 24 bytes)
+/// rather than each in an allocation of its own; a gold set holds millions.
+pub type Id = compact_str::CompactString;
+
 /// The format of a data file: CSV or whitespace-separated TREC lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DataFormat {
@@ -35,7 +39,7 @@ impl DataFormat {
 /// (grade >= `min_grade`) or with a positive gain for nDCG.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Judgement {
-    pub doc: Box<str>,
+    pub doc: Id,
     pub grade: i64,
 }
 
@@ -54,7 +58,7 @@ pub fn doc_hash(bytes: &[u8]) -> u64 {
 /// doc), and how many of them are relevant. Build it with [`GoldQuery::new`].
 #[derive(Debug, Clone)]
 pub struct GoldQuery {
-    pub id: Box<str>,
+    pub id: Id,
     pub judged: Vec<Judgement>,
     pub num_rel: u32,
     hashes: Vec<u64>,
@@ -63,7 +67,7 @@ pub struct GoldQuery {
 impl GoldQuery {
     /// Keep the judgements that matter to a metric (relevant, or a positive nDCG
     /// gain), sorted by doc id, and count the relevant ones.
-    pub fn new(id: Box<str>, mut judged: Vec<Judgement>, min_grade: i64) -> Self {
+    pub fn new(id: Id, mut judged: Vec<Judgement>, min_grade: i64) -> Self {
         judged.retain(|j| j.grade >= min_grade || j.grade > 0);
         let mut keyed: Vec<(u64, Judgement)> = judged
             .into_iter()
@@ -154,7 +158,10 @@ impl GoldMeta {
 pub struct GoldSet {
     pub meta: GoldMeta,
     pub queries: Vec<GoldQuery>,
-    pub index: FxHashMap<Box<str>, u32>,
+    /// Query ids by their hash (ids are not stored twice); an id whose hash another
+    /// id already has goes to `collisions`.
+    index: FxHashMap<u64, u32>,
+    collisions: FxHashMap<Id, u32>,
     /// A stand-in for a gold that failed to load: runs read against it are checked
     /// for their own structure only (`validate` still lists their problems).
     pub stand_in: bool,
@@ -162,15 +169,20 @@ pub struct GoldSet {
 
 impl GoldSet {
     pub fn new(meta: GoldMeta, queries: Vec<GoldQuery>) -> Self {
-        let index = queries
-            .iter()
-            .enumerate()
-            .map(|(i, q)| (q.id.clone(), i as u32))
-            .collect();
+        let mut index = FxHashMap::with_capacity_and_hasher(queries.len(), Default::default());
+        let mut collisions = FxHashMap::default();
+        for (i, q) in queries.iter().enumerate() {
+            if let Some(previous) = index.insert(doc_hash(q.id.as_bytes()), i as u32) {
+                // Keep the first one in `index`, the later one apart.
+                index.insert(doc_hash(q.id.as_bytes()), previous);
+                collisions.insert(q.id.clone(), i as u32);
+            }
+        }
         Self {
             meta,
             queries,
             index,
+            collisions,
             stand_in: false,
         }
     }
@@ -183,10 +195,16 @@ impl GoldSet {
         }
     }
 
-    pub fn lookup(&self, id: &[u8]) -> Option<u32> {
-        std::str::from_utf8(id)
-            .ok()
-            .and_then(|s| self.index.get(s).copied())
+    /// The index of query `id`, if the gold has it.
+    pub fn lookup(&self, id: &str) -> Option<u32> {
+        match self.index.get(&doc_hash(id.as_bytes())) {
+            Some(&i) if &*self.queries[i as usize].id == id => Some(i),
+            _ => self.collisions.get(id).copied(),
+        }
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.lookup(id).is_some()
     }
 
     pub fn no_answer_count(&self) -> usize {

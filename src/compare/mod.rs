@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::eval::Means;
 use crate::metrics::{self, Metric, Scores};
-use crate::model::{EvaluatedRun, GoldSet, RunMeta};
+use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta};
 use crate::report::{GoldContext, RunContext};
 use crate::stats;
 
@@ -196,7 +196,7 @@ impl Delta {
 /// One query's comparison.
 #[derive(Debug, Clone, Serialize)]
 pub struct QueryRow {
-    pub id: String,
+    pub id: Id,
     pub status: Status,
     pub baseline: Scores,
     pub candidate: Scores,
@@ -345,7 +345,8 @@ pub struct Comparison {
 /// Order per-query rows: status, then delta RR ascending, then delta Recall
 /// ascending, then id in byte order.
 pub fn sort_rows(rows: &mut [QueryRow]) {
-    rows.sort_by(|a, b| {
+    // Ids are unique, so the order is total and an unstable sort (no buffer) is exact.
+    rows.sort_unstable_by(|a, b| {
         a.status
             .cmp(&b.status)
             .then(a.delta.rr.total_cmp(&b.delta.rr))
@@ -364,7 +365,7 @@ pub fn compare(
     seed: u64,
 ) -> Comparison {
     let min_grade = gold.meta.min_grade;
-    let mut rows = Vec::new();
+    let mut rows = Vec::with_capacity(gold.queries.len());
     let mut no_answer = Vec::new();
     let mut nondeterministic = Vec::new();
     let bump = match (&b.meta.index_version, &c.meta.index_version) {
@@ -407,7 +408,7 @@ pub fn compare(
             .map(|d| d.to_string())
             .collect();
         rows.push(QueryRow {
-            id: q.id.to_string(),
+            id: q.id.clone(),
             status,
             delta: Delta::of(&bs, &cs),
             baseline: bs,
@@ -473,7 +474,7 @@ pub fn ids_with(rows: &[QueryRow], status: Status) -> Vec<String> {
     let mut ids: Vec<String> = rows
         .iter()
         .filter(|r| r.status == status)
-        .map(|r| r.id.clone())
+        .map(|r| r.id.to_string())
         .collect();
     ids.sort_unstable();
     ids

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 
 use crate::load::csvio::{self, Header};
 use crate::load::lines::{self, fields};
-use crate::model::{DataFormat, GoldMeta, GoldQuery, GoldSet, Judgement};
+use crate::model::{DataFormat, GoldMeta, GoldQuery, GoldSet, Id, Judgement};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// The sha256 of a gold data file, as `freeze` records it.
@@ -69,9 +69,9 @@ pub fn parse(
     Some(GoldSet::new(meta, queries))
 }
 
-type RawQuery = (Box<str>, Vec<Judgement>);
+type RawQuery = (Id, Vec<Judgement>);
 /// A query's judgements with the line of each, to report duplicates.
-type LinedQuery = (Box<str>, Vec<(Judgement, u64)>);
+type LinedQuery = (Id, Vec<(Judgement, u64)>);
 
 fn parse_csv(
     bytes: &[u8],
@@ -95,7 +95,7 @@ fn parse_csv(
     ) else {
         return out;
     };
-    let mut first_line: FxHashMap<Box<str>, u64> = FxHashMap::default();
+    let mut first_line: FxHashMap<Id, u64> = FxHashMap::default();
     let mut rows = 0u64;
     csvio::for_each_row(
         &mut reader,
@@ -114,7 +114,7 @@ fn parse_csv(
                 );
                 return;
             }
-            first_line.insert(id.clone().into_boxed_str(), line);
+            first_line.insert(Id::from(id.as_str()), line);
             let Some(cell) = csvio::cell_str(record, exp_col) else {
                 return;
             };
@@ -149,7 +149,7 @@ fn parse_csv(
                     });
                 }
             }
-            out.push((id.into_boxed_str(), judged));
+            out.push((Id::from(id), judged));
         },
     );
     if rows == 0 && !diag.has_problems() {
@@ -160,7 +160,7 @@ fn parse_csv(
 
 fn parse_qrels(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQuery> {
     let mut order: Vec<LinedQuery> = Vec::new();
-    let mut index: FxHashMap<Box<str>, usize> = FxHashMap::default();
+    let mut index: FxHashMap<Id, usize> = FxHashMap::default();
     let mut last: Option<usize> = None;
     let mut any = false;
     lines::for_each_line(bytes, display, diag, |line_no, text, diag| {

@@ -70,7 +70,8 @@ pub fn for_each_line(
 
 /// Stream the lines of `reader` in large chunks, calling `f` for each; `progress` is
 /// told how many bytes were consumed after every chunk. Stops early when `f` returns
-/// false. Returns the read error, if any.
+/// false. Returns the read error, if any. UTF-8 is checked a chunk at a time, and
+/// line by line only in a chunk that fails, to name the line.
 pub fn stream_lines<R: Read>(
     mut reader: R,
     display: &str,
@@ -93,29 +94,54 @@ pub fn stream_lines<R: Read>(
         };
         let eof = n == 0;
         filled += n;
-        let mut start = 0;
-        while let Some(pos) = memchr::memchr(b'\n', &buf[start..filled]) {
-            line_no += 1;
-            let raw = &buf[start..start + pos];
-            start += pos + 1;
-            if let Some(text) = as_text(raw, line_no, display, diag)
-                && !f(line_no, text, diag)
-            {
-                return Ok(());
+        // The complete lines read so far; at the end, whatever is left.
+        let end = if eof {
+            filled
+        } else {
+            match memchr::memrchr(b'\n', &buf[..filled]) {
+                Some(p) => p + 1,
+                None => continue,
             }
-        }
-        if eof {
-            if start < filled {
-                line_no += 1;
-                if let Some(text) = as_text(&buf[start..filled], line_no, display, diag) {
-                    f(line_no, text, diag);
+        };
+        let block = &buf[..end];
+        let block = block.strip_suffix(b"\n").unwrap_or(block);
+        if end > 0 {
+            match std::str::from_utf8(block) {
+                Ok(text) => {
+                    let mut from = 0;
+                    let ends =
+                        memchr::memchr_iter(b'\n', block).chain(std::iter::once(block.len()));
+                    for to in ends {
+                        // Cutting at '\n' bytes keeps UTF-8 boundaries.
+                        let raw = &text[from..to];
+                        from = to + 1;
+                        line_no += 1;
+                        let mut line = raw.strip_suffix('\r').unwrap_or(raw);
+                        if line_no == 1 {
+                            line = line.strip_prefix('\u{feff}').unwrap_or(line);
+                        }
+                        if !f(line_no, line, diag) {
+                            return Ok(());
+                        }
+                    }
+                }
+                Err(_) => {
+                    for raw in block.split(|&b| b == b'\n') {
+                        line_no += 1;
+                        if let Some(text) = as_text(raw, line_no, display, diag)
+                            && !f(line_no, text, diag)
+                        {
+                            return Ok(());
+                        }
+                    }
                 }
             }
-            progress(filled as u64);
+        }
+        progress(end as u64);
+        if eof {
             return Ok(());
         }
-        progress(start as u64);
-        buf.copy_within(start..filled, 0);
-        filled -= start;
+        buf.copy_within(end..filled, 0);
+        filled -= end;
     }
 }

@@ -153,8 +153,8 @@ impl<'g> Collector<'g> {
     /// The gold index of `qid`, recording a problem (CSV) or counting it (TREC)
     /// when the gold does not have it.
     fn query(&mut self, qid: &str, line: u64, diag: &mut Diagnostics) -> Option<usize> {
-        match self.gold.index.get(qid) {
-            Some(&i) => Some(i as usize),
+        match self.gold.lookup(qid) {
+            Some(i) => Some(i as usize),
             None if self.structure_only => None,
             None => {
                 if self.csv {
@@ -541,37 +541,82 @@ impl TrecQuery {
     }
 }
 
-/// Split `line` on ASCII white space into `out`; returns how many fields there are
-/// in all (only the first `out.len()` are stored). One pass over the bytes: this runs
-/// for every line of a run.
-fn split_fields<'t>(line: &'t str, out: &mut [&'t str]) -> usize {
-    // Bit b set when byte b is ASCII white space (as `u8::is_ascii_whitespace`).
-    const WS: u64 = (1 << b' ') | (1 << b'\t') | (1 << b'\n') | (1 << 0x0c) | (1 << b'\r');
-    let is_ws = |b: u8| b <= b' ' && (WS >> b) & 1 == 1;
-    let bytes = line.as_bytes();
-    let mut n = 0;
-    let mut start = usize::MAX;
-    for (i, &b) in bytes.iter().enumerate() {
-        match (is_ws(b), start == usize::MAX) {
-            (false, true) => start = i,
-            (true, false) => {
-                if n < out.len() {
-                    // Splitting at ASCII bytes keeps UTF-8 boundaries.
-                    out[n] = &line[start..i];
-                }
-                n += 1;
-                start = usize::MAX;
+/// The end of the field starting at `from`: the first ASCII white space byte at or
+/// after it, or the end. Eight bytes at a time: for every line of a run this is
+/// most of the work.
+fn field_end(bytes: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let len = bytes.len();
+    let mut i = from;
+    while i < len {
+        if i + 8 <= len {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&bytes[i..i + 8]);
+            let x = u64::from_le_bytes(word);
+            // High bit set in each byte below 0x21 (exact for the lowest one, which
+            // is all that is used; bytes >= 0x80 never match).
+            let low = x.wrapping_sub(ONES * 0x21) & !x & HIGH;
+            if low == 0 {
+                i += 8;
+                continue;
             }
-            _ => {}
+            i += (low.trailing_zeros() / 8) as usize;
+        } else if bytes[i] > b' ' {
+            i += 1;
+            continue;
         }
+        if bytes[i].is_ascii_whitespace() {
+            return i;
+        }
+        i += 1; // another control character: part of the field (and refused later)
     }
-    if start != usize::MAX {
+    len
+}
+
+/// Split `line` on ASCII white space into `out`; returns how many fields there are
+/// in all (only the first `out.len()` are stored).
+fn split_fields<'t>(line: &'t str, out: &mut [&'t str]) -> usize {
+    let bytes = line.as_bytes();
+    let len = bytes.len();
+    let mut n = 0;
+    let mut i = 0;
+    loop {
+        while i < len && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i == len {
+            return n;
+        }
+        let end = field_end(bytes, i);
         if n < out.len() {
-            out[n] = &line[start..];
+            // Splitting at ASCII bytes keeps UTF-8 boundaries.
+            out[n] = &line[i..end];
         }
         n += 1;
+        i = end;
     }
-    n
+}
+
+/// The rank column: a whole number (optionally signed), as `i64::from_str` reads
+/// it but without its generality, since this runs for every line.
+fn parse_rank(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        bytes => (false, bytes),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return text.parse().ok();
+    }
+    let mut value: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + i64::from(d - b'0');
+    }
+    Some(if negative { -value } else { value })
 }
 
 /// One parsed TREC run line, or a problem.
@@ -636,7 +681,7 @@ fn parse_trec_line<'t>(
             return None;
         }
     };
-    let Ok(rank) = f[3].parse::<i64>() else {
+    let Some(rank) = parse_rank(f[3]) else {
         diag.problem(
             Location::line(display, line_no),
             ProblemKind::BadRank {
