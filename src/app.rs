@@ -218,16 +218,17 @@ fn eval_cmd(args: EvalArgs) -> anyhow::Result<u8> {
     let k = k.expect("no problems means k was resolved");
     print_warnings(&diag.warnings);
     let report = eval::build(&gold, &run, k, diag.warnings);
-    let text = match args.format {
-        Format::Json => report::json::render(&report),
-        Format::Table => report::table::render_eval(&report),
+    match args.format {
+        Format::Json => output::write_files(&[Path::new("-")], |_, out| {
+            report::json::write(&report, out)
+        })?,
+        Format::Table => output::stdout(&report::table::render_eval(&report))?,
         other => {
             return Err(
                 InvalidInput::usage(format!("eval prints table or json, not {other:?}")).into(),
             );
         }
     };
-    output::stdout(&text)?;
     Ok(exit::SUCCESS)
 }
 
