@@ -64,7 +64,13 @@ pub fn read_allow_file(
     let Some(mut reader) = csvio::open(&bytes, &display, diag) else {
         return out;
     };
-    let Some(header) = Header::read(&mut reader, &display, &["id", "reason"], diag) else {
+    let Some(header) = Header::read(
+        &mut reader,
+        &display,
+        &["id", "reason"],
+        &["id", "reason"],
+        diag,
+    ) else {
         return out;
     };
     let required = "`id` and `reason`";

@@ -81,7 +81,9 @@ pub enum ProblemKind {
     PathMissing { what: &'static str, path: String },
     #[error("{what} {path} is a directory, not a file")]
     PathIsDir { what: &'static str, path: String },
-    #[error("{what} {path} cannot be read: {reason}")]
+    #[error(
+        "{what} {path} cannot be read: {reason}; check the path, its links and its permissions"
+    )]
     PathUnreadable {
         what: &'static str,
         path: String,
@@ -89,7 +91,7 @@ pub enum ProblemKind {
     },
     #[error("the file is empty; expected {expected}")]
     EmptyFile { expected: &'static str },
-    #[error("the file has a header but no rows")]
+    #[error("the file has a header but no rows; add one row per query")]
     HeaderOnly,
     #[error("missing required column `{column}` (the header must contain {required})")]
     MissingColumn {

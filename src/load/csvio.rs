@@ -39,11 +39,13 @@ pub struct Header {
 }
 
 impl Header {
-    /// Read the header; columns not in `known` are ignored with a warning.
+    /// Read the header; columns not in `known` are ignored with a warning (when the
+    /// `required` ones are there).
     pub fn read<R: Read>(
         reader: &mut csv::Reader<R>,
         display: &str,
         known: &[&str],
+        required: &[&str],
         diag: &mut Diagnostics,
     ) -> Option<Header> {
         let mut record = csv::ByteRecord::new();
@@ -83,12 +85,24 @@ impl Header {
                 }
             }
         }
+        if names.iter().all(|n| n.is_empty()) {
+            diag.problem(
+                Location::file(display),
+                ProblemKind::EmptyFile {
+                    expected: "a CSV header and rows",
+                },
+            );
+            return None;
+        }
         let extra: Vec<&str> = names
             .iter()
             .map(String::as_str)
             .filter(|n| !known.contains(n))
             .collect();
-        if !extra.is_empty() {
+        // Without the required columns the first row is likely data, not a header:
+        // its cells are not repeated in a warning (they may be question text).
+        let has_required = required.iter().all(|r| names.iter().any(|n| n == r));
+        if !extra.is_empty() && has_required {
             diag.warn(format!(
                 "{display}:1: ignoring extra column{} {}",
                 if extra.len() == 1 { "" } else { "s" },

@@ -86,7 +86,13 @@ fn parse_csv(
     let required = "`id` and `expected_doc_ids`";
     let mut known = vec!["id", "question", "expected_doc_ids"];
     known.extend_from_slice(extra_ok);
-    let Some(header) = Header::read(&mut reader, display, &known, diag) else {
+    let Some(header) = Header::read(
+        &mut reader,
+        display,
+        &known,
+        &["id", "expected_doc_ids"],
+        diag,
+    ) else {
         return out;
     };
     let (Some(id_col), Some(exp_col)) = (

@@ -384,7 +384,13 @@ fn read_csv(
     let mut reader = csvio::reader(input);
     let mut known = vec!["id", "retrieved_doc_ids"];
     known.extend_from_slice(extra_ok);
-    let header = Header::read(&mut reader, display, &known, diag)?;
+    let header = Header::read(
+        &mut reader,
+        display,
+        &known,
+        &["id", "retrieved_doc_ids"],
+        diag,
+    )?;
     let required = "`id` and `retrieved_doc_ids`";
     let (Some(id_col), Some(docs_col)) = (
         header.require("id", required, display, diag),

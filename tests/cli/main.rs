@@ -1,10 +1,14 @@
 //! The CLI tests: one integration-test binary (cargo's `cli` target), one module per
 //! command, run against the built `ragdiff` with fixtures from tests/fixtures.
 
+mod catalogue;
 mod common;
 mod compare;
 mod eval;
 mod freeze;
+mod interrupt;
+mod leak;
 mod parity;
 mod report;
+mod scale;
 mod validate;
