@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::metrics::{self, Metric, Scores};
+use crate::metrics::{self, Scores};
 use crate::model::{EvaluatedRun, GoldSet};
 use crate::report::{GoldContext, RunContext, SCHEMA_VERSION};
 
@@ -15,40 +15,7 @@ pub struct EvalRow {
 }
 
 /// Means over the queries with at least one relevant doc.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
-pub struct Means {
-    pub rr: f64,
-    pub recall: f64,
-    pub hit: f64,
-    pub precision: f64,
-    pub ndcg: f64,
-    pub ap: f64,
-}
-
-impl Means {
-    pub fn of<'a>(scores: impl Iterator<Item = &'a Scores> + Clone) -> Self {
-        let m = |metric: Metric| metrics::mean(scores.clone().map(|s| metric.of(s)));
-        Self {
-            rr: m(Metric::Rr),
-            recall: m(Metric::Recall),
-            hit: m(Metric::Hit),
-            precision: m(Metric::Precision),
-            ndcg: m(Metric::Ndcg),
-            ap: m(Metric::Ap),
-        }
-    }
-
-    pub fn get(&self, metric: Metric) -> f64 {
-        match metric {
-            Metric::Rr => self.rr,
-            Metric::Recall => self.recall,
-            Metric::Hit => self.hit,
-            Metric::Precision => self.precision,
-            Metric::Ndcg => self.ndcg,
-            Metric::Ap => self.ap,
-        }
-    }
-}
+pub type Means = metrics::Values;
 
 /// The `eval` report (JSON keys are part of the contract).
 #[derive(Debug, Clone, Serialize)]
@@ -85,7 +52,7 @@ pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, V
 
 pub fn build(gold: &GoldSet, run: &EvaluatedRun, k: u32, warnings: Vec<String>) -> EvalReport {
     let (per_query, no_answer) = score_run(gold, run, k);
-    let means = Means::of(per_query.iter().map(|r| &r.scores));
+    let means = Means::mean_of(per_query.iter().map(|r| &r.scores));
     EvalReport {
         schema_version: SCHEMA_VERSION,
         gold: GoldContext::of(gold),

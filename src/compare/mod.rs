@@ -169,29 +169,8 @@ pub fn differences(gold: &GoldSet, b: &RunMeta, c: &RunMeta) -> Vec<String> {
     out
 }
 
-/// Both sides' scores, as JSON shows them.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
-pub struct Delta {
-    pub rr: f64,
-    pub recall: f64,
-    pub hit: f64,
-    pub precision: f64,
-    pub ndcg: f64,
-    pub ap: f64,
-}
-
-impl Delta {
-    pub fn of(b: &Scores, c: &Scores) -> Self {
-        Self {
-            rr: c.rr - b.rr,
-            recall: c.recall - b.recall,
-            hit: c.hit - b.hit,
-            precision: c.precision - b.precision,
-            ndcg: c.ndcg - b.ndcg,
-            ap: c.ap - b.ap,
-        }
-    }
-}
+/// One query's deltas (candidate minus baseline), as JSON shows them.
+pub type Delta = metrics::Values;
 
 /// One query's comparison.
 #[derive(Debug, Clone, Serialize)]
@@ -410,7 +389,7 @@ pub fn compare(
         rows.push(QueryRow {
             id: q.id.clone(),
             status,
-            delta: Delta::of(&bs, &cs),
+            delta: Delta::delta(&bs, &cs),
             baseline: bs,
             candidate: cs,
             failure_kind,
@@ -421,8 +400,8 @@ pub fn compare(
     // Means and statistics go over the rows in id order, as `eval` does, so a run's
     // mean never depends on the run it is compared with.
     rows.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
-    let bm = Means::of(rows.iter().map(|r| &r.baseline));
-    let cm = Means::of(rows.iter().map(|r| &r.candidate));
+    let bm = Means::mean_of(rows.iter().map(|r| &r.baseline));
+    let cm = Means::mean_of(rows.iter().map(|r| &r.candidate));
     let deltas: Vec<[f64; stats::METRICS]> = rows
         .iter()
         .map(|r| std::array::from_fn(|j| TESTED[j].of(&r.candidate) - TESTED[j].of(&r.baseline)))

@@ -232,3 +232,35 @@ pub fn cell_id(
         None => Some(id.to_string()),
     }
 }
+
+/// A cell holding a `;`-separated id list (empty: no ids), each id trimmed and
+/// checked; `None` when any is invalid (each reported).
+pub fn id_list<'r>(
+    record: &'r csv::ByteRecord,
+    col: usize,
+    query: &str,
+    line: u64,
+    display: &str,
+    diag: &mut Diagnostics,
+) -> Option<Vec<&'r str>> {
+    let cell = cell_str(record, col)?;
+    let mut ids = Vec::new();
+    let mut ok = true;
+    if !cell.trim().is_empty() {
+        for id in cell.split(';').map(str::trim) {
+            if let Some(reason) = id_problem(id) {
+                diag.problem(
+                    Location::line(display, line),
+                    ProblemKind::InvalidId {
+                        what: "doc",
+                        context: format!(" in query {query}"),
+                        reason,
+                    },
+                );
+                ok = false;
+            }
+            ids.push(id);
+        }
+    }
+    ok.then_some(ids)
+}

@@ -121,39 +121,25 @@ fn parse_csv(
                 return;
             }
             first_line.insert(Id::from(id.as_str()), line);
-            let Some(cell) = csvio::cell_str(record, exp_col) else {
+            let Some(docs) = csvio::id_list(record, exp_col, &id, line, display, diag) else {
                 return;
             };
-            let mut judged: Vec<Judgement> = Vec::new();
-            if !cell.trim().is_empty() {
-                for doc in cell.split(';') {
-                    let doc = doc.trim();
-                    if let Some(reason) = id_problem(doc) {
-                        diag.problem(
-                            Location::line(display, line),
-                            ProblemKind::InvalidId {
-                                what: "doc",
-                                context: format!(" in query {id}"),
-                                reason,
-                            },
-                        );
-                        continue;
-                    }
-                    if judged.iter().any(|j| &*j.doc == doc) {
-                        diag.problem(
-                            Location::line(display, line),
-                            ProblemKind::DuplicateDocInGold {
-                                query: id.clone(),
-                                doc: doc.to_string(),
-                            },
-                        );
-                        continue;
-                    }
-                    judged.push(Judgement {
-                        doc: doc.into(),
-                        grade: 1,
-                    });
+            let mut judged: Vec<Judgement> = Vec::with_capacity(docs.len());
+            for doc in docs {
+                if judged.iter().any(|j| &*j.doc == doc) {
+                    diag.problem(
+                        Location::line(display, line),
+                        ProblemKind::DuplicateDocInGold {
+                            query: id.clone(),
+                            doc: doc.to_string(),
+                        },
+                    );
+                    continue;
                 }
+                judged.push(Judgement {
+                    doc: doc.into(),
+                    grade: 1,
+                });
             }
             out.push((Id::from(id), judged));
         },

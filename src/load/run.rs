@@ -431,29 +431,7 @@ fn read_csv(
             if qi.is_none() && !c.structure_only {
                 return;
             }
-            let Some(cell) = csvio::cell_str(record, docs_col) else {
-                return;
-            };
-            let mut docs: Vec<&str> = Vec::new();
-            let mut ok = true;
-            if !cell.trim().is_empty() {
-                for doc in cell.split(';') {
-                    let doc = doc.trim();
-                    if let Some(reason) = id_problem(doc) {
-                        diag.problem(
-                            Location::line(display, line),
-                            ProblemKind::InvalidId {
-                                what: "doc",
-                                context: format!(" in query {id}"),
-                                reason,
-                            },
-                        );
-                        ok = false;
-                    }
-                    docs.push(doc);
-                }
-            }
-            if ok {
+            if let Some(docs) = csvio::id_list(record, docs_col, &id, line, display, diag) {
                 c.accept(qi, &id, &docs, &|_| line, diag);
             }
         },

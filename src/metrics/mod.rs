@@ -76,6 +76,51 @@ impl Metric {
     }
 }
 
+/// One value per metric: the means of a run, or one query's deltas.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct Values {
+    pub rr: f64,
+    pub recall: f64,
+    pub hit: f64,
+    pub precision: f64,
+    pub ndcg: f64,
+    pub ap: f64,
+}
+
+impl Values {
+    pub fn from_fn(f: impl Fn(Metric) -> f64) -> Self {
+        Self {
+            rr: f(Metric::Rr),
+            recall: f(Metric::Recall),
+            hit: f(Metric::Hit),
+            precision: f(Metric::Precision),
+            ndcg: f(Metric::Ndcg),
+            ap: f(Metric::Ap),
+        }
+    }
+
+    pub fn get(&self, metric: Metric) -> f64 {
+        match metric {
+            Metric::Rr => self.rr,
+            Metric::Recall => self.recall,
+            Metric::Hit => self.hit,
+            Metric::Precision => self.precision,
+            Metric::Ndcg => self.ndcg,
+            Metric::Ap => self.ap,
+        }
+    }
+
+    /// The mean of each metric over `scores` (0 for none), summed in their order.
+    pub fn mean_of<'a>(scores: impl Iterator<Item = &'a Scores> + Clone) -> Self {
+        Self::from_fn(|m| mean(scores.clone().map(|s| m.of(s))))
+    }
+
+    /// Candidate minus baseline, metric by metric.
+    pub fn delta(b: &Scores, c: &Scores) -> Self {
+        Self::from_fn(|m| m.of(c) - m.of(b))
+    }
+}
+
 /// RR@k: 1 / first relevant rank when it is <= k, else 0 (also when none was
 /// returned). trec_eval: `recip_rank` with the run cut at k (`-M k`).
 pub fn reciprocal_rank(first_relevant_rank: Option<u32>, k: u32) -> f64 {
