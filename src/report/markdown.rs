@@ -99,7 +99,7 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
     };
     let _ = writeln!(
         s,
-        "**gold** {} {}{} · {frozen} · {} queries, {} no-answer · **corpus** {} · **filters** {} · **depth** {} · **k** {} · **index** {}{}\n",
+        "**gold** {} {}{} · {frozen} · {} queries, {} no-answer, relevant docs per query (count:queries) {} · **corpus** {} · **filters** {} · **depth** {} · **k** {} · **index** {}{}\n",
         escape(&g.name),
         g.version.as_deref().map(escape).unwrap_or_default(),
         g.frozen_at
@@ -108,6 +108,7 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
             .unwrap_or_default(),
         g.queries,
         g.no_answer(),
+        g.distribution(),
         escape(r.baseline.corpus.as_deref().unwrap_or("-")),
         escape(&filters_text(&r.baseline.filters)),
         r.baseline.depth,

@@ -64,19 +64,24 @@ impl GoldContext {
         s
     }
 
-    /// Query counts: total, no-answer and relevant docs per query.
-    pub fn counts(&self) -> String {
+    /// Relevant docs per query as `count:queries` pairs, e.g. `1:5 2:2`.
+    pub fn distribution(&self) -> String {
         let dist: Vec<String> = self
             .relevant_per_query
             .iter()
             .filter(|(n, _)| **n > 0)
             .map(|(n, q)| format!("{n}:{q}"))
             .collect();
+        dist.join(" ")
+    }
+
+    /// Query counts: total, no-answer and relevant docs per query.
+    pub fn counts(&self) -> String {
         format!(
             "{} queries, {} no-answer; relevant docs per query (count:queries) {}",
             self.queries,
             self.no_answer(),
-            dist.join(" ")
+            self.distribution()
         )
     }
 }
