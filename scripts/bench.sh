@@ -31,7 +31,7 @@ trap 'rm -f "$tmp"' EXIT
 measure() {
   local label=$1 dir=$2; shift 2
   (cd "$dir" && /usr/bin/time -f '%e %M' -o "$tmp" "$@" >/dev/null 2>&1) || true
-  read -r secs kb < "$tmp"
+  read -r secs kb < <(tail -n 1 "$tmp")
   echo "$label|$secs|$((kb / 1024))"
 }
 
