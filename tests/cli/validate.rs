@@ -47,7 +47,7 @@ fn expect_invalid(rule: &str, args: &[&str], lines: &[&str]) -> String {
     "qrels.txt:4: query Q-2 lists expected doc D-2 twice",
 ])]
 #[case::ranking_longer_than_depth("ranking-longer-than-depth", &[
-    "run.csv:2: query Q-1 returned 4 docs, more than the run's depth 3",
+    "run.csv:2: query Q-1 returned 4 docs, more than the run's depth 3; a list may be shorter than depth, never longer: fix the export or the manifest's depth",
 ])]
 #[case::csv_run_query_not_in_gold("csv-run-query-not-in-gold", &[
     "run.csv:4: query Q-99 is not in the gold set; a CSV run holds exactly the gold's queries",
@@ -291,7 +291,7 @@ fn several_problems_in_several_files_are_all_listed() {
         "run-a.toml:1: index_version = \"2.x\" is not a semantic version (like \"1.2.0\")",
         "run-a.toml:5: unknown key `results_format`; known keys: index_version, corpus, depth, results, format, filters",
         "run-b.csv:2: query Q-1 lists doc D-1 twice: a duplicate takes the place of another result",
-        "run-b.csv:3: query Q-2 returned 3 docs, more than the run's depth 2",
+        "run-b.csv:3: query Q-2 returned 3 docs, more than the run's depth 2; a list may be shorter than depth, never longer: fix the export or the manifest's depth",
         "run-c.trec:1: query Q-1, doc D-1: score is NaN; scores must be finite numbers",
         "run-c.trec:3: malformed TREC run line: expected 6 fields `qid Q0 docid rank score tag`, found 5 fields",
     ] {
