@@ -54,10 +54,16 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-/// Print warnings to stderr, ids only.
+/// Print warnings to stderr, ids only; under GitHub Actions as workflow commands,
+/// so they show on the run's summary page.
 pub fn print_warnings(warnings: &[String]) {
+    let actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     for w in warnings {
-        eprintln!("warning: {w}");
+        if actions {
+            eprintln!("::warning title=ragdiff::{}", report::escape_data(w));
+        } else {
+            eprintln!("warning: {w}");
+        }
     }
 }
 

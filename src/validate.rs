@@ -47,7 +47,9 @@ pub enum ProblemKind {
     DuplicateDocInRanking { query: String, doc: String },
     #[error("query {query} lists expected doc {doc} twice")]
     DuplicateDocInGold { query: String, doc: String },
-    #[error("query {query} returned {len} docs, more than the run's depth {depth}; a list may be shorter than depth, never longer: fix the export or the manifest's depth")]
+    #[error(
+        "query {query} returned {len} docs, more than the run's depth {depth}; a list may be shorter than depth, never longer: fix the export or the manifest's depth"
+    )]
     RankingTooLong { query: String, len: u64, depth: u32 },
     #[error("query {query} is not in the gold set; a CSV run holds exactly the gold's queries")]
     QueryNotInGold { query: String },

@@ -641,8 +641,28 @@ fn export_onto_a_folder_leaves_no_other_export_behind() {
 // ---------------------------------------------------------------------------------
 // GitHub Actions workflow commands
 
+/// The workflow commands about queries (warnings of the run itself are
+/// `::warning title=ragdiff::…` and checked apart).
 fn workflow_commands(err: &str) -> Vec<&str> {
-    err.lines().filter(|l| l.starts_with("::")).collect()
+    err.lines()
+        .filter(|l| l.starts_with("::") && !l.starts_with("::warning title=ragdiff::"))
+        .collect()
+}
+
+#[test]
+fn github_actions_turns_warnings_into_workflow_commands() {
+    let out = ragdiff(crate_dir())
+        .arg("compare")
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .expect("ragdiff runs");
+    assert!(
+        stderr(&out).lines().any(|l| l
+            == "::warning title=ragdiff::only 7 queries with a relevant doc are compared; means, intervals and p-values say little on so few"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("\nwarning: "));
 }
 
 #[test]
