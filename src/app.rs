@@ -13,12 +13,34 @@ use crate::{eval, exit, output, report};
 /// The runs are not comparable (exit 3); every difference is listed.
 #[derive(Debug)]
 pub struct Refused {
+    /// What is refused: "compare: the runs are" or "evaluate: the run is".
+    pub what: &'static str,
     pub differences: Vec<String>,
+}
+
+impl Refused {
+    pub const COMPARE: &str = "to compare: the runs are not comparable";
+    pub const EVAL: &str = "to evaluate: the run does not answer the gold's questions";
+
+    /// Refuse (exit 3), unless the runs hold input problems of their own (exit 2
+    /// wins): they are read for their structure only, since against another corpus
+    /// "query not in the gold" would bury the real reason.
+    pub fn after_reading(self, metas: Vec<RunMeta>, diag: &mut Diagnostics) -> anyhow::Error {
+        let stand_in = GoldSet::stand_in(GoldMeta::placeholder());
+        read_runs(metas, &stand_in, &[], diag);
+        if diag.has_problems() {
+            eprintln!("note: {self}");
+            if let Err(invalid) = diag.check() {
+                return invalid.into();
+            }
+        }
+        self.into()
+    }
 }
 
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "refusing to compare: the runs are not comparable")?;
+        write!(f, "refusing {}", self.what)?;
         for d in &self.differences {
             write!(f, "\n  {d}")?;
         }
@@ -104,7 +126,18 @@ pub fn load_gold(
             )
         });
     }
-    gold::load(meta, extra_ok, diag)
+    let display = meta.data.display().to_string();
+    let gold = gold::load(meta, extra_ok, diag)?;
+    if gold.queries.iter().all(|q| q.is_no_answer()) {
+        diag.problem(
+            Location::file(display),
+            ProblemKind::NothingToEvaluate {
+                min_grade: gold.meta.min_grade,
+            },
+        );
+        return None;
+    }
+    Some(gold)
 }
 
 /// Resolve k: the gold's pinned k, else `--k`, else the depth; check 1 <= k <= depth
@@ -202,12 +235,13 @@ fn eval_cmd(args: EvalArgs) -> anyhow::Result<u8> {
         && gc != rc
     {
         diag.check()?;
-        return Err(Refused {
+        let refused = Refused {
+            what: Refused::EVAL,
             differences: vec![format!(
                 "corpus:  gold {gc}, run {rc} (the run answered other questions)"
             )],
-        }
-        .into());
+        };
+        return Err(refused.after_reading(vec![run_meta], &mut diag));
     }
     let run_display = run_path.display().to_string();
     let mut runs = read_runs(vec![run_meta], &gold, run_extra, &mut diag);
@@ -340,7 +374,7 @@ fn freeze_cmd(args: FreezeArgs) -> anyhow::Result<u8> {
         unreachable!("version is required in a manifest");
     };
     if let Some(recorded) = &meta.sha256 {
-        if *recorded == actual && meta.frozen_version.is_some() {
+        if *recorded == actual && meta.frozen_version.as_ref() == Some(&version) {
             output::stdout(&format!(
                 "{display}: already frozen at version {version} (sha256 {})\n",
                 &actual[..12]

@@ -126,12 +126,12 @@ pub fn check_allowed_ids(
     out
 }
 
-/// Name up to [`NAMED`] ids, then how many more.
-pub fn name_ids(ids: &[String]) -> String {
+/// Name up to [`NAMED`] ids (each written by `id`), then how many more.
+pub fn name_ids_with(ids: &[impl AsRef<str>], id: &dyn Fn(&str) -> String) -> String {
     let mut s = ids
         .iter()
         .take(NAMED)
-        .map(|id| crate::report::safe_id(id))
+        .map(|x| id(x.as_ref()))
         .collect::<Vec<_>>()
         .join(", ");
     if ids.len() > NAMED {
@@ -140,17 +140,66 @@ pub fn name_ids(ids: &[String]) -> String {
     s
 }
 
+/// Name up to [`NAMED`] ids, then how many more.
+pub fn name_ids(ids: &[impl AsRef<str>]) -> String {
+    name_ids_with(ids, &crate::report::safe_id)
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The verdict, the accepted failures and the warnings the policy gives.
+/// Why the gate failed, kept structured so each format can write the ids its way.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    NewlyFailed {
+        k: u32,
+        ids: Vec<String>,
+    },
+    Nondeterministic {
+        ids: Vec<String>,
+    },
+    Drop {
+        label: String,
+        by: f64,
+        allowed: f64,
+    },
+    Significant {
+        label: String,
+        delta: f64,
+        p: f64,
+    },
+}
+
+impl Reason {
+    /// The reason in one sentence, ids written by `id`.
+    pub fn render(&self, id: &dyn Fn(&str) -> String) -> String {
+        match self {
+            Reason::NewlyFailed { k, ids } => format!(
+                "{} newly failed (RR@{k} fell to 0): {}",
+                plural(ids.len(), "query", "queries"),
+                name_ids_with(ids, id)
+            ),
+            Reason::Nondeterministic { ids } => format!(
+                "non-deterministic retrieval: the index version is the same but {} returned another list: {}",
+                plural(ids.len(), "query", "queries"),
+                name_ids_with(ids, id)
+            ),
+            Reason::Drop { label, by, allowed } => {
+                format!("mean {label} dropped by {by:.4}, more than the allowed {allowed}")
+            }
+            Reason::Significant { label, delta, p } => {
+                format!("mean {label} dropped significantly: {delta:+.4}, p = {p:.4} < {ALPHA}")
+            }
+        }
+    }
+}
+
 pub fn decide(
     policy: &Policy,
     cmp: &Comparison,
     k: u32,
 ) -> (GateReport, Vec<Accepted>, Vec<String>) {
-    let mut reasons = Vec::new();
     let mut warnings = Vec::new();
     let newly: Vec<&str> = cmp
         .rows
@@ -159,8 +208,9 @@ pub fn decide(
         .map(|r| r.id.as_str())
         .collect();
     let mut accepted = Vec::new();
+    let mut not_failed: Vec<String> = Vec::new();
     for (id, reason) in &policy.allowed {
-        if accepted.iter().any(|a: &Accepted| &a.id == id) {
+        if accepted.iter().any(|a: &Accepted| &a.id == id) || not_failed.contains(id) {
             continue;
         }
         if newly.contains(&id.as_str()) {
@@ -169,11 +219,20 @@ pub fn decide(
                 reason: reason.clone(),
             });
         } else {
-            warnings.push(format!(
-                "allow-listed query {} did not newly fail; remove it from the allow-list",
-                crate::report::safe_id(id)
-            ));
+            not_failed.push(id.clone());
         }
+    }
+    not_failed.sort_unstable();
+    match not_failed.len() {
+        0 => {}
+        1 => warnings.push(format!(
+            "allow-listed query {} did not newly fail; remove it from the allow-list",
+            crate::report::safe_id(&not_failed[0])
+        )),
+        n => warnings.push(format!(
+            "{n} allow-listed queries did not newly fail; remove them from the allow-list: {}",
+            name_ids(&not_failed)
+        )),
     }
     accepted.sort_by(|a, b| a.id.cmp(&b.id));
     let mut failing: Vec<String> = newly
@@ -182,28 +241,23 @@ pub fn decide(
         .map(|s| s.to_string())
         .collect();
     failing.sort_unstable();
+    let mut causes = Vec::new();
     if !failing.is_empty() {
-        reasons.push(format!(
-            "{} newly failed (RR@{k} fell to 0): {}",
-            plural(failing.len(), "query", "queries"),
-            name_ids(&failing)
-        ));
+        causes.push(Reason::NewlyFailed { k, ids: failing });
     }
     if !cmp.nondeterministic.is_empty() {
-        reasons.push(format!(
-            "non-deterministic retrieval: the index version is the same but {} returned another list: {}",
-            plural(cmp.nondeterministic.len(), "query", "queries"),
-            name_ids(&cmp.nondeterministic)
-        ));
+        causes.push(Reason::Nondeterministic {
+            ids: cmp.nondeterministic.clone(),
+        });
     }
     for (metric, allowed) in &policy.max_drop {
         let m = cmp.means.get(*metric);
         if -m.delta > allowed + 1e-12 {
-            reasons.push(format!(
-                "mean {} dropped by {:.4}, more than the allowed {allowed}",
-                metric.label(k),
-                -m.delta
-            ));
+            causes.push(Reason::Drop {
+                label: metric.label(k),
+                by: -m.delta,
+                allowed: *allowed,
+            });
         }
     }
     if policy.fail_on_significant_drop {
@@ -213,19 +267,23 @@ pub fn decide(
                 && m.delta < 0.0
                 && p < ALPHA
             {
-                reasons.push(format!(
-                    "mean {} dropped significantly: {:+.4}, p = {p:.4} < {ALPHA}",
-                    metric.label(k),
-                    m.delta
-                ));
+                causes.push(Reason::Significant {
+                    label: metric.label(k),
+                    delta: m.delta,
+                    p,
+                });
             }
         }
     }
     (
         GateReport {
-            passed: reasons.is_empty(),
-            reasons,
+            passed: causes.is_empty(),
+            reasons: causes
+                .iter()
+                .map(|c| c.render(&crate::report::safe_id))
+                .collect(),
             enforced: policy.enforced,
+            causes,
         },
         accepted,
         warnings,

@@ -82,8 +82,7 @@ pub fn write_files(
     for (i, path) in paths.iter().enumerate() {
         if *path == Path::new("-") {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            render(i, &mut out)?;
-            out.flush()?;
+            closed_is_done(render(i, &mut out).and_then(|()| out.flush()))?;
         }
     }
     Ok(())
@@ -92,7 +91,61 @@ pub fn write_files(
 /// Write to stdout; a closed pipe surfaces as an io error the caller treats as done.
 pub fn stdout(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
+    closed_is_done(out.write_all(text.as_bytes()).and_then(|()| out.flush()))?;
+    Ok(())
+}
+
+/// A reader that closed the pipe (`ragdiff … | head`) has all it wants: not an
+/// error, and the exit code stays the gate's.
+fn closed_is_done(result: std::io::Result<()>) -> std::io::Result<()> {
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// Whether two paths name the same file, whether or not it exists yet: the folders
+/// are resolved (links, `..`), the file names compared.
+pub fn same_path(a: &Path, b: &Path) -> bool {
+    fn resolve(p: &Path) -> Option<std::path::PathBuf> {
+        if let Ok(full) = p.canonicalize() {
+            return Some(full);
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(dir.canonicalize().ok()?.join(p.file_name()?))
+    }
+    match (resolve(a), resolve(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Refuse exports that would overwrite an input or each other (exit 2): inputs are
+/// never modified, and two exports to one file would lose one of them.
+pub fn check_exports(exports: &[(&str, &Path)], inputs: &[&Path]) -> Result<(), InvalidInput> {
+    for (i, (flag, path)) in exports.iter().enumerate() {
+        if *path == Path::new("-") {
+            continue;
+        }
+        if let Some(input) = inputs.iter().find(|input| same_path(path, input)) {
+            return Err(InvalidInput::usage(format!(
+                "{flag} {} would overwrite the input {}; write the report elsewhere",
+                path.display(),
+                input.display()
+            )));
+        }
+        if let Some((other, _)) = exports[..i]
+            .iter()
+            .find(|(_, p)| *p != Path::new("-") && same_path(path, p))
+        {
+            return Err(InvalidInput::usage(format!(
+                "{other} and {flag} both write {}; give each its own file",
+                path.display()
+            )));
+        }
+    }
     Ok(())
 }

@@ -138,8 +138,18 @@ pub enum ProblemKind {
         "the gold changed but `version` {version} is not higher than frozen_version {frozen}; raise `version` to freeze the new labels"
     )]
     VersionNotRaised { version: String, frozen: String },
-    #[error("allow-listed query {query} is not in the gold set")]
+    #[error(
+        "allow-listed query {query} is not in the gold set; check the id or remove it from the allow-list"
+    )]
     AllowedNotInGold { query: String },
+    #[error(
+        "no query has a relevant doc (grade >= min_grade {min_grade}), so there is nothing to evaluate; check min_grade and the labels"
+    )]
+    NothingToEvaluate { min_grade: i64 },
+    #[error(
+        "version {version} is lower than frozen_version {frozen}; a gold set's version only goes up"
+    )]
+    VersionBelowFrozen { version: String, frozen: String },
     #[error("{message}")]
     Usage { message: String },
     #[error("cannot write {path}: {reason}")]

@@ -8,7 +8,6 @@ use crate::cli::{CompareArgs, Format};
 use crate::compare::{self, Bump, CompareReport, Status};
 use crate::gate::{self, Policy};
 use crate::load;
-use crate::model::{GoldMeta, GoldSet};
 use crate::report::{self, GoldContext, RunContext, SCHEMA_VERSION};
 use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
 use crate::{exit, output};
@@ -53,6 +52,14 @@ impl Outputs {
 
 pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     let outputs = Outputs::from_args(&args)?;
+    let exports: Vec<(&str, &std::path::Path)> = [
+        ("--export-markdown", &args.export_markdown),
+        ("--export-json", &args.export_json),
+        ("--export-csv", &args.export_csv),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
+    .collect();
     let mut diag = Diagnostics::default();
     let mut max_drop = Vec::new();
     for text in &args.max_drop {
@@ -97,6 +104,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         metas[0].clone().expect("no problems"),
         metas[1].clone().expect("no problems"),
     );
+    let mut inputs: Vec<&std::path::Path> = vec![gold.meta.data.as_path()];
+    inputs.extend(gold.meta.manifest.as_deref());
+    for m in [&bm, &cm] {
+        inputs.push(m.results.as_path());
+        inputs.extend(m.manifest.as_deref());
+    }
+    inputs.extend(args.allow_failed_file.as_deref());
+    output::check_exports(&exports, &inputs)?;
     let differences = compare::differences(&gold, &bm, &cm);
     let k = resolve_k(
         &gold,
@@ -111,17 +126,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     }
     diag.check()?;
     if !differences.is_empty() {
-        // Invalid input wins over a refusal (exit 2 over 3), so the runs are still
-        // read, but for their own structure only: against another corpus, "query not
-        // in the gold" would bury the real reason.
-        let stand_in = GoldSet::stand_in(GoldMeta::placeholder());
-        read_runs(vec![bm, cm], &stand_in, &[], &mut diag);
-        let refused = Refused { differences };
-        if diag.has_problems() {
-            eprintln!("note: {refused}");
-            diag.check()?;
-        }
-        return Err(refused.into());
+        let refused = Refused {
+            what: Refused::COMPARE,
+            differences,
+        };
+        return Err(refused.after_reading(vec![bm, cm], &mut diag));
     }
     let k = k.expect("no problems means k was resolved");
     let runs = read_runs(vec![bm, cm], &gold, &[], &mut diag);

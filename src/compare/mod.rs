@@ -247,6 +247,9 @@ pub struct GateReport {
     pub reasons: Vec<String>,
     /// False under `--no-gate`: the verdict is shown but never fails the run.
     pub enforced: bool,
+    /// The reasons, structured, for formats that write ids their own way.
+    #[serde(skip)]
+    pub causes: Vec<crate::gate::Reason>,
 }
 
 /// The comparison report; JSON keys are part of the contract (SPEC section 7).
@@ -281,27 +284,33 @@ impl CompareReport {
     }
 
     pub fn index_versions(&self) -> String {
+        self.index_versions_with("->")
+    }
+
+    /// `2.3.0 -> 2.4.0 (minor)`, with the arrow given.
+    pub fn index_versions_with(&self, arrow: &str) -> String {
         let v = |r: &RunContext| r.index_version.clone().unwrap_or_else(|| "-".into());
         format!(
-            "{} -> {} ({})",
+            "{} {arrow} {} ({})",
             v(&self.baseline),
             v(&self.candidate),
             self.bump.name()
         )
     }
 
-    /// The verdict's reasons in one line; when it passed, why.
-    pub fn reasons_line(&self) -> String {
-        if !self.gate.reasons.is_empty() {
-            return self.gate.reasons.join("; ");
+    /// The verdict's reasons in one line, ids written by `id`; when it passed, why.
+    pub fn reasons_line(&self, id: &dyn Fn(&str) -> String) -> String {
+        if !self.gate.causes.is_empty() {
+            let causes: Vec<String> = self.gate.causes.iter().map(|c| c.render(id)).collect();
+            return causes.join("; ");
         }
-        let ids: Vec<String> = self.accepted.iter().map(|a| a.id.clone()).collect();
+        let ids: Vec<&str> = self.accepted.iter().map(|a| a.id.as_str()).collect();
         match ids.len() {
             0 => "no query newly failed".to_string(),
             n => format!(
                 "{n} newly failed quer{} accepted by the allow-list: {}",
                 if n == 1 { "y" } else { "ies" },
-                crate::gate::name_ids(&ids)
+                crate::gate::name_ids_with(&ids, id)
             ),
         }
     }

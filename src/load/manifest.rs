@@ -371,6 +371,18 @@ pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
             .problem(loc, ProblemKind::InvalidSha { value: sha.clone() });
     }
     let frozen_version = keys.semver("frozen_version", false);
+    if let (Some(v), Some(f)) = (&version, &frozen_version)
+        && v < f
+    {
+        let loc = keys.loc("version");
+        keys.diag.problem(
+            loc,
+            ProblemKind::VersionBelowFrozen {
+                version: v.to_string(),
+                frozen: f.to_string(),
+            },
+        );
+    }
     if diag.problems.len() > before {
         return None;
     }

@@ -13,31 +13,71 @@ use crate::report::{delta, filters_text, num, rank};
 /// GitHub truncates comments and summaries near 64 KiB; stay clearly below.
 pub const MAX_BYTES: usize = 60_000;
 
-/// Escape text so it cannot break a table cell, start emphasis or code, or inject
-/// HTML or links.
+/// At most this many warnings are listed.
+const MAX_WARNINGS: usize = 20;
+
+/// Escape free text so it cannot break a table cell, start emphasis or code,
+/// inject HTML, or become a link or a mention (a word joiner, U+2060, goes after
+/// `@`, into `://` and `www.`).
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
+    for ch in bidi_safe(text).chars() {
         match ch {
             '|' => out.push_str("\\|"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
-            '`' | '*' | '_' | '[' | ']' | '\\' | '#' | '~' | '!' => {
+            '`' | '*' | '_' | '[' | ']' | '\\' | '#' | '~' | '!' | '$' => {
                 out.push('\\');
                 out.push(ch);
             }
+            '@' => out.push_str("@\u{2060}"),
             '\n' | '\r' => out.push(' '),
             c if c.is_control() => out.push_str(&c.escape_default().to_string()),
             c => out.push(c),
         }
     }
-    out
+    out.replace("://", ":\u{2060}//")
+        .replace("www.", "www\u{2060}.")
 }
 
-fn ids(list: &[String]) -> String {
+/// Bidirectional controls (which can make text read other than it is) shown as
+/// escapes.
+pub fn bidi_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let bidi = |c: char| matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if text.chars().any(bidi) {
+        text.chars()
+            .map(|c| {
+                if bidi(c) {
+                    c.escape_unicode().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect::<String>()
+            .into()
+    } else {
+        text.into()
+    }
+}
+
+/// An id as a code span: nothing inside is Markdown, HTML, a link or a mention.
+/// The fence is one backtick longer than any run inside; `|` is escaped for tables.
+pub fn code(id: &str) -> String {
+    let clean = bidi_safe(id).replace(['\n', '\r'], " ").replace('|', "\\|");
+    let longest = clean.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if clean.starts_with(['`', ' ']) || clean.ends_with(['`', ' ']) {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{clean}{pad}{fence}")
+}
+
+fn ids(list: &[impl AsRef<str>]) -> String {
     list.iter()
-        .map(|s| escape(s))
+        .map(|s| code(s.as_ref()))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -48,6 +88,12 @@ fn arrow(b: String, c: String) -> String {
 
 /// Render within [`MAX_BYTES`].
 pub fn render(r: &CompareReport) -> String {
+    cap(fit(r))
+}
+
+/// The largest rendering that fits: per-query rows cut first, then the newly failed
+/// list.
+fn fit(r: &CompareReport) -> String {
     let changed = r
         .per_query
         .iter()
@@ -81,6 +127,29 @@ pub fn render(r: &CompareReport) -> String {
     render_with(r, lo, 0)
 }
 
+/// The last resort when even the shortest rendering is too large (ids of many
+/// kilobytes, say): cut at a line, close what was left open, and say so.
+fn cap(text: String) -> String {
+    if text.len() <= MAX_BYTES {
+        return text;
+    }
+    const NOTE: &str = "\n… the report was cut here to stay under 60,000 bytes; the JSON and CSV reports hold everything.\n";
+    let mut end = MAX_BYTES - NOTE.len() - 64;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = text[..end].rfind('\n').map_or(end, |p| p + 1);
+    let mut out = text[..end].to_string();
+    if out.matches("```").count() % 2 == 1 {
+        out.push_str("```\n");
+    }
+    if out.matches("<details>").count() > out.matches("</details>").count() {
+        out.push_str("\n</details>\n");
+    }
+    out.push_str(NOTE);
+    out
+}
+
 /// Render with at most `nf_rows` newly failed rows and `rows` per-query rows.
 fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
     let mut s = String::new();
@@ -90,7 +159,7 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
         (false, true) => "❌ FAIL".to_string(),
         (false, false) => "⚠️ FAIL (not enforced: --no-gate)".to_string(),
     };
-    let reasons = escape(&r.reasons_line());
+    let reasons = r.reasons_line(&|id| code(id));
     let _ = writeln!(s, "## ragdiff: {verdict} — {reasons}\n");
     let g = &r.gold;
     let frozen = match &g.sha256 {
@@ -113,7 +182,7 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
         escape(&filters_text(&r.baseline.filters)),
         r.baseline.depth,
         k,
-        escape(&r.index_versions()).replace("-&gt;", "→"),
+        escape(&r.index_versions_with("→")),
         if r.reproducibility_check {
             " — reproducibility check"
         } else {
@@ -171,7 +240,7 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} | {accepted} |",
-                escape(&q.id),
+                code(&q.id),
                 q.failure_kind.map(|f| f.name()).unwrap_or(""),
                 arrow(
                     rank(q.baseline.first_relevant_rank),
@@ -237,7 +306,7 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                escape(&q.id),
+                code(&q.id),
                 q.status.name(),
                 arrow(rank(b.first_relevant_rank), rank(c.first_relevant_rank)),
                 arrow(num(b.rr), num(c.rr)),
@@ -258,8 +327,15 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
     let _ = writeln!(s, "\n</details>\n");
     if !r.warnings.is_empty() {
         let _ = writeln!(s, "**Warnings**\n");
-        for w in &r.warnings {
+        for w in r.warnings.iter().take(MAX_WARNINGS) {
             let _ = writeln!(s, "- {}", escape(w));
+        }
+        if r.warnings.len() > MAX_WARNINGS {
+            let _ = writeln!(
+                s,
+                "- … and {} more warnings: the JSON report holds them all",
+                r.warnings.len() - MAX_WARNINGS
+            );
         }
         s.push('\n');
     }

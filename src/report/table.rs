@@ -125,7 +125,7 @@ fn verdict_line(r: &CompareReport, colour: bool) -> String {
     } else {
         word.to_string()
     };
-    format!("{word}  {}\n", r.reasons_line())
+    format!("{word}  {}\n", r.reasons_line(&safe_id))
 }
 
 fn arrow(b: String, c: String) -> String {

@@ -683,7 +683,7 @@ fn allow_failed_id_not_in_the_gold_is_exit_2() {
     assert_code(&out, 2);
     assert_line(
         &stderr(&out),
-        "--allow-failed: allow-listed query Q-99 is not in the gold set",
+        "--allow-failed: allow-listed query Q-99 is not in the gold set; check the id or remove it from the allow-list",
     );
 }
 
@@ -700,7 +700,7 @@ fn allow_failed_file_id_not_in_the_gold_is_exit_2_with_file_and_line() {
     assert_code(&out, 2);
     assert_line(
         &stderr(&out),
-        "tests/fixtures/compare/allow-unknown.csv:3: allow-listed query Q-99 is not in the gold set",
+        "tests/fixtures/compare/allow-unknown.csv:3: allow-listed query Q-99 is not in the gold set; check the id or remove it from the allow-list",
     );
 }
 

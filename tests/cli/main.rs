@@ -10,5 +10,6 @@ mod interrupt;
 mod leak;
 mod parity;
 mod report;
+mod review;
 mod scale;
 mod validate;

@@ -1,0 +1,235 @@
+//! Findings of the review of the first complete version, each pinned: exports never
+//! overwrite inputs or each other, a closed pipe keeps the gate's exit code, nothing
+//! to evaluate is an error, Markdown stays under its limit with huge ids, freeze
+//! keeps versions honest, and eval lets input problems win over a refusal.
+
+use std::process::{Command, Stdio};
+
+use crate::common::*;
+
+/// A copy of the demo (gold/ and runs/) in a temporary folder.
+fn demo_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for sub in ["gold", "runs"] {
+        std::fs::create_dir(dir.path().join(sub)).expect("a folder");
+        for entry in std::fs::read_dir(crate_dir().join(sub)).expect("the demo") {
+            let entry = entry.expect("an entry");
+            std::fs::copy(entry.path(), dir.path().join(sub).join(entry.file_name()))
+                .expect("copied");
+        }
+    }
+    dir
+}
+
+#[test]
+fn an_export_onto_an_input_is_refused_and_the_input_kept() {
+    let dir = demo_copy();
+    let before = std::fs::read(dir.path().join("runs/baseline.csv")).expect("read");
+    let out = run(
+        dir.path(),
+        &["compare", "--export-csv", "runs/baseline.csv"],
+    );
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        "--export-csv runs/baseline.csv would overwrite the input runs/baseline.csv; write the report elsewhere",
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("runs/baseline.csv")).expect("read"),
+        before
+    );
+    let out = run(
+        dir.path(),
+        &["compare", "--export-markdown", "gold/../gold/demo.toml"],
+    );
+    assert_code(&out, 2);
+    assert!(stderr(&out).contains("would overwrite the input"));
+}
+
+#[test]
+fn two_exports_to_one_file_are_refused() {
+    let dir = demo_copy();
+    let out = run(
+        dir.path(),
+        &[
+            "compare",
+            "--export-csv",
+            "out.x",
+            "--export-json",
+            "./out.x",
+        ],
+    );
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        "--export-json and --export-csv both write out.x; give each its own file",
+    );
+    assert!(!dir.path().join("out.x").exists());
+}
+
+#[test]
+fn a_closed_pipe_keeps_the_gates_exit_code() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let queries: Vec<(String, Change)> = (0..20_000)
+        .map(|i| (format!("q{i:05}"), Change::NewlyFailed))
+        .collect();
+    write_generated(dir.path(), &queries);
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("ragdiff"))
+        .args(GENERATED)
+        .args(["--format", "json"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ragdiff starts");
+    // Read one byte, then close the pipe, as `| head -c 1` would.
+    let mut stdout = child.stdout.take().expect("a pipe");
+    let mut byte = [0u8; 1];
+    std::io::Read::read_exact(&mut stdout, &mut byte).expect("some output");
+    drop(stdout);
+    let status = child.wait().expect("ragdiff ends");
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "the gate failed, whatever the pipe did"
+    );
+}
+
+#[test]
+fn a_gold_without_any_relevant_doc_is_an_input_error() {
+    let dir = demo_copy();
+    let manifest = std::fs::read_to_string(dir.path().join("gold/demo.toml")).expect("read");
+    // Every CSV grade is 1: with min_grade 2 nothing is relevant.
+    std::fs::write(
+        dir.path().join("gold/demo.toml"),
+        manifest.replace("k = 3 ", "k = 3\nmin_grade = 2 "),
+    )
+    .expect("written");
+    for cmd in [&["compare"][..], &["eval", "runs/baseline.toml"]] {
+        let out = run(dir.path(), cmd);
+        assert_code(&out, 2);
+        assert_line(
+            &stderr(&out),
+            "gold/demo.csv: no query has a relevant doc (grade >= min_grade 2), so there is nothing to evaluate; check min_grade and the labels",
+        );
+    }
+}
+
+#[test]
+fn markdown_stays_under_the_limit_with_huge_ids() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let queries: Vec<(String, Change)> = (0..300)
+        .map(|i| (format!("{i:03}{}", "x".repeat(10_000)), Change::NewlyFailed))
+        .collect();
+    write_generated(dir.path(), &queries);
+    let mut args = GENERATED.to_vec();
+    args.extend(["--format", "markdown"]);
+    let out = run(dir.path(), &args);
+    assert_code(&out, 1);
+    let md = stdout(&out);
+    assert!(md.len() <= 60_000, "{} bytes", md.len());
+    assert!(md.starts_with("## ragdiff: ❌ FAIL"));
+    assert!(md.contains("the JSON and CSV reports hold"));
+}
+
+#[test]
+fn many_allow_listed_ids_that_did_not_fail_make_one_warning() {
+    let dir = demo_copy();
+    let ids: Vec<String> = ["Q-17", "Q-18", "Q-22", "Q-23", "Q-24", "Q-25"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let mut args = vec!["compare".to_string()];
+    for id in &ids {
+        args.push("--allow-failed".into());
+        args.push(id.clone());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run(dir.path(), &args);
+    let err = stderr(&out);
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("did not newly fail"))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning: 6 allow-listed queries did not newly fail; remove them from the allow-list: Q-17, Q-18, Q-22, Q-23, Q-24, Q-25"
+        ]
+    );
+}
+
+#[test]
+fn markdown_ids_cannot_link_or_mention() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let queries: Vec<(String, Change)> = ["https://evil.example/x", "www.evil.com", "@octocat"]
+        .iter()
+        .map(|id| (id.to_string(), Change::NewlyFailed))
+        .collect();
+    write_generated(dir.path(), &queries);
+    let mut args = GENERATED.to_vec();
+    args.extend(["--format", "markdown"]);
+    let md = stdout(&run(dir.path(), &args));
+    // In code spans, GitHub neither links nor mentions.
+    for id in ["`https://evil.example/x`", "`www.evil.com`", "`@octocat`"] {
+        assert!(md.contains(id), "{id} not in a code span:\n{md}");
+    }
+}
+
+#[test]
+fn freeze_records_a_raised_version_when_the_data_did_not_change() {
+    let dir = demo_copy();
+    let path = dir.path().join("gold/demo.toml");
+    let manifest = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(
+        &path,
+        manifest.replacen("version = \"1.0.0\"\n", "version = \"1.1.0\"\n", 1),
+    )
+    .expect("written");
+    let out = run(dir.path(), &["freeze", "gold/demo.toml"]);
+    assert_code(&out, 0);
+    let after = std::fs::read_to_string(&path).expect("read");
+    assert!(after.contains("frozen_version = \"1.1.0\""), "{after}");
+}
+
+#[test]
+fn a_version_below_frozen_version_is_an_input_error() {
+    let dir = demo_copy();
+    let path = dir.path().join("gold/demo.toml");
+    let manifest = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(
+        &path,
+        manifest.replacen("version = \"1.0.0\"\n", "version = \"0.9.0\"\n", 1),
+    )
+    .expect("written");
+    let out = run(dir.path(), &["compare"]);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "gold/demo.toml:4: version 0.9.0 is lower than frozen_version 1.0.0; a gold set's version only goes up"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn eval_lets_input_problems_win_over_a_refusal() {
+    let dir = demo_copy();
+    let manifest = std::fs::read_to_string(dir.path().join("runs/baseline.toml")).expect("read");
+    std::fs::write(
+        dir.path().join("runs/baseline.toml"),
+        manifest.replace("corpus = \"demo-questions\"", "corpus = \"other\""),
+    )
+    .expect("written");
+    std::fs::write(
+        dir.path().join("runs/baseline.csv"),
+        "id,retrieved_doc_ids\nQ-17,D-2;D-2\n",
+    )
+    .expect("written");
+    let out = run(dir.path(), &["eval", "runs/baseline.toml"]);
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    assert!(err.contains("note: refusing to evaluate"), "{err}");
+    assert!(err.contains("query Q-17 lists doc D-2 twice"), "{err}");
+}
