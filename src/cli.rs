@@ -45,6 +45,13 @@ pub enum Format {
     Csv,
 }
 
+/// `eval` prints a table or JSON (Markdown and CSV are comparison reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EvalFormat {
+    Table,
+    Json,
+}
+
 #[derive(Debug, Args)]
 pub struct GoldArg {
     /// Gold manifest (.toml) or bare gold data (qrels or CSV) [default: the only *.toml in gold/]
@@ -63,8 +70,8 @@ pub struct EvalArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub k: Option<u32>,
     /// Output format
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = EvalFormat::Table)]
+    pub format: EvalFormat,
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,
@@ -118,7 +125,7 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Draws for the bootstrap CI and the randomization test
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub resamples: u32,
     /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap
     #[arg(long, value_name = "METRIC=VALUE")]

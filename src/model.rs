@@ -263,6 +263,4 @@ pub struct Observed {
 pub struct EvaluatedRun {
     pub meta: RunMeta,
     pub observed: Vec<Option<Observed>>,
-    /// The longest ranking seen.
-    pub longest: u32,
 }

@@ -434,6 +434,12 @@ proptest! {
             "compare", "--gold", "gold.toml", "base.toml", "cand.toml", "--k", &k_text,
             "--resamples", "50", "--no-gate", "--format", "json", "--export-csv", "out.csv",
         ]);
+        let nothing_relevant = case.queries.iter().all(|q| q.judged.values().all(|&g| g < 1));
+        if nothing_relevant {
+            // A gold with no relevant doc at all has nothing to evaluate: exit 2.
+            prop_assert_eq!(out.status.code(), Some(2));
+            return Ok(());
+        }
         prop_assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let json = numbers_as_text(&String::from_utf8(out.stdout).expect("UTF-8"));
         let rows = json["per_query"].as_array().expect("per_query").clone();
@@ -497,6 +503,12 @@ proptest! {
             "compare", "--gold", "gold.toml", "base.toml", "base.toml", "--k", &k_text,
             "--resamples", "50", "--format", "json",
         ]);
+        let nothing_relevant = case.queries.iter().all(|q| q.judged.values().all(|&g| g < 1));
+        if nothing_relevant {
+            // A gold with no relevant doc at all has nothing to evaluate: exit 2.
+            prop_assert_eq!(out.status.code(), Some(2));
+            return Ok(());
+        }
         prop_assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let json = numbers_as_text(&String::from_utf8(out.stdout).expect("UTF-8"));
         prop_assert_eq!(json["newly_failed"].as_array().map(Vec::len), Some(0));

@@ -156,8 +156,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     }
     if cmp.rows.len() < FEW_QUERIES {
         warnings.push(format!(
-            "only {} queries with a relevant doc are compared; means, intervals and p-values say little on so few",
-            cmp.rows.len()
+            "only {} with a relevant doc {} compared; means, intervals and p-values say little on so few",
+            match cmp.rows.len() {
+                1 => "1 query".to_string(),
+                n => format!("{n} queries"),
+            },
+            if cmp.rows.len() == 1 { "is" } else { "are" }
         ));
     }
     warnings.extend(gate_warnings);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use semver::Version;
-use toml_edit::{Document, Item, Table};
+use toml_edit::{Document, Table};
 
 use crate::model::{DataFormat, GoldMeta, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind};
@@ -426,7 +426,21 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
                         Some(s) => {
                             filters.insert(k.to_string(), s.to_string());
                         }
-                        None => keys.wrong(&format!("filters.{k}"), "a string"),
+                        None => {
+                            let line = t
+                                .get_key_value(k)
+                                .and_then(|(key, _)| m.line_of(key.span()));
+                            keys.diag.problem(
+                                Location {
+                                    file: m.display.clone(),
+                                    line,
+                                },
+                                ProblemKind::WrongType {
+                                    key: format!("filters.{k}"),
+                                    expected: "a string",
+                                },
+                            );
+                        }
                     }
                 }
             }
@@ -455,9 +469,4 @@ pub fn is_manifest(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
-}
-
-/// Item access used by `freeze` to read back what it writes.
-pub fn item_str(item: Option<&Item>) -> Option<&str> {
-    item.and_then(Item::as_str)
 }

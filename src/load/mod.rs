@@ -129,6 +129,10 @@ pub fn is_one_file(path: &Path) -> bool {
         return false;
     }
     let names: Vec<&[u8]> = record.iter().map(|c| c.trim_ascii()).collect();
-    names.iter().any(|n| n.ends_with(b"expected_doc_ids"))
-        && names.contains(&b"retrieved_doc_ids".as_slice())
+    let has = |name: &[u8]| {
+        names
+            .iter()
+            .any(|n| *n == name || (n.starts_with(b"\xEF\xBB\xBF") && &n[3..] == name))
+    };
+    has(b"expected_doc_ids") && has(b"retrieved_doc_ids")
 }

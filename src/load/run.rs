@@ -111,6 +111,8 @@ struct Collector<'g> {
     csv: bool,
     /// No usable gold (it failed to load): check each ranking's own structure only.
     structure_only: bool,
+    /// A CSV header with the required columns was read (else no row was).
+    header_ok: bool,
     observed: Vec<Option<Observed>>,
     first_line: Vec<u64>,
     not_in_gold: Vec<String>,
@@ -138,6 +140,7 @@ impl<'g> Collector<'g> {
             depth,
             csv,
             structure_only,
+            header_ok: false,
             observed: vec![None; gold.queries.len()],
             first_line: vec![0; gold.queries.len()],
             not_in_gold: Vec::new(),
@@ -278,7 +281,8 @@ impl<'g> Collector<'g> {
     }
 
     fn finish_csv(&mut self, diag: &mut Diagnostics) {
-        if self.structure_only {
+        // Without a usable header no row was read: "missing" would be noise.
+        if self.structure_only || !self.header_ok {
             return;
         }
         for (qi, q) in self.gold.queries.iter().enumerate() {
@@ -343,7 +347,6 @@ impl<'g> Collector<'g> {
         EvaluatedRun {
             meta,
             observed: self.observed,
-            longest: self.longest,
         }
     }
 }
@@ -398,6 +401,7 @@ fn read_csv(
     ) else {
         return None;
     };
+    c.header_ok = true;
     let version_col = extra_ok
         .contains(&"index_version")
         .then(|| header.position("index_version"))
