@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use crate::compare::{CompareReport, QueryRow, Status};
 use crate::metrics::Metric;
-use crate::report::{delta, filters_text, num, rank};
+use crate::report::{change_cells, delta, filters_text, num, rank};
 
 /// GitHub truncates comments and summaries near 64 KiB; stay clearly below.
 pub const MAX_BYTES: usize = 60_000;
@@ -83,7 +83,7 @@ fn ids(list: &[impl AsRef<str>]) -> String {
 }
 
 fn arrow(b: String, c: String) -> String {
-    if b == c { b } else { format!("{b} → {c}") }
+    crate::report::arrow(b, c, "→")
 }
 
 /// Render within [`MAX_BYTES`].
@@ -302,23 +302,7 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
         );
         for q in changed.iter().take(rows) {
-            let (b, c) = (&q.baseline, &q.candidate);
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                code(&q.id),
-                q.status.name(),
-                arrow(rank(b.first_relevant_rank), rank(c.first_relevant_rank)),
-                arrow(num(b.rr), num(c.rr)),
-                delta(q.delta.rr),
-                arrow(num(b.recall), num(c.recall)),
-                delta(q.delta.recall),
-                arrow(num(b.hit), num(c.hit)),
-                arrow(num(b.ndcg), num(c.ndcg)),
-                delta(q.delta.ndcg),
-                ids(&q.lost),
-                ids(&q.gained)
-            );
+            let _ = writeln!(s, "| {} |", change_cells(q, "→", &code, ", ").join(" | "));
         }
         if rows < changed.len() {
             let _ = writeln!(s, "\n… and {} more", changed.len() - rows);

@@ -144,6 +144,57 @@ pub fn delta(x: f64) -> String {
     }
 }
 
+/// `b -> c`, or `b` alone when both are the same.
+pub fn arrow(b: String, c: String, sign: &str) -> String {
+    if b == c { b } else { format!("{b} {sign} {c}") }
+}
+
+/// The header of the per-query change table (the terminal's and Markdown's).
+pub const CHANGE_HEADER: [&str; 12] = [
+    "id",
+    "status",
+    "first rel",
+    "RR",
+    "ΔRR",
+    "Recall",
+    "ΔRecall",
+    "Hit",
+    "nDCG",
+    "ΔnDCG",
+    "lost",
+    "gained",
+];
+
+/// The cells of one per-query change row, computed once for every format; ids are
+/// written by `id` and id lists joined by `join`, changes shown with `sign`.
+pub fn change_cells(
+    q: &crate::compare::QueryRow,
+    sign: &str,
+    id: &dyn Fn(&str) -> String,
+    join: &str,
+) -> [String; 12] {
+    let (b, c) = (&q.baseline, &q.candidate);
+    let list = |ids: &[String]| ids.iter().map(|x| id(x)).collect::<Vec<_>>().join(join);
+    [
+        id(&q.id),
+        q.status.name().to_string(),
+        arrow(
+            rank(b.first_relevant_rank),
+            rank(c.first_relevant_rank),
+            sign,
+        ),
+        arrow(num(b.rr), num(c.rr), sign),
+        delta(q.delta.rr),
+        arrow(num(b.recall), num(c.recall), sign),
+        delta(q.delta.recall),
+        arrow(num(b.hit), num(c.hit), sign),
+        arrow(num(b.ndcg), num(c.ndcg), sign),
+        delta(q.delta.ndcg),
+        list(&q.lost),
+        list(&q.gained),
+    ]
+}
+
 /// A rank or "-" when none was returned.
 pub fn rank(r: Option<u32>) -> String {
     r.map_or_else(|| "-".to_string(), |r| r.to_string())

@@ -5,7 +5,9 @@ use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 use crate::compare::{CompareReport, QueryRow, Status};
 use crate::eval::EvalReport;
 use crate::metrics::Metric;
-use crate::report::{GoldContext, RunContext, delta, filters_text, num, rank, safe_id};
+use crate::report::{
+    CHANGE_HEADER, GoldContext, RunContext, change_cells, delta, filters_text, num, rank, safe_id,
+};
 
 /// The terminal lists at most this many changed queries (CSV and JSON list all).
 pub const MAX_ROWS: usize = 100;
@@ -128,10 +130,6 @@ fn verdict_line(r: &CompareReport, colour: bool) -> String {
     format!("{word}  {}\n", r.reasons_line(&safe_id))
 }
 
-fn arrow(b: String, c: String) -> String {
-    if b == c { b } else { format!("{b} -> {c}") }
-}
-
 pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     let mut out = verdict_line(r, colour);
     out.push_str(&context(&r.gold, &r.baseline, r.k, &r.index_versions()));
@@ -245,43 +243,22 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     let unchanged = r.per_query.len() - changed.len();
     if !changed.is_empty() {
         out.push('\n');
-        let mut t = new_table(
-            [
-                "id",
-                "status",
-                "first rel",
-                "RR",
-                "ΔRR",
-                "Recall",
-                "ΔRecall",
-                "Hit",
-                "nDCG",
-                "ΔnDCG",
-                "lost",
-                "gained",
-            ]
-            .map(String::from)
-            .to_vec(),
-        );
+        let mut t = new_table(CHANGE_HEADER.map(String::from).to_vec());
         for q in changed.iter().take(MAX_ROWS) {
-            let (b, c) = (&q.baseline, &q.candidate);
-            t.add_row(vec![
-                Cell::new(safe_id(&q.id)),
-                Cell::new(q.status.name()),
-                right(arrow(
-                    rank(b.first_relevant_rank),
-                    rank(c.first_relevant_rank),
-                )),
-                right(arrow(num(b.rr), num(c.rr))),
-                right(delta(q.delta.rr)),
-                right(arrow(num(b.recall), num(c.recall))),
-                right(delta(q.delta.recall)),
-                right(arrow(num(b.hit), num(c.hit))),
-                right(arrow(num(b.ndcg), num(c.ndcg))),
-                right(delta(q.delta.ndcg)),
-                Cell::new(ids(&q.lost)),
-                Cell::new(ids(&q.gained)),
-            ]);
+            let cells = change_cells(q, "->", &safe_id, " ");
+            t.add_row(
+                cells
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, text)| {
+                        if (2..10).contains(&i) {
+                            right(text)
+                        } else {
+                            Cell::new(text)
+                        }
+                    })
+                    .collect::<Vec<_>>(),
+            );
         }
         out.push_str(&t.to_string());
         out.push('\n');
