@@ -404,3 +404,22 @@ pub fn write_generated(dir: &Path, queries: &[(String, Change)]) {
 
 /// The arguments that compare a folder made by [`write_generated`], run from it.
 pub const GENERATED: [&str; 5] = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
+
+/// The folder of the reference data (`RAGDIFF_REFERENCE_DIR`, relative to the crate),
+/// or `None` when it is unset: a user's clone has no `../shared`.
+pub fn reference_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("RAGDIFF_REFERENCE_DIR").filter(|d| !d.is_empty())?;
+    let dir = PathBuf::from(dir);
+    Some(if dir.is_relative() {
+        crate_dir().join(dir)
+    } else {
+        dir
+    })
+}
+
+/// Say plainly that a test was skipped: written to the process's stderr directly,
+/// so the test harness's capture does not hide it.
+pub fn say_skipped(message: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{message}");
+}

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use rstest::rstest;
 
 use crate::common::{
-    CompareJson, assert_close, assert_code, assert_line, compare_json, crate_dir, fixture, render,
-    run, stderr, stdout,
+    CompareJson, assert_close, assert_code, assert_line, compare_json, crate_dir, fixture,
+    reference_dir, render, run, say_skipped, stderr, stdout,
 };
 
 const REFUSED: &str = "error: refusing to compare: the runs are not comparable";
@@ -891,16 +891,6 @@ fn k_is_used_when_the_gold_does_not_pin_it() {
 const SKIPPED: &str =
     "skipped: RAGDIFF_REFERENCE_DIR is unset (the Vaswani comparison needs ../shared/reference)";
 
-fn reference_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("RAGDIFF_REFERENCE_DIR").filter(|d| !d.is_empty())?;
-    let dir = PathBuf::from(dir);
-    Some(if dir.is_relative() {
-        crate_dir().join(dir)
-    } else {
-        dir
-    })
-}
-
 /// qid -> doc -> grade.
 fn read_qrels(path: &Path) -> BTreeMap<String, BTreeMap<String, i64>> {
     let text = std::fs::read_to_string(path).expect("qrels");
@@ -1012,7 +1002,7 @@ fn status(b: &Expected, c: &Expected) -> &'static str {
 #[test]
 fn vaswani_synthetic_runs_match_an_independent_computation() {
     let Some(reference) = reference_dir() else {
-        eprintln!("{SKIPPED}");
+        say_skipped(SKIPPED);
         return;
     };
     let qrels_path = reference.join("vaswani/qrels");

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::common::{EvalJson, Row, crate_dir, eval_json, fixture};
+use crate::common::{EvalJson, Row, eval_json, fixture, reference_dir, say_skipped};
 
 const SKIPPED: &str =
     "skipped: RAGDIFF_REFERENCE_DIR is unset (trec_eval parity needs ../shared/reference)";
@@ -23,16 +23,6 @@ const SKIPPED: &str =
 const TOLERANCE: f64 = 0.5e-4 + 1e-9;
 
 const KS: [u32; 5] = [1, 3, 5, 10, 100];
-
-fn reference_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("RAGDIFF_REFERENCE_DIR").filter(|d| !d.is_empty())?;
-    let dir = PathBuf::from(dir);
-    Some(if dir.is_relative() {
-        crate_dir().join(dir)
-    } else {
-        dir
-    })
-}
 
 /// measure -> query -> value, from trec_eval's `measure<TAB>query<TAB>value` lines
 /// (the measure padded with spaces).
@@ -340,7 +330,7 @@ fn trec_eval_pairs(reference: &Path) -> Vec<Pair> {
 #[test]
 fn trec_eval_reference_pairs() {
     let Some(reference) = reference_dir() else {
-        eprintln!("{SKIPPED}");
+        say_skipped(SKIPPED);
         return;
     };
     let pairs = trec_eval_pairs(&reference);
@@ -362,7 +352,7 @@ fn trec_eval_reference_pairs() {
 #[test]
 fn trec_eval_truncated_run() {
     let Some(reference) = reference_dir() else {
-        eprintln!("{SKIPPED}");
+        say_skipped(SKIPPED);
         return;
     };
     let name = "qrels.test.results.trunc";
@@ -398,7 +388,7 @@ fn trec_eval_truncated_run() {
 /// columns, lines out of order, qrels queries missing and an extra query 999.
 fn vaswani(run: &str, missing: [&str; 2]) {
     let Some(reference) = reference_dir() else {
-        eprintln!("{SKIPPED}");
+        say_skipped(SKIPPED);
         return;
     };
     let qrels = reference.join("vaswani/qrels");
