@@ -113,6 +113,8 @@ struct Collector<'g> {
     structure_only: bool,
     /// A CSV header with the required columns was read (else no row was).
     header_ok: bool,
+    /// First lines of queries the gold does not have (structure-only reading).
+    other_lines: FxHashMap<crate::model::Id, u64>,
     observed: Vec<Option<Observed>>,
     first_line: Vec<u64>,
     not_in_gold: Vec<String>,
@@ -141,6 +143,7 @@ impl<'g> Collector<'g> {
             csv,
             structure_only,
             header_ok: false,
+            other_lines: FxHashMap::default(),
             observed: vec![None; gold.queries.len()],
             first_line: vec![0; gold.queries.len()],
             not_in_gold: Vec::new(),
@@ -192,6 +195,23 @@ impl<'g> Collector<'g> {
             return false;
         }
         self.first_line[qi] = line;
+        true
+    }
+
+    /// [`Collector::claim`] for a query the gold does not have (structure-only
+    /// reading): a CSV run still lists each query once.
+    fn claim_other(&mut self, qid: &str, line: u64, diag: &mut Diagnostics) -> bool {
+        if let Some(&first) = self.other_lines.get(qid) {
+            diag.problem(
+                Location::line(&self.display, line),
+                ProblemKind::DuplicateQuery {
+                    query: qid.to_string(),
+                    first,
+                },
+            );
+            return false;
+        }
+        self.other_lines.insert(qid.into(), line);
         true
     }
 
@@ -433,6 +453,9 @@ fn read_csv(
                 return;
             }
             if qi.is_none() && !c.structure_only {
+                return;
+            }
+            if qi.is_none() && !c.claim_other(&id, line, diag) {
                 return;
             }
             if let Some(docs) = csvio::id_list(record, docs_col, &id, line, display, diag) {

@@ -233,3 +233,25 @@ fn eval_lets_input_problems_win_over_a_refusal() {
     assert!(err.contains("note: refusing to evaluate"), "{err}");
     assert!(err.contains("query Q-17 lists doc D-2 twice"), "{err}");
 }
+
+#[test]
+fn a_duplicate_query_in_an_incomparable_run_is_still_an_input_error() {
+    let dir = demo_copy();
+    let manifest = std::fs::read_to_string(dir.path().join("runs/candidate.toml")).expect("read");
+    std::fs::write(
+        dir.path().join("runs/candidate.toml"),
+        manifest.replace("corpus = \"demo-questions\"", "corpus = \"other\""),
+    )
+    .expect("written");
+    std::fs::write(
+        dir.path().join("runs/candidate.csv"),
+        "id,retrieved_doc_ids\nQ-17,D-2\nQ-17,D-3\n",
+    )
+    .expect("written");
+    let out = run(dir.path(), &["compare"]);
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        "runs/candidate.csv:3: query Q-17 appears more than once (first at line 2); each query id must be unique",
+    );
+}
