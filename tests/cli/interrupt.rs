@@ -14,6 +14,24 @@ use rstest::rstest;
 
 use crate::common::{Change, write_generated};
 
+/// `compare` with every export into `out/`, as both the interrupted and the
+/// uninterrupted run use it.
+const COMPARE_WITH_EXPORTS: [&str; 13] = [
+    "compare",
+    "--gold",
+    "gold.toml",
+    "base.toml",
+    "cand.toml",
+    "--format",
+    "json",
+    "--export-json",
+    "out/x.json",
+    "--export-csv",
+    "out/x.csv",
+    "--export-markdown",
+    "out/x.md",
+];
+
 /// Whether process `pid` has `path` open (Linux: /proc/PID/fd).
 fn has_open(pid: u32, path: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
@@ -78,21 +96,7 @@ fn an_interrupted_compare_leaves_no_export_and_no_temporary_file(#[case] signal:
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_ragdiff"))
         .current_dir(&root)
-        .args([
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--format",
-            "json",
-            "--export-json",
-            "out/x.json",
-            "--export-csv",
-            "out/x.csv",
-            "--export-markdown",
-            "out/x.md",
-        ])
+        .args(COMPARE_WITH_EXPORTS)
         .env_remove("GITHUB_ACTIONS")
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
@@ -179,24 +183,7 @@ fn the_same_compare_uninterrupted_writes_every_export() {
         .collect();
     write_generated(root, &queries);
     std::fs::create_dir(root.join("out")).expect("out/");
-    let out = crate::common::run(
-        root,
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--format",
-            "json",
-            "--export-json",
-            "out/x.json",
-            "--export-csv",
-            "out/x.csv",
-            "--export-markdown",
-            "out/x.md",
-        ],
-    );
+    let out = crate::common::run(root, &COMPARE_WITH_EXPORTS);
     crate::common::assert_code(&out, 1);
     assert_eq!(names(&root.join("out")), ["x.csv", "x.json", "x.md"]);
     assert!(
