@@ -1,11 +1,10 @@
-//! One run against the gold set: per-query scores and means (the `eval` command's
-//! model; `compare` builds on the same scoring).
+//! One run against the gold set: per-query scores (the `eval` command's scoring;
+//! `compare` builds on the same metrics). The report around it is `report`'s.
 
 use serde::Serialize;
 
 use crate::metrics::{self, Scores};
 use crate::model::{EvaluatedRun, GoldSet};
-use crate::report::{GoldContext, RunContext, SCHEMA_VERSION};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct EvalRow {
@@ -16,19 +15,6 @@ pub struct EvalRow {
 
 /// Means over the queries with at least one relevant doc.
 pub type Means = metrics::Values;
-
-/// The `eval` report (JSON keys are part of the contract).
-#[derive(Debug, Clone, Serialize)]
-pub struct EvalReport {
-    pub schema_version: &'static str,
-    pub gold: GoldContext,
-    pub run: RunContext,
-    pub k: u32,
-    pub per_query: Vec<EvalRow>,
-    pub means: Means,
-    pub no_answer: Vec<String>,
-    pub warnings: Vec<String>,
-}
 
 /// Score every gold query with a relevant doc; no-answer queries are listed apart.
 /// Rows are in byte order of id.
@@ -48,19 +34,4 @@ pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, V
     rows.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
     no_answer.sort_unstable();
     (rows, no_answer)
-}
-
-pub fn build(gold: &GoldSet, run: &EvaluatedRun, k: u32, warnings: Vec<String>) -> EvalReport {
-    let (per_query, no_answer) = score_run(gold, run, k);
-    let means = Means::mean_of(per_query.iter().map(|r| &r.scores));
-    EvalReport {
-        schema_version: SCHEMA_VERSION,
-        gold: GoldContext::of(gold),
-        run: RunContext::of(&run.meta),
-        k,
-        per_query,
-        means,
-        no_answer,
-        warnings,
-    }
 }

@@ -1,4 +1,5 @@
-//! Exit codes: the contract CI scripts rely on (SPEC section 3).
+//! Exit codes: the contract CI scripts rely on (docs/contract.md, "Exit codes"), and
+//! the one place that maps an error to its code.
 //!
 //! When several apply, [`INVALID_INPUT`] wins over [`REFUSED`], which wins over
 //! [`GATE_FAILED`]; `--no-gate` never hides 2 or 3.
@@ -17,4 +18,47 @@ pub const REFUSED: u8 = 3;
 /// The process exit code for one of the constants above.
 pub fn code(value: u8) -> ExitCode {
     ExitCode::from(value)
+}
+
+/// The runs are not comparable (exit 3); every difference is listed.
+#[derive(Debug)]
+pub struct Refused {
+    /// What is refused, e.g. [`Refused::COMPARE`].
+    pub what: &'static str,
+    pub differences: Vec<String>,
+}
+
+impl Refused {
+    pub const COMPARE: &str = "to compare: the runs are not comparable";
+    pub const EVAL: &str = "to evaluate: the run does not answer the gold's questions";
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "refusing {}", self.what)?;
+        for d in &self.differences {
+            write!(f, "\n  {d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// The exit code an error stands for: [`REFUSED`] for a refusal, else
+/// [`INVALID_INPUT`] (input problems, usage, files that cannot be written).
+pub fn of_error(err: &anyhow::Error) -> u8 {
+    if err.downcast_ref::<Refused>().is_some() {
+        REFUSED
+    } else {
+        INVALID_INPUT
+    }
+}
+
+/// A closed stdout (`ragdiff … | head`) is not an error.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -42,20 +42,7 @@ impl Input {
 }
 
 fn gold_meta(format: DataFormat) -> GoldMeta {
-    GoldMeta {
-        name: "fuzz".into(),
-        version: None,
-        frozen_at: None,
-        sha256: None,
-        frozen_version: None,
-        corpus: None,
-        data_display: "fuzz".into(),
-        data: PathBuf::from("fuzz"),
-        format,
-        k: None,
-        min_grade: 1,
-        manifest: None,
-    }
+    GoldMeta::bare(&PathBuf::from("fuzz"), format)
 }
 
 /// A small gold set the run targets are read against.

@@ -1,19 +1,15 @@
 //! The gate: a policy applied to a comparison gives a verdict with every reason
-//! (SPEC section 8).
+//! (docs/contract.md, "Gate"). It owns the verdict, its reasons and the accepted
+//! failures; reading the allow-list is `load::allow`'s work.
 
-use std::path::Path;
+use serde::Serialize;
 
-use crate::compare::{Accepted, Comparison, GateReport, Status, TESTED};
-use crate::load::csvio::{self, Header};
+use crate::compare::{Comparison, Status, TESTED};
 use crate::metrics::Metric;
-use crate::model::GoldSet;
-use crate::validate::{Diagnostics, Location, ProblemKind};
+use crate::text::{name_ids, name_ids_with, plural, safe_id};
 
 /// Significance level of `--fail-on-significant-drop`.
 pub const ALPHA: f64 = 0.05;
-
-/// At most this many ids are named in one reason.
-const NAMED: usize = 10;
 
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
@@ -24,129 +20,23 @@ pub struct Policy {
     pub enforced: bool,
 }
 
-/// Parse `METRIC=VALUE` of `--max-drop`.
-pub fn parse_max_drop(text: &str) -> Result<(Metric, f64), String> {
-    let (name, value) = text
-        .split_once('=')
-        .ok_or_else(|| format!("--max-drop {text}: expected METRIC=VALUE, like mrr=0.02"))?;
-    let metric = match name.trim().to_ascii_lowercase().as_str() {
-        "mrr" | "rr" => Metric::Rr,
-        "recall" => Metric::Recall,
-        "hit" => Metric::Hit,
-        "precision" | "p" => Metric::Precision,
-        "ndcg" => Metric::Ndcg,
-        "ap" | "map" => Metric::Ap,
-        other => {
-            return Err(format!(
-                "--max-drop: unknown metric `{other}`; use mrr, rr, recall, hit, precision, ndcg or ap"
-            ));
-        }
-    };
-    match value.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok((metric, v)),
-        _ => Err(format!(
-            "--max-drop {text}: the value must be a number >= 0 (an absolute drop of the mean)"
-        )),
-    }
+/// A newly failed query the allow-list accepts, with the list's reason.
+#[derive(Debug, Clone, Serialize)]
+pub struct Accepted {
+    pub id: String,
+    pub reason: String,
 }
 
-/// Read `--allow-failed-file` (CSV `id,reason`), checking each id is in the gold.
-pub fn read_allow_file(
-    path: &Path,
-    gold: &GoldSet,
-    diag: &mut Diagnostics,
-) -> Vec<(String, String)> {
-    let display = path.display().to_string();
-    let mut out = Vec::new();
-    let Some(bytes) = crate::load::manifest::read_file(path, "allow-list", &display, diag) else {
-        return out;
-    };
-    let Some(mut reader) = csvio::open(&bytes, &display, diag) else {
-        return out;
-    };
-    let Some(header) = Header::read(
-        &mut reader,
-        &display,
-        &["id", "reason"],
-        &["id", "reason"],
-        diag,
-    ) else {
-        return out;
-    };
-    let required = "`id` and `reason`";
-    let (Some(id_col), Some(reason_col)) = (
-        header.require("id", required, &display, diag),
-        header.require("reason", required, &display, diag),
-    ) else {
-        return out;
-    };
-    csvio::for_each_row(
-        &mut reader,
-        &display,
-        header.width,
-        diag,
-        |record, line, diag| {
-            let Some(id) = csvio::cell_id(record, id_col, "query", "", line, &display, diag) else {
-                return;
-            };
-            let reason = csvio::cell_str(record, reason_col)
-                .unwrap_or_default()
-                .trim()
-                .to_string();
-            if !gold.contains(&id) {
-                diag.problem(
-                    Location::line(&display, line),
-                    ProblemKind::AllowedNotInGold { query: id },
-                );
-                return;
-            }
-            out.push((id, reason));
-        },
-    );
-    out
-}
-
-/// Check `--allow-failed` ids against the gold.
-pub fn check_allowed_ids(
-    ids: &[String],
-    gold: &GoldSet,
-    diag: &mut Diagnostics,
-) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for id in ids {
-        if gold.contains(id) {
-            out.push((id.clone(), "--allow-failed".to_string()));
-        } else {
-            diag.problem(
-                Location::file("--allow-failed"),
-                ProblemKind::AllowedNotInGold { query: id.clone() },
-            );
-        }
-    }
-    out
-}
-
-/// Name up to [`NAMED`] ids (each written by `id`), then how many more.
-pub fn name_ids_with(ids: &[impl AsRef<str>], id: &dyn Fn(&str) -> String) -> String {
-    let mut s = ids
-        .iter()
-        .take(NAMED)
-        .map(|x| id(x.as_ref()))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if ids.len() > NAMED {
-        s.push_str(&format!(" … and {} more", ids.len() - NAMED));
-    }
-    s
-}
-
-/// Name up to [`NAMED`] ids, then how many more.
-pub fn name_ids(ids: &[impl AsRef<str>]) -> String {
-    name_ids_with(ids, &crate::report::safe_id)
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+/// The gate's verdict (JSON `gate`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    pub passed: bool,
+    pub reasons: Vec<String>,
+    /// False under `--no-gate`: the verdict is shown but never fails the run.
+    pub enforced: bool,
+    /// The reasons, structured, for formats that write ids their own way.
+    #[serde(skip)]
+    pub causes: Vec<Reason>,
 }
 
 /// Why the gate failed, kept structured so each format can write the ids its way.
@@ -195,46 +85,16 @@ impl Reason {
     }
 }
 
-pub fn decide(
-    policy: &Policy,
-    cmp: &Comparison,
-    k: u32,
-) -> (GateReport, Vec<Accepted>, Vec<String>) {
-    let mut warnings = Vec::new();
+/// Apply the policy: the verdict, the accepted new failures (sorted by id) and the
+/// gate's own warnings (allow-listed queries that did not newly fail).
+pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accepted>, Vec<String>) {
     let newly: Vec<&str> = cmp
         .rows
         .iter()
         .filter(|r| r.status == Status::NewlyFailed)
         .map(|r| r.id.as_str())
         .collect();
-    let mut accepted = Vec::new();
-    let mut not_failed: Vec<String> = Vec::new();
-    for (id, reason) in &policy.allowed {
-        if accepted.iter().any(|a: &Accepted| &a.id == id) || not_failed.contains(id) {
-            continue;
-        }
-        if newly.contains(&id.as_str()) {
-            accepted.push(Accepted {
-                id: id.clone(),
-                reason: reason.clone(),
-            });
-        } else {
-            not_failed.push(id.clone());
-        }
-    }
-    not_failed.sort_unstable();
-    match not_failed.len() {
-        0 => {}
-        1 => warnings.push(format!(
-            "allow-listed query {} did not newly fail; remove it from the allow-list",
-            crate::report::safe_id(&not_failed[0])
-        )),
-        n => warnings.push(format!(
-            "{n} allow-listed queries did not newly fail; remove them from the allow-list: {}",
-            name_ids(&not_failed)
-        )),
-    }
-    accepted.sort_by(|a, b| a.id.cmp(&b.id));
+    let (accepted, warnings) = accept(&policy.allowed, &newly);
     let mut failing: Vec<String> = newly
         .iter()
         .filter(|id| !accepted.iter().any(|a| a.id == **id))
@@ -250,6 +110,53 @@ pub fn decide(
             ids: cmp.nondeterministic.clone(),
         });
     }
+    causes.extend(mean_causes(policy, cmp, k));
+    let verdict = Verdict {
+        passed: causes.is_empty(),
+        reasons: causes.iter().map(|c| c.render(&safe_id)).collect(),
+        enforced: policy.enforced,
+        causes,
+    };
+    (verdict, accepted, warnings)
+}
+
+/// Split the allow-list into accepted new failures and a warning naming the entries
+/// that did not newly fail (each id once).
+fn accept(allowed: &[(String, String)], newly: &[&str]) -> (Vec<Accepted>, Vec<String>) {
+    let mut accepted: Vec<Accepted> = Vec::new();
+    let mut not_failed: Vec<String> = Vec::new();
+    for (id, reason) in allowed {
+        if accepted.iter().any(|a| &a.id == id) || not_failed.contains(id) {
+            continue;
+        }
+        if newly.contains(&id.as_str()) {
+            accepted.push(Accepted {
+                id: id.clone(),
+                reason: reason.clone(),
+            });
+        } else {
+            not_failed.push(id.clone());
+        }
+    }
+    not_failed.sort_unstable();
+    accepted.sort_by(|a, b| a.id.cmp(&b.id));
+    let warnings = match not_failed.len() {
+        0 => Vec::new(),
+        1 => vec![format!(
+            "allow-listed query {} did not newly fail; remove it from the allow-list",
+            safe_id(&not_failed[0])
+        )],
+        n => vec![format!(
+            "{n} allow-listed queries did not newly fail; remove them from the allow-list: {}",
+            name_ids(&not_failed)
+        )],
+    };
+    (accepted, warnings)
+}
+
+/// The reasons that come from means: `--max-drop` and `--fail-on-significant-drop`.
+fn mean_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
+    let mut causes = Vec::new();
     for (metric, allowed) in &policy.max_drop {
         let m = cmp.means.get(*metric);
         if -m.delta > allowed + 1e-12 {
@@ -275,17 +182,5 @@ pub fn decide(
             }
         }
     }
-    (
-        GateReport {
-            passed: causes.is_empty(),
-            reasons: causes
-                .iter()
-                .map(|c| c.render(&crate::report::safe_id))
-                .collect(),
-            enforced: policy.enforced,
-            causes,
-        },
-        accepted,
-        warnings,
-    )
+    causes
 }

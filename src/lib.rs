@@ -4,8 +4,13 @@
 //! human-labelled gold set, refuses to compare runs that are not comparable, and
 //! reports per-query deltas and the queries that newly fail.
 //!
-//! Data flows one way: `cli` -> `load` -> `validate` -> `metrics` -> `compare` ->
-//! `gate`, and `report` renders the result.
+//! Data flows one way, `model` and `text` at the bottom (README, "Development"):
+//!
+//! ```text
+//! cli -> settings -> app -> load -> validate -> metrics/eval -> compare -> gate -> report
+//! ```
+//!
+//! The contract users rely on is docs/contract.md.
 //!
 //! | exit code | meaning |
 //! | --- | --- |
@@ -19,6 +24,7 @@ pub mod cli;
 pub mod compare;
 pub mod eval;
 pub mod exit;
+#[doc(hidden)]
 pub mod fuzz;
 pub mod gate;
 pub mod interrupt;
@@ -28,5 +34,7 @@ pub mod model;
 pub mod output;
 pub mod progress;
 pub mod report;
+pub mod settings;
 pub mod stats;
+pub mod text;
 pub mod validate;

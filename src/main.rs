@@ -10,11 +10,11 @@ fn main() -> ExitCode {
     match app::run(cli) {
         Ok(code) => exit::code(code),
         Err(err) => {
-            if app::is_broken_pipe(&err) {
+            if exit::is_broken_pipe(&err) {
                 return exit::code(exit::SUCCESS);
             }
             eprintln!("error: {err:#}");
-            exit::code(app::exit_code_of(&err))
+            exit::code(exit::of_error(&err))
         }
     }
 }

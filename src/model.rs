@@ -130,22 +130,31 @@ pub struct GoldMeta {
 }
 
 impl GoldMeta {
-    /// Metadata for a stand-in gold (see [`GoldSet::stand_in`]).
-    pub fn placeholder() -> Self {
+    /// A bare data file's metadata: named after the file, unfrozen, with no version,
+    /// no corpus and no pinned k. Also the base of a stand-in gold and of tests.
+    pub fn bare(data: &std::path::Path, format: DataFormat) -> Self {
         Self {
-            name: String::new(),
+            name: data
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
             version: None,
             frozen_at: None,
             sha256: None,
             frozen_version: None,
             corpus: None,
-            data_display: String::new(),
-            data: PathBuf::new(),
-            format: DataFormat::Csv,
+            data_display: data.display().to_string(),
+            data: data.to_path_buf(),
+            format,
             k: None,
             min_grade: 1,
             manifest: None,
         }
+    }
+
+    /// Metadata for a stand-in gold (see [`GoldSet::stand_in`]).
+    pub fn placeholder() -> Self {
+        Self::bare(std::path::Path::new(""), DataFormat::Csv)
     }
 
     pub fn frozen(&self) -> bool {

@@ -3,18 +3,41 @@
 
 use std::fmt;
 
-/// Where a problem sits: a file and, where it applies, a line.
+use crate::model::{GoldSet, RunMeta};
+
+/// Where a problem sits: a file and, where it applies, a line; or the command line
+/// itself (`usage`), which is shown without a place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
     pub file: String,
     pub line: Option<u64>,
+    pub usage: bool,
 }
 
 impl Location {
+    /// The command line: a flag or argument, not a file.
+    pub fn usage() -> Self {
+        Self {
+            file: "usage".to_string(),
+            line: None,
+            usage: true,
+        }
+    }
+
     pub fn file(file: impl Into<String>) -> Self {
         Self {
             file: file.into(),
             line: None,
+            usage: false,
+        }
+    }
+
+    /// A file and, when known, a line.
+    pub fn at(file: impl Into<String>, line: Option<u64>) -> Self {
+        Self {
+            file: file.into(),
+            line,
+            usage: false,
         }
     }
 
@@ -22,6 +45,7 @@ impl Location {
         Self {
             file: file.into(),
             line: Some(line),
+            usage: false,
         }
     }
 }
@@ -202,6 +226,26 @@ impl Diagnostics {
         self.warnings.push(message.into());
     }
 
+    /// Record a usage problem (a flag or argument, not a file).
+    pub fn usage(&mut self, message: impl Into<String>) {
+        self.problem(
+            Location::usage(),
+            ProblemKind::Usage {
+                message: message.into(),
+            },
+        );
+    }
+
+    /// The value a step produced, or the problems that stopped it (exit 2). A step
+    /// that yields nothing always records why, so `None` with no problem recorded is
+    /// a bug in ragdiff, reported as such rather than as a panic.
+    pub fn require<T>(&mut self, value: Option<T>) -> Result<T, InvalidInput> {
+        self.check()?;
+        value.ok_or_else(|| {
+            InvalidInput::usage("internal error: an input was not loaded and no problem was recorded; please report this")
+        })
+    }
+
     pub fn has_problems(&self) -> bool {
         !self.problems.is_empty()
     }
@@ -247,7 +291,7 @@ impl InvalidInput {
 
     pub fn usage(message: impl Into<String>) -> Self {
         Self::one(
-            Location::file("usage"),
+            Location::usage(),
             ProblemKind::Usage {
                 message: message.into(),
             },
@@ -264,7 +308,7 @@ impl fmt::Display for InvalidInput {
             if n == 1 { "" } else { "s" }
         )?;
         for p in &self.problems {
-            if p.location.file == "usage" {
+            if p.location.usage {
                 write!(f, "\n  {}", p.kind)?;
             } else {
                 write!(f, "\n  {p}")?;
@@ -278,6 +322,36 @@ impl fmt::Display for InvalidInput {
 }
 
 impl std::error::Error for InvalidInput {}
+
+/// Resolve k: the gold's pinned k, else `--k`, else the depth; check 1 <= k <= depth
+/// when the depth was declared.
+pub fn resolve_k(
+    gold: &GoldSet,
+    cli_k: Option<u32>,
+    run: &RunMeta,
+    location: &str,
+    diag: &mut Diagnostics,
+) -> Option<u32> {
+    let k = match (gold.meta.k, cli_k) {
+        (Some(pinned), Some(_)) => {
+            diag.problem(Location::usage(), ProblemKind::KPinned { k: pinned });
+            return None;
+        }
+        (Some(k), None) | (None, Some(k)) => k,
+        (None, None) => run.depth.max(1),
+    };
+    if run.depth_declared && k > run.depth {
+        diag.problem(
+            Location::file(location),
+            ProblemKind::KAboveDepth {
+                k,
+                depth: run.depth,
+            },
+        );
+        return None;
+    }
+    Some(k)
+}
 
 /// Why an id is invalid, if it is (SPEC section 2): empty after trimming, or with a
 /// control character. (`;` cannot occur inside a list item: it separates them.)

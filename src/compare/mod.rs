@@ -2,15 +2,12 @@
 //! statuses, means with their statistics, and the report model every format renders
 //! (SPEC sections 5 and 7).
 
-pub mod app;
-
 use semver::Version;
 use serde::Serialize;
 
 use crate::eval::Means;
 use crate::metrics::{self, Metric, Scores};
 use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta};
-use crate::report::{GoldContext, RunContext};
 use crate::stats;
 
 /// A query's status, in the order reports list them.
@@ -235,93 +232,9 @@ pub struct ZeroRr {
     pub delta: i64,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct Accepted {
-    pub id: String,
-    pub reason: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct GateReport {
-    pub passed: bool,
-    pub reasons: Vec<String>,
-    /// False under `--no-gate`: the verdict is shown but never fails the run.
-    pub enforced: bool,
-    /// The reasons, structured, for formats that write ids their own way.
-    #[serde(skip)]
-    pub causes: Vec<crate::gate::Reason>,
-}
-
-/// The comparison report; JSON keys are part of the contract (SPEC section 7).
-#[derive(Debug, Clone, Serialize)]
-pub struct CompareReport {
-    pub schema_version: &'static str,
-    pub gold: GoldContext,
-    pub baseline: RunContext,
-    pub candidate: RunContext,
-    pub k: u32,
-    pub bump: Bump,
-    pub reproducibility_check: bool,
-    pub nondeterministic: Vec<String>,
-    pub means: MeansReport,
-    pub zero_rr: ZeroRr,
-    pub per_query: Vec<QueryRow>,
-    pub newly_failed: Vec<String>,
-    pub fixed: Vec<String>,
-    pub still_failing: Vec<String>,
-    pub accepted: Vec<Accepted>,
-    pub no_answer: Vec<String>,
-    pub warnings: Vec<String>,
-    pub gate: GateReport,
-    /// Resampling settings, so a reader can reproduce the statistics.
-    pub resamples: u32,
-    pub seed: u64,
-}
-
-impl CompareReport {
-    pub fn count(&self, status: Status) -> usize {
-        self.per_query.iter().filter(|r| r.status == status).count()
-    }
-
-    pub fn index_versions(&self) -> String {
-        self.index_versions_with("->")
-    }
-
-    /// `2.3.0 -> 2.4.0 (minor)`, with the arrow given.
-    pub fn index_versions_with(&self, arrow: &str) -> String {
-        let v = |r: &RunContext| r.index_version.clone().unwrap_or_else(|| "-".into());
-        format!(
-            "{} {arrow} {} ({})",
-            v(&self.baseline),
-            v(&self.candidate),
-            self.bump.name()
-        )
-    }
-
-    /// The verdict's reasons in one line, ids written by `id`; when it passed, why.
-    pub fn reasons_line(&self, id: &dyn Fn(&str) -> String) -> String {
-        if !self.gate.causes.is_empty() {
-            let causes: Vec<String> = self.gate.causes.iter().map(|c| c.render(id)).collect();
-            return causes.join("; ");
-        }
-        let ids: Vec<&str> = self.accepted.iter().map(|a| a.id.as_str()).collect();
-        match ids.len() {
-            0 => "no query newly failed".to_string(),
-            n => format!(
-                "{n} newly failed quer{} accepted by the allow-list: {}",
-                if n == 1 { "y" } else { "ies" },
-                crate::gate::name_ids_with(&ids, id)
-            ),
-        }
-    }
-
-    pub fn is_accepted(&self, id: &str) -> bool {
-        self.accepted.iter().any(|a| a.id == id)
-    }
-}
-
 /// Everything computed from the two runs, before the gate.
 pub struct Comparison {
+    pub k: u32,
     pub rows: Vec<QueryRow>,
     pub means: MeansReport,
     pub zero_rr: ZeroRr,
@@ -352,7 +265,6 @@ pub fn compare(
     resamples: u32,
     seed: u64,
 ) -> Comparison {
-    let min_grade = gold.meta.min_grade;
     let mut rows = Vec::with_capacity(gold.queries.len());
     let mut no_answer = Vec::new();
     let mut nondeterministic = Vec::new();
@@ -373,42 +285,77 @@ pub fn compare(
             no_answer.push(q.id.to_string());
             continue;
         }
-        let bs = metrics::evaluate(q, bo, k, min_grade);
-        let cs = metrics::evaluate(q, co, k, min_grade);
-        let status = Status::classify(&bs, &cs);
-        let failure_kind = (status == Status::NewlyFailed).then(|| {
-            if cs.first_relevant_rank.is_some() {
-                FailureKind::Ranking
-            } else {
-                FailureKind::Retrieval
-            }
-        });
-        let btop = metrics::relevant_in_top_k(q, bo, k, min_grade);
-        let ctop = metrics::relevant_in_top_k(q, co, k, min_grade);
-        let lost = btop
-            .iter()
-            .filter(|d| !ctop.contains(d))
-            .map(|d| d.to_string())
-            .collect();
-        let gained = ctop
-            .iter()
-            .filter(|d| !btop.contains(d))
-            .map(|d| d.to_string())
-            .collect();
-        rows.push(QueryRow {
-            id: q.id.clone(),
-            status,
-            delta: Delta::delta(&bs, &cs),
-            baseline: bs,
-            candidate: cs,
-            failure_kind,
-            lost,
-            gained,
-        });
+        rows.push(query_row(q, bo, co, k, gold.meta.min_grade));
     }
     // Means and statistics go over the rows in id order, as `eval` does, so a run's
     // mean never depends on the run it is compared with.
     rows.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+    let means = means_of(&rows, resamples, seed);
+    sort_rows(&mut rows);
+    no_answer.sort_unstable();
+    nondeterministic.sort_unstable();
+    let zb = rows.iter().filter(|r| r.baseline.rr == 0.0).count();
+    let zc = rows.iter().filter(|r| r.candidate.rr == 0.0).count();
+    Comparison {
+        k,
+        means,
+        zero_rr: ZeroRr {
+            baseline: zb,
+            candidate: zc,
+            delta: zc as i64 - zb as i64,
+        },
+        rows,
+        no_answer,
+        nondeterministic,
+        bump,
+    }
+}
+
+/// One query's pair of scores, its status and what moved in its top k.
+fn query_row(
+    q: &crate::model::GoldQuery,
+    bo: Option<&crate::model::Observed>,
+    co: Option<&crate::model::Observed>,
+    k: u32,
+    min_grade: i64,
+) -> QueryRow {
+    let bs = metrics::evaluate(q, bo, k, min_grade);
+    let cs = metrics::evaluate(q, co, k, min_grade);
+    let status = Status::classify(&bs, &cs);
+    let failure_kind = (status == Status::NewlyFailed).then(|| {
+        if cs.first_relevant_rank.is_some() {
+            FailureKind::Ranking
+        } else {
+            FailureKind::Retrieval
+        }
+    });
+    let btop = metrics::relevant_in_top_k(q, bo, k, min_grade);
+    let ctop = metrics::relevant_in_top_k(q, co, k, min_grade);
+    let lost = btop
+        .iter()
+        .filter(|d| !ctop.contains(d))
+        .map(|d| d.to_string())
+        .collect();
+    let gained = ctop
+        .iter()
+        .filter(|d| !btop.contains(d))
+        .map(|d| d.to_string())
+        .collect();
+    QueryRow {
+        id: q.id.clone(),
+        status,
+        delta: Delta::delta(&bs, &cs),
+        baseline: bs,
+        candidate: cs,
+        failure_kind,
+        lost,
+        gained,
+    }
+}
+
+/// Means of both sides with their deltas; for the tested metrics also the
+/// bootstrap CI and the randomization test's p. `rows` must be in id order.
+fn means_of(rows: &[QueryRow], resamples: u32, seed: u64) -> MeansReport {
     let bm = Means::mean_of(rows.iter().map(|r| &r.baseline));
     let cm = Means::mean_of(rows.iter().map(|r| &r.candidate));
     let deltas: Vec<[f64; stats::METRICS]> = rows
@@ -430,30 +377,13 @@ pub fn compare(
             p_value: pos.map(|p| st[p].p_value),
         }
     };
-    let means = MeansReport {
+    MeansReport {
         rr: mean(Metric::Rr),
         recall: mean(Metric::Recall),
         hit: mean(Metric::Hit),
         ndcg: mean(Metric::Ndcg),
         precision: mean(Metric::Precision),
         ap: mean(Metric::Ap),
-    };
-    sort_rows(&mut rows);
-    no_answer.sort_unstable();
-    nondeterministic.sort_unstable();
-    let zb = rows.iter().filter(|r| r.baseline.rr == 0.0).count();
-    let zc = rows.iter().filter(|r| r.candidate.rr == 0.0).count();
-    Comparison {
-        means,
-        zero_rr: ZeroRr {
-            baseline: zb,
-            candidate: zc,
-            delta: zc as i64 - zb as i64,
-        },
-        rows,
-        no_answer,
-        nondeterministic,
-        bump,
     }
 }
 

@@ -260,8 +260,8 @@ proptest! {
     fn a_runs_means_do_not_depend_on_the_other_run((queries, k, seed) in case()) {
         let (gold, b, c) = build(&queries);
         let cmp = compare(&gold, &b, &c, k, RESAMPLES, seed);
-        let eb = crate::eval::build(&gold, &b, k, Vec::new()).means;
-        let ec = crate::eval::build(&gold, &c, k, Vec::new()).means;
+        let eb = crate::report::EvalReport::new(&gold, &b, k, Vec::new()).means;
+        let ec = crate::report::EvalReport::new(&gold, &c, k, Vec::new()).means;
         for m in Metric::ALL {
             let md = cmp.means.get(m);
             prop_assert_eq!(md.baseline.to_bits(), eb.get(m).to_bits(), "{:?} baseline: compare {} vs eval {}", m, md.baseline, eb.get(m));
@@ -499,7 +499,7 @@ fn bump(#[case] baseline: &str, #[case] candidate: &str, #[case] expected: Bump)
 #[case::map("map=0.1", Metric::Ap, 0.1)]
 #[case::exponent("mrr=1e-3", Metric::Rr, 0.001)]
 fn parse_max_drop_accepts(#[case] text: &str, #[case] metric: Metric, #[case] value: f64) {
-    assert_eq!(gate::parse_max_drop(text), Ok((metric, value)));
+    assert_eq!(crate::settings::parse_max_drop(text), Ok((metric, value)));
 }
 
 #[rstest]
@@ -514,7 +514,7 @@ fn parse_max_drop_accepts(#[case] text: &str, #[case] metric: Metric, #[case] va
 #[case::infinite("mrr=inf", "must be a number >= 0")]
 #[case::two_equals("mrr=0.1=0.2", "must be a number >= 0")]
 fn parse_max_drop_rejects(#[case] text: &str, #[case] message: &str) {
-    let err = gate::parse_max_drop(text).expect_err(text);
+    let err = crate::settings::parse_max_drop(text).expect_err(text);
     assert!(err.contains(message), "{text}: {err}");
 }
 
@@ -558,14 +558,14 @@ fn quantile_of_a_thousand_values_like_numpy() {
 #[case::percent_first("%0A", "%250A")]
 #[case::colon_comma_kept("a:b,c", "a:b,c")]
 fn workflow_command_data(#[case] raw: &str, #[case] escaped: &str) {
-    assert_eq!(crate::report::escape_data(raw), escaped);
+    assert_eq!(crate::text::escape_data(raw), escaped);
 }
 
 #[rstest]
 #[case::colon_comma("a:b,c", "a%3Ab%2Cc")]
 #[case::all("%\r\n:,", "%25%0D%0A%3A%2C")]
 fn workflow_command_property(#[case] raw: &str, #[case] escaped: &str) {
-    assert_eq!(crate::report::escape_property(raw), escaped);
+    assert_eq!(crate::text::escape_property(raw), escaped);
 }
 
 #[rstest]

@@ -108,7 +108,7 @@ impl Header {
                 if extra.len() == 1 { "" } else { "s" },
                 extra
                     .iter()
-                    .map(|n| format!("`{}`", crate::report::safe_id(n)))
+                    .map(|n| format!("`{}`", crate::text::safe_id(n)))
                     .collect::<Vec<_>>()
                     .join(", ")
             ));

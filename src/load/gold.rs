@@ -24,7 +24,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// one-file layout's run columns).
 pub fn load(meta: GoldMeta, extra_ok: &[&str], diag: &mut Diagnostics) -> Option<GoldSet> {
     let display = meta.data.display().to_string();
-    let bytes = crate::load::manifest::read_file(&meta.data, "gold data", &display, diag)?;
+    let bytes = crate::load::fs::read_file(&meta.data, "gold data", &display, diag)?;
     if let Some(recorded) = &meta.sha256 {
         let actual = sha256_hex(&bytes);
         if &actual != recorded {

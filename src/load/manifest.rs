@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use semver::Version;
 use toml_edit::{Document, Table};
 
+use crate::load::fs::{check_path, read_file};
 use crate::model::{DataFormat, GoldMeta, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
@@ -38,10 +39,7 @@ impl ManifestDoc {
         let line = table
             .get_key_value(key)
             .and_then(|(k, _)| self.line_of(k.span()));
-        Location {
-            file: self.display.clone(),
-            line,
-        }
+        Location::at(self.display.clone(), line)
     }
 }
 
@@ -92,66 +90,13 @@ pub fn parse(path: &Path, text: String, diag: &mut Diagnostics) -> Option<Manife
                     + 1
             });
             diag.problem(
-                Location {
-                    file: display,
-                    line,
-                },
+                Location::at(display, line),
                 ProblemKind::Toml {
                     message: e.message().trim().to_string(),
                 },
             );
             None
         }
-    }
-}
-
-/// Read a whole file, recording why not when it cannot be read.
-pub fn read_file(
-    path: &Path,
-    what: &'static str,
-    display: &str,
-    diag: &mut Diagnostics,
-) -> Option<Vec<u8>> {
-    match check_path(path, what, display) {
-        Err(kind) => {
-            diag.problem(Location::file(display), kind);
-            None
-        }
-        Ok(()) => match std::fs::read(path) {
-            Ok(bytes) => Some(bytes),
-            Err(e) => {
-                diag.problem(
-                    Location::file(display),
-                    ProblemKind::PathUnreadable {
-                        what,
-                        path: display.to_string(),
-                        reason: e.to_string(),
-                    },
-                );
-                None
-            }
-        },
-    }
-}
-
-/// Why a data path cannot be used, if it cannot: missing, a directory, unreadable
-/// (a symlink loop shows here as the system's own message).
-pub fn check_path(path: &Path, what: &'static str, display: &str) -> Result<(), ProblemKind> {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => Err(ProblemKind::PathIsDir {
-            what,
-            path: display.to_string(),
-        }),
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ProblemKind::PathMissing {
-            what,
-            path: display.to_string(),
-        }),
-        Err(e) => Err(ProblemKind::PathUnreadable {
-            what,
-            path: display.to_string(),
-            reason: e.to_string(),
-        }),
     }
 }
 
@@ -431,10 +376,7 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
                                 .get_key_value(k)
                                 .and_then(|(key, _)| m.line_of(key.span()));
                             keys.diag.problem(
-                                Location {
-                                    file: m.display.clone(),
-                                    line,
-                                },
+                                Location::at(m.display.clone(), line),
                                 ProblemKind::WrongType {
                                     key: format!("filters.{k}"),
                                     expected: "a string",

@@ -1,7 +1,9 @@
 //! Loading inputs: manifests or bare data files, the gold set, and runs (streamed).
 //! Paths resolve here; nothing outside `load` touches the file system for input.
 
+pub mod allow;
 pub mod csvio;
+pub mod fs;
 pub mod gold;
 pub mod lines;
 pub mod manifest;
@@ -9,7 +11,8 @@ pub mod run;
 
 use std::path::{Path, PathBuf};
 
-use crate::model::{DataFormat, GoldMeta, RunMeta};
+use crate::model::{DataFormat, EvaluatedRun, GoldMeta, GoldSet, RunMeta};
+use crate::progress;
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
 /// Default locations, relative to the working directory (SPEC section 3).
@@ -67,27 +70,11 @@ pub fn gold_meta(path: &Path, diag: &mut Diagnostics) -> Option<GoldMeta> {
         return manifest::gold(&doc, diag);
     }
     let display = path.display().to_string();
-    if let Err(kind) = manifest::check_path(path, "gold data", &display) {
+    if let Err(kind) = fs::check_path(path, "gold data", &display) {
         diag.problem(Location::file(&display), kind);
         return None;
     }
-    Some(GoldMeta {
-        name: path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        version: None,
-        frozen_at: None,
-        sha256: None,
-        frozen_version: None,
-        corpus: None,
-        data_display: display,
-        data: path.to_path_buf(),
-        format: DataFormat::from_extension(path),
-        k: None,
-        min_grade: 1,
-        manifest: None,
-    })
+    Some(GoldMeta::bare(path, DataFormat::from_extension(path)))
 }
 
 /// The run metadata from a manifest, or from a bare results file (then the depth is
@@ -98,7 +85,7 @@ pub fn run_meta(path: &Path, diag: &mut Diagnostics) -> Option<RunMeta> {
         return manifest::run(&doc, diag);
     }
     let display = path.display().to_string();
-    if let Err(kind) = manifest::check_path(path, "run results", &display) {
+    if let Err(kind) = fs::check_path(path, "run results", &display) {
         diag.problem(Location::file(&display), kind);
         return None;
     }
@@ -135,4 +122,92 @@ pub fn is_one_file(path: &Path) -> bool {
             .any(|n| *n == name || (n.starts_with(b"\xEF\xBB\xBF") && &n[3..] == name))
     };
     has(b"expected_doc_ids") && has(b"retrieved_doc_ids")
+}
+
+/// The gold path given, or the default one.
+pub fn gold_or_default(arg: Option<PathBuf>, diag: &mut Diagnostics) -> Option<PathBuf> {
+    arg.or_else(|| default_gold(diag))
+}
+
+/// Load the gold set (manifest or bare file), checking its sha256 and, under
+/// `require_frozen`, that it is frozen.
+pub fn load_gold(
+    path: &Path,
+    require_frozen: bool,
+    extra_ok: &[&str],
+    diag: &mut Diagnostics,
+) -> Option<GoldSet> {
+    let meta = gold_meta(path, diag)?;
+    if !meta.frozen() {
+        if require_frozen {
+            diag.problem(
+                Location::file(path.display().to_string()),
+                ProblemKind::NotFrozen {
+                    path: path.display().to_string(),
+                },
+            );
+            return None;
+        }
+        diag.warn(if meta.manifest.is_some() {
+            format!(
+                "gold {} is not frozen: run `ragdiff freeze {}` so its labels cannot change unseen",
+                path.display(),
+                path.display()
+            )
+        } else {
+            format!(
+                "gold {} is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it",
+                path.display()
+            )
+        });
+    }
+    let display = meta.data.display().to_string();
+    let gold = gold::load(meta, extra_ok, diag)?;
+    if gold.queries.iter().all(|q| q.is_no_answer()) {
+        diag.problem(
+            Location::file(display),
+            ProblemKind::NothingToEvaluate {
+                min_grade: gold.meta.min_grade,
+            },
+        );
+        return None;
+    }
+    Some(gold)
+}
+
+/// Read runs in parallel, one thread each, with one progress bar for all.
+pub fn read_runs(
+    metas: Vec<RunMeta>,
+    gold: &GoldSet,
+    extra_ok: &[&str],
+    diag: &mut Diagnostics,
+) -> Vec<Option<EvaluatedRun>> {
+    let paths: Vec<&Path> = metas.iter().map(|m| m.results.as_path()).collect();
+    let bar = progress::Bytes::new(&paths);
+    let inc = |n: u64| bar.inc(n);
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = metas
+            .into_iter()
+            .map(|meta| s.spawn(|| run::read(meta, gold, extra_ok, &inc)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a run reader thread panicked"))
+            .collect()
+    });
+    bar.finish();
+    results
+        .into_iter()
+        .map(|(run, d, version)| {
+            diag.problems.extend(d.problems);
+            diag.warnings.extend(d.warnings);
+            diag.dropped.extend(d.dropped);
+            run.map(|mut r| {
+                if r.meta.index_version.is_none() {
+                    r.meta.index_version = version.and_then(|v| semver::Version::parse(&v).ok());
+                }
+                r
+            })
+        })
+        .collect()
 }

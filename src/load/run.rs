@@ -30,7 +30,7 @@ pub fn read(
     let display = meta.results.display().to_string();
     let path = meta.results.clone();
     let source = || -> Result<Box<dyn Read>, ProblemKind> {
-        crate::load::manifest::check_path(&path, "run results", &display)?;
+        crate::load::fs::check_path(&path, "run results", &display)?;
         std::fs::File::open(&path)
             .map(|f| Box::new(f) as Box<dyn Read>)
             .map_err(|e| ProblemKind::PathUnreadable {

@@ -1,7 +1,7 @@
 //! The per-query CSV (SPEC section 7): one row per query in report order, numbers
 //! unrounded, id cells guarded against formula injection.
 
-use crate::compare::CompareReport;
+use crate::report::CompareReport;
 
 pub const HEADER: [&str; 10] = [
     "id",

@@ -6,9 +6,9 @@
 
 use std::fmt::Write;
 
-use crate::compare::{CompareReport, QueryRow, Status};
+use crate::compare::{QueryRow, Status};
 use crate::metrics::Metric;
-use crate::report::{change_cells, delta, filters_text, num, rank};
+use crate::report::{CompareReport, change_cells, delta, filters_text, num, rank};
 
 /// GitHub truncates comments and summaries near 64 KiB; stay clearly below.
 pub const MAX_BYTES: usize = 60_000;

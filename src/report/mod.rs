@@ -10,9 +10,20 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::cli::Format;
-use crate::compare::{CompareReport, Status};
-use crate::model::{GoldSet, RunMeta};
+use crate::compare::{Bump, Comparison, MeansReport, QueryRow, Status, ZeroRr};
+use crate::eval::{EvalRow, Means};
+use crate::gate::{Accepted, Verdict};
+use crate::model::{EvaluatedRun, GoldSet, RunMeta};
+use crate::text::{escape_data, escape_property, name_ids_with, safe_id};
+
+/// The report formats. `eval` writes table or JSON; `compare` any of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Markdown,
+    Json,
+    Csv,
+}
 
 pub const SCHEMA_VERSION: &str = "1.0.0";
 
@@ -86,6 +97,143 @@ impl GoldContext {
     }
 }
 
+/// The `eval` report (JSON keys are part of the contract).
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalReport {
+    pub schema_version: &'static str,
+    pub gold: GoldContext,
+    pub run: RunContext,
+    pub k: u32,
+    pub per_query: Vec<EvalRow>,
+    pub means: Means,
+    pub no_answer: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+impl EvalReport {
+    pub fn new(gold: &GoldSet, run: &EvaluatedRun, k: u32, warnings: Vec<String>) -> Self {
+        let (per_query, no_answer) = crate::eval::score_run(gold, run, k);
+        Self {
+            schema_version: SCHEMA_VERSION,
+            gold: GoldContext::of(gold),
+            run: RunContext::of(&run.meta),
+            k,
+            means: Means::mean_of(per_query.iter().map(|r| &r.scores)),
+            per_query,
+            no_answer,
+            warnings,
+        }
+    }
+}
+
+/// What the gate decided about a comparison, as the report shows it.
+pub struct Decided {
+    pub verdict: Verdict,
+    pub accepted: Vec<Accepted>,
+    pub warnings: Vec<String>,
+}
+
+/// The comparison report; JSON keys are part of the contract (docs/contract.md, "JSON").
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareReport {
+    pub schema_version: &'static str,
+    pub gold: GoldContext,
+    pub baseline: RunContext,
+    pub candidate: RunContext,
+    pub k: u32,
+    pub bump: Bump,
+    pub reproducibility_check: bool,
+    pub nondeterministic: Vec<String>,
+    pub means: MeansReport,
+    pub zero_rr: ZeroRr,
+    pub per_query: Vec<QueryRow>,
+    pub newly_failed: Vec<String>,
+    pub fixed: Vec<String>,
+    pub still_failing: Vec<String>,
+    pub accepted: Vec<Accepted>,
+    pub no_answer: Vec<String>,
+    pub warnings: Vec<String>,
+    pub gate: Verdict,
+    /// Resampling settings, so a reader can reproduce the statistics.
+    pub resamples: u32,
+    pub seed: u64,
+}
+
+impl CompareReport {
+    /// The report of a comparison and the gate's decision about it.
+    pub fn new(
+        gold: &GoldSet,
+        runs: [&RunMeta; 2],
+        cmp: Comparison,
+        decided: Decided,
+        resampling: (u32, u64),
+    ) -> Self {
+        let ids = |status| crate::compare::ids_with(&cmp.rows, status);
+        Self {
+            schema_version: SCHEMA_VERSION,
+            gold: GoldContext::of(gold),
+            baseline: RunContext::of(runs[0]),
+            candidate: RunContext::of(runs[1]),
+            k: cmp.k,
+            bump: cmp.bump,
+            reproducibility_check: cmp.bump == Bump::Same,
+            newly_failed: ids(Status::NewlyFailed),
+            fixed: ids(Status::Fixed),
+            still_failing: ids(Status::StillFailing),
+            nondeterministic: cmp.nondeterministic,
+            means: cmp.means,
+            zero_rr: cmp.zero_rr,
+            per_query: cmp.rows,
+            accepted: decided.accepted,
+            no_answer: cmp.no_answer,
+            warnings: decided.warnings,
+            gate: decided.verdict,
+            resamples: resampling.0,
+            seed: resampling.1,
+        }
+    }
+
+    pub fn count(&self, status: Status) -> usize {
+        self.per_query.iter().filter(|r| r.status == status).count()
+    }
+
+    pub fn index_versions(&self) -> String {
+        self.index_versions_with("->")
+    }
+
+    /// `2.3.0 -> 2.4.0 (minor)`, with the arrow given.
+    pub fn index_versions_with(&self, arrow: &str) -> String {
+        let v = |r: &RunContext| r.index_version.clone().unwrap_or_else(|| "-".into());
+        format!(
+            "{} {arrow} {} ({})",
+            v(&self.baseline),
+            v(&self.candidate),
+            self.bump.name()
+        )
+    }
+
+    /// The verdict's reasons in one line, ids written by `id`; when it passed, why.
+    pub fn reasons_line(&self, id: &dyn Fn(&str) -> String) -> String {
+        if !self.gate.causes.is_empty() {
+            let causes: Vec<String> = self.gate.causes.iter().map(|c| c.render(id)).collect();
+            return causes.join("; ");
+        }
+        let ids: Vec<&str> = self.accepted.iter().map(|a| a.id.as_str()).collect();
+        match ids.len() {
+            0 => "no query newly failed".to_string(),
+            n => format!(
+                "{n} newly failed quer{} accepted by the allow-list: {}",
+                if n == 1 { "y" } else { "ies" },
+                name_ids_with(&ids, id)
+            ),
+        }
+    }
+
+    pub fn is_accepted(&self, id: &str) -> bool {
+        self.accepted.iter().any(|a| a.id == id)
+    }
+}
+
 /// A run as every report shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunContext {
@@ -118,15 +266,6 @@ pub fn filters_text(filters: &BTreeMap<String, String>) -> String {
             .map(|(k, v)| format!("{}={}", safe_id(k), safe_id(v)))
             .collect::<Vec<_>>()
             .join(", ")
-    }
-}
-
-/// An id made safe for a message or a terminal: control characters shown escaped.
-pub fn safe_id(id: &str) -> String {
-    if id.chars().any(char::is_control) {
-        id.escape_default().to_string()
-    } else {
-        id.to_string()
     }
 }
 
@@ -219,27 +358,8 @@ pub fn write_compare(
     }
 }
 
-/// The comparison in one format, as text (tests and small reports).
-pub fn render_compare(r: &CompareReport, format: Format) -> String {
-    let mut buf = Vec::new();
-    write_compare(r, format, false, &mut buf).expect("writing to memory cannot fail");
-    String::from_utf8(buf).expect("reports are UTF-8")
-}
-
 /// At most this many workflow commands, then one summary line.
 const MAX_ANNOTATIONS: usize = 10;
-
-/// Escape a workflow command's message (GitHub's rules).
-pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escape a workflow command's property, such as its title.
-pub fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
-}
 
 /// The workflow commands for a GitHub Actions log: one per newly failed query.
 pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
@@ -288,7 +408,7 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
 
 /// Print the workflow commands to stderr when running under GitHub Actions.
 pub fn emit_ci_annotations(r: &CompareReport) {
-    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+    if crate::text::under_github_actions() {
         for line in ci_annotations(r) {
             eprintln!("{line}");
         }

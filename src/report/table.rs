@@ -2,12 +2,13 @@
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 
-use crate::compare::{CompareReport, QueryRow, Status};
-use crate::eval::EvalReport;
+use crate::compare::{QueryRow, Status};
 use crate::metrics::Metric;
 use crate::report::{
-    CHANGE_HEADER, GoldContext, RunContext, change_cells, delta, filters_text, num, rank, safe_id,
+    CHANGE_HEADER, CompareReport, EvalReport, GoldContext, RunContext, change_cells, delta,
+    filters_text, num, rank,
 };
+use crate::text::safe_id;
 
 /// The terminal lists at most this many changed queries (CSV and JSON list all).
 pub const MAX_ROWS: usize = 100;

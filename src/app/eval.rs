@@ -1,0 +1,50 @@
+//! `eval`: one run against the gold set, as a table or JSON.
+
+use std::path::Path;
+
+use crate::app::{print_warnings, refuse};
+use crate::exit::{self, Refused};
+use crate::load;
+use crate::output;
+use crate::report::{self, EvalReport, Format};
+use crate::settings;
+use crate::validate::{Diagnostics, resolve_k};
+
+pub fn run(s: settings::Eval) -> anyhow::Result<u8> {
+    let mut diag = Diagnostics::default();
+    let gold_path = load::gold_or_default(s.gold, &mut diag);
+    let run_meta = load::run_meta(&s.run, &mut diag);
+    let gold =
+        gold_path.and_then(|p| load::load_gold(&p, s.require_frozen, s.extra.gold, &mut diag));
+    let gold = diag.require(gold)?;
+    let run_meta = diag.require(run_meta)?;
+    if let (Some(gc), Some(rc)) = (&gold.meta.corpus, &run_meta.corpus)
+        && gc != rc
+    {
+        let refused = Refused {
+            what: Refused::EVAL,
+            differences: vec![format!(
+                "corpus:  gold {gc}, run {rc} (the run answered other questions)"
+            )],
+        };
+        return Err(refuse(refused, vec![run_meta], &mut diag));
+    }
+    let run_display = s.run.display().to_string();
+    let mut runs = load::read_runs(vec![run_meta], &gold, s.extra.run, &mut diag);
+    // After reading: a bare results file's depth is its longest list.
+    let k = runs
+        .first()
+        .and_then(Option::as_ref)
+        .and_then(|run| resolve_k(&gold, s.k, &run.meta, &run_display, &mut diag));
+    let run = diag.require(runs.pop().flatten())?;
+    let k = diag.require(k)?;
+    print_warnings(&diag.warnings);
+    let report = EvalReport::new(&gold, &run, k, diag.warnings);
+    match s.format {
+        Format::Json => output::write_files(&[Path::new("-")], |_, out| {
+            report::json::write(&report, out)
+        })?,
+        _ => output::stdout(&report::table::render_eval(&report))?,
+    };
+    Ok(exit::SUCCESS)
+}

@@ -1,0 +1,95 @@
+//! `freeze`: record the gold data's sha256 and frozen_version in its manifest.
+
+use crate::exit;
+use crate::load::{self, fs, gold, manifest};
+use crate::output;
+use crate::settings;
+use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
+
+pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
+    let mut diag = Diagnostics::default();
+    let path = load::gold_or_default(s.gold, &mut diag);
+    let path = diag.require(path)?;
+    if !manifest::is_manifest(&path) {
+        return Err(InvalidInput::usage(format!(
+            "freeze needs a gold manifest (.toml), not {}",
+            path.display()
+        ))
+        .into());
+    }
+    let doc = manifest::read(&path, &mut diag);
+    let doc = diag.require(doc)?;
+    let meta = manifest::gold(&doc, &mut diag);
+    let meta = diag.require(meta)?;
+    let display = path.display().to_string();
+    let bytes = fs::read_file(
+        &meta.data,
+        "gold data",
+        &meta.data.display().to_string(),
+        &mut diag,
+    );
+    let mut unchecked = meta.clone();
+    unchecked.sha256 = None;
+    gold::load(unchecked, &[], &mut diag);
+    let bytes = diag.require(bytes)?;
+    let actual = gold::sha256_hex(&bytes);
+    // A manifest without a version records a problem, so this never stops here.
+    let version = diag.require(meta.version.clone())?;
+    if let Some(recorded) = &meta.sha256 {
+        if *recorded == actual && meta.frozen_version.as_ref() == Some(&version) {
+            output::stdout(&format!(
+                "{display}: already frozen at version {version} (sha256 {})\n",
+                &actual[..12]
+            ))?;
+            return Ok(exit::SUCCESS);
+        }
+        let raised = meta.frozen_version.as_ref().is_some_and(|f| version > *f);
+        if *recorded != actual && !raised {
+            return Err(InvalidInput::one(
+                Location::file(&display),
+                ProblemKind::VersionNotRaised {
+                    version: version.to_string(),
+                    frozen: meta
+                        .frozen_version
+                        .map_or_else(|| "(none recorded)".to_string(), |v| v.to_string()),
+                },
+            )
+            .into());
+        }
+    }
+    let mut doc = doc.doc.into_mut();
+    doc["sha256"] = toml_edit::value(actual.clone());
+    doc["frozen_version"] = toml_edit::value(version.to_string());
+    if doc.get("frozen_at").is_none() {
+        doc["frozen_at"] = toml_edit::value(today());
+    }
+    output::write(&path, &doc.to_string())?;
+    output::stdout(&format!(
+        "{display}: frozen at version {version} (sha256 {})\n",
+        &actual[..12]
+    ))?;
+    Ok(exit::SUCCESS)
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, from the days since 1970-01-01.
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    civil_date((secs / 86_400) as i64)
+}
+
+/// Howard Hinnant's days-to-civil algorithm.
+pub fn civil_date(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}

@@ -1,0 +1,53 @@
+//! One file per subcommand, wiring settings -> load -> validate -> metrics ->
+//! compare -> gate -> report. No logic of its own beyond that wiring; shared here:
+//! dispatch, printing warnings, and a refusal that still reads the runs.
+
+mod compare;
+mod eval;
+mod freeze;
+mod validate;
+
+use crate::cli::{Cli, Command};
+use crate::exit::Refused;
+use crate::load;
+use crate::model::{GoldMeta, GoldSet, RunMeta};
+use crate::settings;
+use crate::text::{escape_data, under_github_actions};
+use crate::validate::Diagnostics;
+
+pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Compare(args) => compare::run(settings::Compare::new(args)?),
+        Command::Eval(args) => eval::run(settings::Eval::new(args)?),
+        Command::Validate(args) => validate::run(settings::Validate::new(args)),
+        Command::Freeze(args) => freeze::run(settings::Freeze::new(args)),
+    }
+}
+
+/// Print warnings to stderr, ids only; under GitHub Actions as workflow commands,
+/// so they show on the run's summary page.
+pub fn print_warnings(warnings: &[String]) {
+    let actions = under_github_actions();
+    for w in warnings {
+        if actions {
+            eprintln!("::warning title=ragdiff::{}", escape_data(w));
+        } else {
+            eprintln!("warning: {w}");
+        }
+    }
+}
+
+/// Refuse (exit 3), unless the runs hold input problems of their own (exit 2 wins):
+/// they are read for their structure only, since against another corpus "query not
+/// in the gold" would bury the real reason.
+pub fn refuse(refused: Refused, metas: Vec<RunMeta>, diag: &mut Diagnostics) -> anyhow::Error {
+    let stand_in = GoldSet::stand_in(GoldMeta::placeholder());
+    load::read_runs(metas, &stand_in, &[], diag);
+    if diag.has_problems() {
+        eprintln!("note: {refused}");
+        if let Err(invalid) = diag.check() {
+            return invalid.into();
+        }
+    }
+    refused.into()
+}

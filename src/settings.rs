@@ -1,0 +1,268 @@
+//! Raw flags (`cli`) turned into validated settings (ripgrep's LowArgs -> HiArgs):
+//! defaults resolved, input shapes decided, outputs and gate options parsed. Nothing
+//! after this module sees a raw flag.
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::{self, CompareArgs, EvalArgs, EvalFormat, FreezeArgs, ValidateArgs};
+use crate::load;
+use crate::metrics::Metric;
+use crate::report::Format;
+use crate::validate::{Diagnostics, InvalidInput};
+
+/// Extra columns each side of the seeds' one-file layout may carry.
+#[derive(Debug, Clone, Copy)]
+pub struct Extra {
+    pub gold: &'static [&'static str],
+    pub run: &'static [&'static str],
+}
+
+impl Extra {
+    /// No extra columns: separate gold and run files.
+    pub const NONE: Extra = Extra {
+        gold: &[],
+        run: &[],
+    };
+    /// One CSV holding both the gold's and the run's columns.
+    pub const ONE_FILE: Extra = Extra {
+        gold: load::ONE_FILE_GOLD_EXTRA,
+        run: load::ONE_FILE_RUN_EXTRA,
+    };
+
+    fn of(one_file: bool) -> Self {
+        if one_file { Self::ONE_FILE } else { Self::NONE }
+    }
+}
+
+/// `eval`'s settings.
+#[derive(Debug)]
+pub struct Eval {
+    /// The gold given (flag, first of two inputs, or the one file); `None`: default.
+    pub gold: Option<PathBuf>,
+    pub run: PathBuf,
+    pub extra: Extra,
+    pub k: Option<u32>,
+    pub format: Format,
+    pub require_frozen: bool,
+}
+
+impl Eval {
+    pub fn new(args: EvalArgs) -> Result<Self, InvalidInput> {
+        let (gold, run, one_file) = match (args.gold.gold, args.inputs.as_slice()) {
+            (Some(g), [run]) => (Some(g), run.clone(), false),
+            (None, [gold, run]) => (Some(gold.clone()), run.clone(), false),
+            (None, [single]) if load::is_one_file(single) => {
+                (Some(single.clone()), single.clone(), true)
+            }
+            (None, [run]) => (None, run.clone(), false),
+            // clap takes one or two inputs; two beside --gold are one too many.
+            _ => return Err(InvalidInput::usage("with --gold, eval takes one RUN")),
+        };
+        Ok(Self {
+            gold,
+            run,
+            extra: Extra::of(one_file),
+            k: args.k,
+            format: match args.format {
+                EvalFormat::Table => Format::Table,
+                EvalFormat::Json => Format::Json,
+            },
+            require_frozen: args.require_frozen,
+        })
+    }
+}
+
+/// `validate`'s settings.
+#[derive(Debug)]
+pub struct Validate {
+    pub gold: Option<PathBuf>,
+    /// The runs to check: those given, else the default baseline and candidate that
+    /// exist.
+    pub runs: Vec<PathBuf>,
+    pub extra: Extra,
+    pub k: Option<u32>,
+    pub require_frozen: bool,
+}
+
+impl Validate {
+    pub fn new(args: ValidateArgs) -> Self {
+        let runs: Vec<PathBuf> = if args.runs.is_empty() {
+            [load::DEFAULT_BASELINE, load::DEFAULT_CANDIDATE]
+                .iter()
+                .map(PathBuf::from)
+                .filter(|p| p.exists())
+                .collect()
+        } else {
+            args.runs
+        };
+        let one_file = args.gold.gold.is_none() && runs.len() == 1 && load::is_one_file(&runs[0]);
+        Self {
+            gold: if one_file {
+                Some(runs[0].clone())
+            } else {
+                args.gold.gold
+            },
+            runs,
+            extra: Extra::of(one_file),
+            k: args.k,
+            require_frozen: args.require_frozen,
+        }
+    }
+}
+
+/// `freeze`'s settings.
+#[derive(Debug)]
+pub struct Freeze {
+    pub gold: Option<PathBuf>,
+}
+
+impl Freeze {
+    pub fn new(args: FreezeArgs) -> Self {
+        Self { gold: args.gold }
+    }
+}
+
+/// Where each output goes: stdout's format and the exports.
+#[derive(Debug)]
+pub struct Outputs {
+    pub stdout: Format,
+    /// Exports to files: format, flag (for messages) and path.
+    pub files: Vec<(Format, &'static str, PathBuf)>,
+}
+
+impl Outputs {
+    /// An export to `-` takes stdout's place; two outputs on stdout are a usage error.
+    fn new(args: &CompareArgs) -> Result<Self, InvalidInput> {
+        let exports = [
+            (Format::Markdown, "--export-markdown", &args.export_markdown),
+            (Format::Json, "--export-json", &args.export_json),
+            (Format::Csv, "--export-csv", &args.export_csv),
+        ];
+        let mut files = Vec::new();
+        let mut on_stdout: Vec<Format> = args.format.map(report_format).into_iter().collect();
+        for (format, flag, path) in exports {
+            match path {
+                Some(p) if p.as_os_str() == "-" => on_stdout.push(format),
+                Some(p) => files.push((format, flag, p.clone())),
+                None => {}
+            }
+        }
+        if on_stdout.len() > 1 {
+            return Err(InvalidInput::usage(
+                "two outputs go to stdout (-); send all but one to a file",
+            ));
+        }
+        Ok(Self {
+            stdout: on_stdout.pop().unwrap_or(Format::Table),
+            files,
+        })
+    }
+
+    /// The exports as (flag, path), for the check that none overwrites an input.
+    pub fn exports(&self) -> Vec<(&'static str, &Path)> {
+        self.files
+            .iter()
+            .map(|(_, f, p)| (*f, p.as_path()))
+            .collect()
+    }
+}
+
+fn report_format(f: cli::Format) -> Format {
+    match f {
+        cli::Format::Table => Format::Table,
+        cli::Format::Markdown => Format::Markdown,
+        cli::Format::Json => Format::Json,
+        cli::Format::Csv => Format::Csv,
+    }
+}
+
+/// `compare`'s settings.
+#[derive(Debug)]
+pub struct Compare {
+    pub gold: Option<PathBuf>,
+    /// Baseline and candidate manifests.
+    pub runs: [PathBuf; 2],
+    pub k: Option<u32>,
+    pub outputs: Outputs,
+    pub seed: u64,
+    pub resamples: u32,
+    pub max_drop: Vec<(Metric, f64)>,
+    pub allow_failed: Vec<String>,
+    pub allow_failed_file: Option<PathBuf>,
+    pub fail_on_significant_drop: bool,
+    pub require_frozen: bool,
+    pub enforced: bool,
+}
+
+impl Compare {
+    /// Every usage problem at once (exit 2): outputs, `--max-drop`, run paths that
+    /// are not manifests.
+    pub fn new(args: CompareArgs) -> Result<Self, InvalidInput> {
+        let outputs = Outputs::new(&args)?;
+        let mut diag = Diagnostics::default();
+        let mut max_drop = Vec::new();
+        for text in &args.max_drop {
+            match parse_max_drop(text) {
+                Ok(v) => max_drop.push(v),
+                Err(message) => diag.usage(message),
+            }
+        }
+        let runs: [PathBuf; 2] = match <[PathBuf; 2]>::try_from(args.runs) {
+            Ok(runs) => runs,
+            // clap takes exactly two or none.
+            Err(_) => [
+                load::DEFAULT_BASELINE.into(),
+                load::DEFAULT_CANDIDATE.into(),
+            ],
+        };
+        for p in &runs {
+            if !load::manifest::is_manifest(p) {
+                diag.usage(format!(
+                    "{}: compare takes run manifests (.toml): their corpus, filters and depth say whether two runs are comparable",
+                    p.display()
+                ));
+            }
+        }
+        diag.check()?;
+        Ok(Self {
+            gold: args.gold.gold,
+            runs,
+            k: args.k,
+            outputs,
+            seed: args.seed,
+            resamples: args.resamples,
+            max_drop,
+            allow_failed: args.allow_failed,
+            allow_failed_file: args.allow_failed_file,
+            fail_on_significant_drop: args.fail_on_significant_drop,
+            require_frozen: args.require_frozen,
+            enforced: !args.no_gate,
+        })
+    }
+}
+
+/// Parse `METRIC=VALUE` of `--max-drop`.
+pub fn parse_max_drop(text: &str) -> Result<(Metric, f64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("--max-drop {text}: expected METRIC=VALUE, like mrr=0.02"))?;
+    let metric = match name.trim().to_ascii_lowercase().as_str() {
+        "mrr" | "rr" => Metric::Rr,
+        "recall" => Metric::Recall,
+        "hit" => Metric::Hit,
+        "precision" | "p" => Metric::Precision,
+        "ndcg" => Metric::Ndcg,
+        "ap" | "map" => Metric::Ap,
+        other => {
+            return Err(format!(
+                "--max-drop: unknown metric `{other}`; use mrr, rr, recall, hit, precision, ndcg or ap"
+            ));
+        }
+    };
+    match value.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok((metric, v)),
+        _ => Err(format!(
+            "--max-drop {text}: the value must be a number >= 0 (an absolute drop of the mean)"
+        )),
+    }
+}
