@@ -216,10 +216,6 @@ impl GoldSet {
         self.lookup(id).is_some()
     }
 
-    pub fn no_answer_count(&self) -> usize {
-        self.queries.iter().filter(|q| q.is_no_answer()).count()
-    }
-
     /// How many queries have 0, 1, 2, … relevant docs.
     pub fn relevant_per_query(&self) -> BTreeMap<u32, usize> {
         let mut counts = BTreeMap::new();

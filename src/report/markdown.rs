@@ -6,9 +6,11 @@
 
 use std::fmt::Write;
 
-use crate::compare::{QueryRow, Status};
-use crate::metrics::Metric;
-use crate::report::{CompareReport, change_cells, delta, filters_text, num, rank};
+use crate::compare::QueryRow;
+use crate::report::{
+    CompareReport, Rows, VerdictWord, change_cells, filters_text, means_cells, means_header, rank,
+};
+use crate::text::and_more;
 
 /// GitHub truncates comments and summaries near 64 KiB; stay clearly below.
 pub const MAX_BYTES: usize = 60_000;
@@ -94,19 +96,15 @@ pub fn render(r: &CompareReport) -> String {
 /// The largest rendering that fits: per-query rows cut first, then the newly failed
 /// list.
 fn fit(r: &CompareReport) -> String {
-    let changed = r
-        .per_query
-        .iter()
-        .filter(|q| q.status != Status::Unchanged)
-        .count();
-    let newly = r.count(Status::NewlyFailed);
-    let full = render_with(r, newly, changed);
+    let rows = Rows::of(r);
+    let (newly, changed) = (rows.newly_failed.len(), rows.changed.len());
+    let full = render_with(r, &rows, newly, changed);
     if full.len() <= MAX_BYTES {
         return full;
     }
     // The largest number of rows that fits, first cutting per-query rows, then the
     // newly failed list.
-    let fits = |nf: usize, rows: usize| render_with(r, nf, rows).len() <= MAX_BYTES;
+    let fits = |nf: usize, n: usize| render_with(r, &rows, nf, n).len() <= MAX_BYTES;
     if fits(newly, 0) {
         let (mut lo, mut hi) = (0, changed);
         while lo < hi {
@@ -117,14 +115,14 @@ fn fit(r: &CompareReport) -> String {
                 hi = mid - 1
             }
         }
-        return render_with(r, newly, lo);
+        return render_with(r, &rows, newly, lo);
     }
     let (mut lo, mut hi) = (0, newly);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
         if fits(mid, 0) { lo = mid } else { hi = mid - 1 }
     }
-    render_with(r, lo, 0)
+    render_with(r, &rows, lo, 0)
 }
 
 /// The last resort when even the shortest rendering is too large (ids of many
@@ -150,14 +148,32 @@ fn cap(text: String) -> String {
     out
 }
 
-/// Render with at most `nf_rows` newly failed rows and `rows` per-query rows.
-fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
+/// Render with at most `nf_rows` newly failed rows and `n_rows` per-query rows.
+fn render_with(r: &CompareReport, rows: &Rows, nf_rows: usize, n_rows: usize) -> String {
     let mut s = String::new();
-    let k = r.k;
-    let verdict = match (r.gate.passed, r.gate.enforced) {
-        (true, _) => "✅ PASS".to_string(),
-        (false, true) => "❌ FAIL".to_string(),
-        (false, false) => "⚠️ FAIL (not enforced: --no-gate)".to_string(),
+    heading(&mut s, r);
+    means(&mut s, r);
+    newly_failed(&mut s, r, &rows.newly_failed, nf_rows);
+    id_lists(&mut s, r);
+    chart(&mut s, r);
+    per_query(&mut s, rows, rows.unchanged(r), n_rows);
+    warnings(&mut s, r);
+    let _ = writeln!(
+        s,
+        "<sub>ragdiff {} · bootstrap and sign-flip test: {} resamples, seed {}</sub>",
+        env!("CARGO_PKG_VERSION"),
+        r.resamples,
+        r.seed
+    );
+    s
+}
+
+/// The verdict with its reasons, then one line of context.
+fn heading(s: &mut String, r: &CompareReport) {
+    let verdict = match VerdictWord::of(&r.gate) {
+        VerdictWord::Pass => "✅ PASS".to_string(),
+        VerdictWord::Fail => "❌ FAIL".to_string(),
+        VerdictWord::FailNotEnforced => format!("⚠️ {}", VerdictWord::FailNotEnforced.text()),
     };
     let reasons = r.reasons_line(&|id| code(id));
     let _ = writeln!(s, "## ragdiff: {verdict} — {reasons}\n");
@@ -181,7 +197,7 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
         escape(r.baseline.corpus.as_deref().unwrap_or("-")),
         escape(&filters_text(&r.baseline.filters)),
         r.baseline.depth,
-        k,
+        r.k,
         escape(&r.index_versions_with("→")),
         if r.reproducibility_check {
             " — reproducibility check"
@@ -189,75 +205,67 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
             ""
         },
     );
-    let _ = writeln!(
-        s,
-        "| metric ({} queries) | baseline | candidate | delta | 95% CI of delta | p |",
-        r.per_query.len()
-    );
+}
+
+/// The means table (cells shared with the terminal's).
+fn means(s: &mut String, r: &CompareReport) {
+    let _ = writeln!(s, "| {} |", means_header(r).join(" | "));
     let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|");
-    for m in Metric::ALL {
-        let md = r.means.get(m);
-        let ci = match (md.ci_low, md.ci_high) {
-            (Some(lo), Some(hi)) => format!("[{}, {}]", delta(lo), delta(hi)),
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {ci} | {} |",
-            m.label(k),
-            num(md.baseline),
-            num(md.candidate),
-            delta(md.delta),
-            md.p_value.map(num).unwrap_or_default()
-        );
+    let mut rows = means_cells(r);
+    let zero = rows.pop().unwrap_or_default();
+    for row in rows {
+        let _ = writeln!(s, "| {} |", row.join(" | "));
     }
     let _ = writeln!(
         s,
-        "| zero RR@{k} queries | {} | {} | {:+} | | |\n",
-        r.zero_rr.baseline, r.zero_rr.candidate, r.zero_rr.delta
+        "| {} queries | {} | {} | {} | | |\n",
+        zero[0], zero[1], zero[2], zero[3]
     );
-    let newly: Vec<&QueryRow> = r
-        .per_query
-        .iter()
-        .filter(|q| q.status == Status::NewlyFailed)
-        .collect();
-    if !newly.is_empty() {
-        let _ = writeln!(s, "### Newly failed ({})\n", newly.len());
+}
+
+/// The newly failed queries, at most `shown` of them, with how many were left out.
+fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: usize) {
+    if newly.is_empty() {
+        return;
+    }
+    let k = r.k;
+    let _ = writeln!(s, "### Newly failed ({})\n", newly.len());
+    let _ = writeln!(
+        s,
+        "| id | failure | first relevant rank | lost from top {k} | accepted |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---|---|");
+    for q in newly.iter().take(shown) {
+        let accepted = r
+            .accepted
+            .iter()
+            .find(|a| a.id == q.id)
+            .map(|a| format!("yes: {}", escape(&a.reason)))
+            .unwrap_or_default();
         let _ = writeln!(
             s,
-            "| id | failure | first relevant rank | lost from top {k} | accepted |"
+            "| {} | {} | {} | {} | {accepted} |",
+            code(&q.id),
+            q.failure_kind.map(|f| f.name()).unwrap_or(""),
+            arrow(
+                rank(q.baseline.first_relevant_rank),
+                rank(q.candidate.first_relevant_rank)
+            ),
+            ids(&q.lost)
         );
-        let _ = writeln!(s, "|---|---|---:|---|---|");
-        let mut sorted = newly.clone();
-        sorted.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
-        for q in sorted.iter().take(nf_rows) {
-            let accepted = r
-                .accepted
-                .iter()
-                .find(|a| a.id == q.id)
-                .map(|a| format!("yes: {}", escape(&a.reason)))
-                .unwrap_or_default();
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {accepted} |",
-                code(&q.id),
-                q.failure_kind.map(|f| f.name()).unwrap_or(""),
-                arrow(
-                    rank(q.baseline.first_relevant_rank),
-                    rank(q.candidate.first_relevant_rank)
-                ),
-                ids(&q.lost)
-            );
-        }
-        if nf_rows < newly.len() {
-            let _ = writeln!(
-                s,
-                "\n… and {} more newly failed queries left out to keep this under {MAX_BYTES} bytes; the JSON and CSV reports hold them all.",
-                newly.len() - nf_rows
-            );
-        }
-        s.push('\n');
     }
+    if shown < newly.len() {
+        let _ = writeln!(
+            s,
+            "\n… and {} more newly failed queries left out to keep this under {MAX_BYTES} bytes; the JSON and CSV reports hold them all.",
+            newly.len() - shown
+        );
+    }
+    s.push('\n');
+}
+
+/// Fixed, still failing, non-deterministic and no-answer ids, 50 each at most.
+fn id_lists(s: &mut String, r: &CompareReport) {
     for (label, list) in [
         ("Fixed", &r.fixed),
         ("Still failing", &r.still_failing),
@@ -266,27 +274,20 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
     ] {
         if !list.is_empty() {
             let shown: Vec<String> = list.iter().take(50).cloned().collect();
-            let more = list.len().saturating_sub(shown.len());
             let _ = writeln!(
                 s,
                 "**{label} ({}):** {}{}\n",
                 list.len(),
                 ids(&shown),
-                if more > 0 {
-                    format!(" … and {more} more")
-                } else {
-                    String::new()
-                }
+                and_more(list.len(), shown.len())
             );
         }
     }
-    chart(&mut s, r);
-    let changed: Vec<&QueryRow> = r
-        .per_query
-        .iter()
-        .filter(|q| q.status != Status::Unchanged)
-        .collect();
-    let unchanged = r.per_query.len() - changed.len();
+}
+
+/// Per-query changes inside `<details>`, at most `shown` rows.
+fn per_query(s: &mut String, rows: &Rows, unchanged: usize, shown: usize) {
+    let changed = &rows.changed;
     let _ = writeln!(
         s,
         "<details><summary>Per-query changes: {} changed, {unchanged} unchanged (not listed)</summary>\n",
@@ -301,36 +302,33 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
             s,
             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
         );
-        for q in changed.iter().take(rows) {
+        for q in changed.iter().take(shown) {
             let _ = writeln!(s, "| {} |", change_cells(q, "→", &code, ", ").join(" | "));
         }
-        if rows < changed.len() {
-            let _ = writeln!(s, "\n… and {} more", changed.len() - rows);
+        if shown < changed.len() {
+            let _ = writeln!(s, "\n… and {} more", changed.len() - shown);
         }
     }
     let _ = writeln!(s, "\n</details>\n");
-    if !r.warnings.is_empty() {
-        let _ = writeln!(s, "**Warnings**\n");
-        for w in r.warnings.iter().take(MAX_WARNINGS) {
-            let _ = writeln!(s, "- {}", escape(w));
-        }
-        if r.warnings.len() > MAX_WARNINGS {
-            let _ = writeln!(
-                s,
-                "- … and {} more warnings: the JSON report holds them all",
-                r.warnings.len() - MAX_WARNINGS
-            );
-        }
-        s.push('\n');
+}
+
+/// The warnings, at most [`MAX_WARNINGS`] of them.
+fn warnings(s: &mut String, r: &CompareReport) {
+    if r.warnings.is_empty() {
+        return;
     }
-    let _ = writeln!(
-        s,
-        "<sub>ragdiff {} · bootstrap and sign-flip test: {} resamples, seed {}</sub>",
-        env!("CARGO_PKG_VERSION"),
-        r.resamples,
-        r.seed
-    );
-    s
+    let _ = writeln!(s, "**Warnings**\n");
+    for w in r.warnings.iter().take(MAX_WARNINGS) {
+        let _ = writeln!(s, "- {}", escape(w));
+    }
+    if r.warnings.len() > MAX_WARNINGS {
+        let _ = writeln!(
+            s,
+            "- … and {} more warnings: the JSON report holds them all",
+            r.warnings.len() - MAX_WARNINGS
+        );
+    }
+    s.push('\n');
 }
 
 /// Where the first relevant doc sits, in buckets: a table, and the same as a

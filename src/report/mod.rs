@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::compare::{Bump, Comparison, MeansReport, QueryRow, Status, ZeroRr};
 use crate::eval::{EvalRow, Means};
 use crate::gate::{Accepted, Verdict};
+use crate::metrics::Metric;
 use crate::model::{EvaluatedRun, GoldSet, RunMeta};
 use crate::text::{escape_data, escape_property, name_ids_with, safe_id};
 
@@ -234,6 +235,109 @@ impl CompareReport {
     }
 }
 
+/// The rows the formats list, selected and ordered once: newly failed in id order
+/// (byte order), and every changed row in the report's order.
+pub struct Rows<'a> {
+    pub newly_failed: Vec<&'a QueryRow>,
+    pub changed: Vec<&'a QueryRow>,
+}
+
+impl<'a> Rows<'a> {
+    pub fn of(r: &'a CompareReport) -> Self {
+        let mut newly_failed: Vec<&QueryRow> = r
+            .per_query
+            .iter()
+            .filter(|q| q.status == Status::NewlyFailed)
+            .collect();
+        newly_failed.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+        let changed = r
+            .per_query
+            .iter()
+            .filter(|q| q.status != Status::Unchanged)
+            .collect();
+        Self {
+            newly_failed,
+            changed,
+        }
+    }
+
+    /// Rows compared but not listed as changed.
+    pub fn unchanged(&self, r: &CompareReport) -> usize {
+        r.per_query.len() - self.changed.len()
+    }
+}
+
+/// The verdict as every format names it; each decides how it looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerdictWord {
+    Pass,
+    Fail,
+    /// Failed under `--no-gate`: shown, never enforced.
+    FailNotEnforced,
+}
+
+impl VerdictWord {
+    pub fn of(gate: &Verdict) -> Self {
+        match (gate.passed, gate.enforced) {
+            (true, _) => Self::Pass,
+            (false, true) => Self::Fail,
+            (false, false) => Self::FailNotEnforced,
+        }
+    }
+
+    pub fn text(self) -> &'static str {
+        match self {
+            Self::Pass => "PASS",
+            Self::Fail => "FAIL",
+            Self::FailNotEnforced => "FAIL (not enforced: --no-gate)",
+        }
+    }
+}
+
+/// The header of the means table (the terminal's and Markdown's).
+pub fn means_header(r: &CompareReport) -> [String; 6] {
+    [
+        format!("metric ({} queries)", r.per_query.len()),
+        "baseline".into(),
+        "candidate".into(),
+        "delta".into(),
+        "95% CI of delta".into(),
+        "p".into(),
+    ]
+}
+
+/// The cells of the means table, one row per metric and a last one for zero-RR
+/// queries, computed once for every format.
+pub fn means_cells(r: &CompareReport) -> Vec<[String; 6]> {
+    let mut rows: Vec<[String; 6]> = Metric::ALL
+        .iter()
+        .map(|&m| {
+            let md = r.means.get(m);
+            let ci = match (md.ci_low, md.ci_high) {
+                (Some(lo), Some(hi)) => format!("[{}, {}]", delta(lo), delta(hi)),
+                _ => String::new(),
+            };
+            [
+                m.label(r.k),
+                num(md.baseline),
+                num(md.candidate),
+                delta(md.delta),
+                ci,
+                md.p_value.map(num).unwrap_or_default(),
+            ]
+        })
+        .collect();
+    rows.push([
+        format!("zero RR@{}", r.k),
+        r.zero_rr.baseline.to_string(),
+        r.zero_rr.candidate.to_string(),
+        format!("{:+}", r.zero_rr.delta),
+        String::new(),
+        String::new(),
+    ]);
+    rows
+}
+
 /// A run as every report shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunContext {
@@ -363,6 +467,7 @@ const MAX_ANNOTATIONS: usize = 10;
 
 /// The workflow commands for a GitHub Actions log: one per newly failed query.
 pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
+    // In the report's order (worst RR change first), so the first ten are the worst.
     let newly: Vec<_> = r
         .per_query
         .iter()

@@ -2,13 +2,13 @@
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 
-use crate::compare::{QueryRow, Status};
+use crate::compare::QueryRow;
 use crate::metrics::Metric;
 use crate::report::{
-    CHANGE_HEADER, CompareReport, EvalReport, GoldContext, RunContext, change_cells, delta,
-    filters_text, num, rank,
+    CHANGE_HEADER, CompareReport, EvalReport, GoldContext, Rows, RunContext, VerdictWord,
+    change_cells, filters_text, means_cells, means_header, num, rank,
 };
-use crate::text::safe_id;
+use crate::text::{and_more, plural, safe_id};
 
 /// The terminal lists at most this many changed queries (CSV and JSON list all).
 pub const MAX_ROWS: usize = 100;
@@ -118,68 +118,58 @@ pub fn colour_stdout() -> bool {
 }
 
 fn verdict_line(r: &CompareReport, colour: bool) -> String {
-    let (word, code) = match (r.gate.passed, r.gate.enforced) {
-        (true, _) => ("PASS", "32"),
-        (false, true) => ("FAIL", "31"),
-        (false, false) => ("FAIL (not enforced: --no-gate)", "33"),
+    let verdict = VerdictWord::of(&r.gate);
+    let code = match verdict {
+        VerdictWord::Pass => "32",
+        VerdictWord::Fail => "31",
+        VerdictWord::FailNotEnforced => "33",
     };
     let word = if colour {
-        format!("\x1b[1;{code}m{word}\x1b[0m")
+        format!("\x1b[1;{code}m{}\x1b[0m", verdict.text())
     } else {
-        word.to_string()
+        verdict.text().to_string()
     };
     format!("{word}  {}\n", r.reasons_line(&safe_id))
 }
 
+/// The comparison for a terminal: verdict, context, means, id lists, then the
+/// changed queries (at most [`MAX_ROWS`]).
 pub fn render_compare(r: &CompareReport, colour: bool) -> String {
+    let rows = Rows::of(r);
     let mut out = verdict_line(r, colour);
     out.push_str(&context(&r.gold, &r.baseline, r.k, &r.index_versions()));
     if r.reproducibility_check {
         out.push_str("        same index version: a reproducibility check\n");
     }
     out.push('\n');
-    let mut t = new_table(
-        [
-            format!("metric ({} queries)", r.per_query.len()),
-            "baseline".into(),
-            "candidate".into(),
-            "delta".into(),
-            "95% CI of delta".into(),
-            "p".into(),
-        ]
-        .to_vec(),
-    );
-    for m in Metric::ALL {
-        let md = r.means.get(m);
-        let ci = match (md.ci_low, md.ci_high) {
-            (Some(lo), Some(hi)) => format!("[{}, {}]", delta(lo), delta(hi)),
-            _ => String::new(),
-        };
-        t.add_row(vec![
-            Cell::new(m.label(r.k)),
-            right(num(md.baseline)),
-            right(num(md.candidate)),
-            right(delta(md.delta)),
-            right(ci),
-            right(md.p_value.map(num).unwrap_or_default()),
-        ]);
+    let mut t = new_table(means_header(r).to_vec());
+    for row in means_cells(r) {
+        let mut cells = row.into_iter();
+        let label = Cell::new(cells.next().unwrap_or_default());
+        t.add_row(
+            std::iter::once(label)
+                .chain(cells.map(right))
+                .collect::<Vec<_>>(),
+        );
     }
-    t.add_row(vec![
-        Cell::new(format!("zero RR@{}", r.k)),
-        right(r.zero_rr.baseline.to_string()),
-        right(r.zero_rr.candidate.to_string()),
-        right(format!("{:+}", r.zero_rr.delta)),
-        Cell::new(""),
-        Cell::new(""),
-    ]);
     out.push_str(&t.to_string());
     out.push_str("\n\n");
-    let mut newly_rows: Vec<&QueryRow> = r
-        .per_query
-        .iter()
-        .filter(|q| q.status == Status::NewlyFailed)
-        .collect();
-    newly_rows.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+    id_lists(&mut out, r, &rows.newly_failed);
+    if !rows.changed.is_empty() {
+        out.push('\n');
+        out.push_str(&change_table(&rows.changed).to_string());
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "unchanged: {}\n",
+        plural(rows.unchanged(r), "query", "queries")
+    ));
+    out
+}
+
+/// One line per id list: newly failed (with kind, lost ids, accepted), fixed,
+/// still failing, non-deterministic, no-answer; then the accepted ones.
+fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
     let newly: Vec<String> = newly_rows
         .iter()
         .map(|q| {
@@ -198,34 +188,24 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
             s
         })
         .collect();
+    let safe = |list: &[String]| list.iter().map(|s| safe_id(s)).collect::<Vec<_>>();
     let lists = [
         ("newly failed", newly),
-        ("fixed", r.fixed.iter().map(|s| safe_id(s)).collect()),
-        (
-            "still failing",
-            r.still_failing.iter().map(|s| safe_id(s)).collect(),
-        ),
-        (
-            "non-deterministic",
-            r.nondeterministic.iter().map(|s| safe_id(s)).collect(),
-        ),
-        (
-            "no-answer",
-            r.no_answer.iter().map(|s| safe_id(s)).collect(),
-        ),
+        ("fixed", safe(&r.fixed)),
+        ("still failing", safe(&r.still_failing)),
+        ("non-deterministic", safe(&r.nondeterministic)),
+        ("no-answer", safe(&r.no_answer)),
     ];
     for (label, list) in lists {
         if !list.is_empty() {
-            let mut line = list
+            let line = list
                 .iter()
                 .take(MAX_IDS)
                 .cloned()
                 .collect::<Vec<_>>()
                 .join(", ");
-            if list.len() > MAX_IDS {
-                line.push_str(&format!(" … and {} more", list.len() - MAX_IDS));
-            }
-            out.push_str(&format!("{label:<18}{line}\n"));
+            let more = and_more(list.len(), MAX_IDS);
+            out.push_str(&format!("{label:<18}{line}{more}\n"));
         }
     }
     for a in &r.accepted {
@@ -236,39 +216,28 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
             safe_id(&a.reason)
         ));
     }
-    let changed: Vec<&QueryRow> = r
-        .per_query
-        .iter()
-        .filter(|q| q.status != Status::Unchanged)
-        .collect();
-    let unchanged = r.per_query.len() - changed.len();
-    if !changed.is_empty() {
-        out.push('\n');
-        let mut t = new_table(CHANGE_HEADER.map(String::from).to_vec());
-        for q in changed.iter().take(MAX_ROWS) {
-            let cells = change_cells(q, "->", &safe_id, " ");
-            t.add_row(
-                cells
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, text)| {
-                        if (2..10).contains(&i) {
-                            right(text)
-                        } else {
-                            Cell::new(text)
-                        }
-                    })
-                    .collect::<Vec<_>>(),
-            );
-        }
-        out.push_str(&t.to_string());
-        out.push('\n');
+}
+
+/// The changed queries, at most [`MAX_ROWS`], numbers right-aligned.
+fn change_table(changed: &[&QueryRow]) -> Table {
+    let mut t = new_table(CHANGE_HEADER.map(String::from).to_vec());
+    for q in changed.iter().take(MAX_ROWS) {
+        let cells = change_cells(q, "->", &safe_id, " ");
+        t.add_row(
+            cells
+                .into_iter()
+                .enumerate()
+                .map(|(i, text)| {
+                    if (2..10).contains(&i) {
+                        right(text)
+                    } else {
+                        Cell::new(text)
+                    }
+                })
+                .collect::<Vec<_>>(),
+        );
     }
-    out.push_str(&format!(
-        "unchanged: {unchanged} quer{}\n",
-        if unchanged == 1 { "y" } else { "ies" }
-    ));
-    out
+    t
 }
 
 fn ids(list: &[String]) -> String {
