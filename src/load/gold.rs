@@ -5,7 +5,7 @@ use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 
 use crate::load::csvio::{self, Header};
-use crate::load::lines::{self, fields};
+use crate::load::lines;
 use crate::model::{DataFormat, GoldMeta, GoldQuery, GoldSet, Id, Judgement};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
@@ -157,18 +157,18 @@ fn parse_qrels(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQu
     let mut any = false;
     lines::for_each_line(bytes, display, diag, |line_no, text, diag| {
         let mut f = [""; 4];
-        let n = fields(text, &mut f);
+        let n = lines::split_fields(text, &mut f);
         if n == 0 {
             return;
         }
         any = true;
-        if n != 4 || lines::count_fields(text) != 4 {
+        if n != 4 {
             diag.problem(
                 Location::line(display, line_no),
                 ProblemKind::MalformedTrec {
                     kind: "qrels",
                     expected: "4 fields `qid iter docid grade`",
-                    found: lines::count_fields(text),
+                    found: n,
                 },
             );
             return;

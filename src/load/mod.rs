@@ -211,3 +211,6 @@ pub fn read_runs(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod fast_path_tests;

@@ -10,7 +10,7 @@ use std::io::Read;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::csvio::{self, Header};
-use crate::load::lines;
+use crate::load::lines::{self, parse_rank, split_fields};
 use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Observed, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
@@ -550,84 +550,6 @@ impl TrecQuery {
             line,
         });
     }
-}
-
-/// The end of the field starting at `from`: the first ASCII white space byte at or
-/// after it, or the end. Eight bytes at a time: for every line of a run this is
-/// most of the work.
-fn field_end(bytes: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let len = bytes.len();
-    let mut i = from;
-    while i < len {
-        if i + 8 <= len {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(&bytes[i..i + 8]);
-            let x = u64::from_le_bytes(word);
-            // High bit set in each byte below 0x21 (exact for the lowest one, which
-            // is all that is used; bytes >= 0x80 never match).
-            let low = x.wrapping_sub(ONES * 0x21) & !x & HIGH;
-            if low == 0 {
-                i += 8;
-                continue;
-            }
-            i += (low.trailing_zeros() / 8) as usize;
-        } else if bytes[i] > b' ' {
-            i += 1;
-            continue;
-        }
-        if bytes[i].is_ascii_whitespace() {
-            return i;
-        }
-        i += 1; // another control character: part of the field (and refused later)
-    }
-    len
-}
-
-/// Split `line` on ASCII white space into `out`; returns how many fields there are
-/// in all (only the first `out.len()` are stored).
-fn split_fields<'t>(line: &'t str, out: &mut [&'t str]) -> usize {
-    let bytes = line.as_bytes();
-    let len = bytes.len();
-    let mut n = 0;
-    let mut i = 0;
-    loop {
-        while i < len && bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        if i == len {
-            return n;
-        }
-        let end = field_end(bytes, i);
-        if n < out.len() {
-            // Splitting at ASCII bytes keeps UTF-8 boundaries.
-            out[n] = &line[i..end];
-        }
-        n += 1;
-        i = end;
-    }
-}
-
-/// The rank column: a whole number (optionally signed), as `i64::from_str` reads
-/// it but without its generality, since this runs for every line.
-fn parse_rank(text: &str) -> Option<i64> {
-    let (negative, digits) = match text.as_bytes() {
-        [b'-', rest @ ..] => (true, rest),
-        [b'+', rest @ ..] => (false, rest),
-        bytes => (false, bytes),
-    };
-    if digits.is_empty() || digits.len() > 18 {
-        return text.parse().ok();
-    }
-    let mut value: i64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        value = value * 10 + i64::from(d - b'0');
-    }
-    Some(if negative { -value } else { value })
 }
 
 /// One parsed TREC run line, or a problem.
