@@ -18,7 +18,7 @@ use crate::common::{
 
 /// How a case's folder is prepared before the command runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Setup {
+pub(crate) enum Setup {
     /// Run in the committed fixture folder itself.
     InPlace,
     /// Copy the folder and write `run.csv` with one ranking of about 10 MB.
@@ -62,7 +62,7 @@ fn is_unfrozen_warning(line: &str) -> bool {
 
 /// Prepare the case's folder; returns it (and the temporary folder that holds it, to
 /// keep it alive) and the text `{fixture}` stands for in expected lines.
-fn prepare(folder: &str, setup: Setup) -> (PathBuf, Option<tempfile::TempDir>, String) {
+pub(crate) fn prepare(folder: &str, setup: Setup) -> (PathBuf, Option<tempfile::TempDir>, String) {
     let src = fixture(folder);
     let abs = src.display().to_string();
     match setup {

@@ -80,8 +80,11 @@ pub fn assert_line(text: &str, line: &str) {
 }
 
 /// `ragdiff eval --format json` as typed values (ripgrep `tests/json.rs` style): a
-/// missing or mistyped key fails the parse.
+/// missing, mistyped or unknown key fails the parse, so these types list every key the
+/// code emits (docs/contract.md). A nullable key is still required: its field reads
+/// through [`nullable`], which has no "missing means null" default.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EvalJson {
     pub schema_version: String,
     pub gold: GoldJson,
@@ -93,21 +96,40 @@ pub struct EvalJson {
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Deserialize)]
-pub struct GoldJson {
-    pub name: String,
-    pub version: Option<String>,
-    pub frozen_at: Option<String>,
-    pub sha256: Option<String>,
-    pub frozen: bool,
-    pub corpus: Option<String>,
-    pub queries: usize,
-    pub relevant_per_query: std::collections::BTreeMap<String, usize>,
+/// Read a key whose value may be `null` but which must be present (serde's derive
+/// treats a missing `Option` field as `None` unless `deserialize_with` is given).
+pub fn nullable<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d)
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GoldJson {
+    pub name: String,
+    #[serde(deserialize_with = "nullable")]
+    pub version: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub frozen_at: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub sha256: Option<String>,
+    pub frozen: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub corpus: Option<String>,
+    pub queries: usize,
+    /// Relevant docs per query (a whole number, as a JSON key) -> queries.
+    pub relevant_per_query: std::collections::BTreeMap<u32, usize>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RunJson {
+    #[serde(deserialize_with = "nullable")]
     pub index_version: Option<String>,
+    #[serde(deserialize_with = "nullable")]
     pub corpus: Option<String>,
     pub depth: u32,
     pub filters: std::collections::BTreeMap<String, String>,
@@ -115,8 +137,10 @@ pub struct RunJson {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Row {
     pub id: String,
+    #[serde(deserialize_with = "nullable")]
     pub first_relevant_rank: Option<u32>,
     pub rr: f64,
     pub recall: f64,
@@ -127,6 +151,7 @@ pub struct Row {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Means {
     pub rr: f64,
     pub recall: f64,
@@ -180,16 +205,17 @@ pub fn temp_copy(src: &Path) -> tempfile::TempDir {
 // ---------------------------------------------------------------------------------
 // `compare`: the JSON report as typed values, and generated comparisons.
 
-/// `ragdiff compare --format json` as typed values (the keys of SPEC section 7 and
-/// issue 3); a missing or mistyped key fails the parse.
+/// `ragdiff compare --format json` as typed values (docs/contract.md lists the keys);
+/// a missing, mistyped or unknown key or enum value fails the parse.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CompareJson {
     pub schema_version: String,
     pub gold: GoldJson,
     pub baseline: RunJson,
     pub candidate: RunJson,
     pub k: u32,
-    pub bump: String,
+    pub bump: Bump,
     pub reproducibility_check: bool,
     pub nondeterministic: Vec<String>,
     pub means: CompareMeans,
@@ -202,30 +228,89 @@ pub struct CompareJson {
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
     pub gate: GateJson,
+    pub resamples: u32,
+    pub seed: u64,
 }
 
-/// A mean, its delta and (RR, Recall, Hit, nDCG only) its statistics.
+/// A query's status, in report order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    NewlyFailed,
+    Regressed,
+    StillFailing,
+    Improved,
+    Fixed,
+    Unchanged,
+}
+
+impl Status {
+    /// The name JSON and CSV give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::NewlyFailed => "newly_failed",
+            Status::Regressed => "regressed",
+            Status::StillFailing => "still_failing",
+            Status::Improved => "improved",
+            Status::Fixed => "fixed",
+            Status::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// The index version change from baseline to candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bump {
+    Major,
+    Minor,
+    Patch,
+    Same,
+    Older,
+}
+
+/// Why a query newly failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    Ranking,
+    Retrieval,
+}
+
+/// A mean of RR, Recall, Hit or nDCG: its delta and always its statistics.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct MeanDeltaJson {
+#[serde(deny_unknown_fields)]
+pub struct TestedMeanJson {
     pub baseline: f64,
     pub candidate: f64,
     pub delta: f64,
-    pub ci_low: Option<f64>,
-    pub ci_high: Option<f64>,
-    pub p_value: Option<f64>,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub p_value: f64,
+}
+
+/// A mean of P or AP: its delta, never statistics (the keys are absent).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeanJson {
+    pub baseline: f64,
+    pub candidate: f64,
+    pub delta: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CompareMeans {
-    pub rr: MeanDeltaJson,
-    pub recall: MeanDeltaJson,
-    pub hit: MeanDeltaJson,
-    pub ndcg: MeanDeltaJson,
-    pub precision: MeanDeltaJson,
-    pub ap: MeanDeltaJson,
+    pub rr: TestedMeanJson,
+    pub recall: TestedMeanJson,
+    pub hit: TestedMeanJson,
+    pub ndcg: TestedMeanJson,
+    pub precision: MeanJson,
+    pub ap: MeanJson,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ZeroRrJson {
     pub baseline: usize,
     pub candidate: usize,
@@ -234,7 +319,9 @@ pub struct ZeroRrJson {
 
 /// One side of a per-query row.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SideJson {
+    #[serde(deserialize_with = "nullable")]
     pub first_relevant_rank: Option<u32>,
     pub rr: f64,
     pub recall: f64,
@@ -245,6 +332,7 @@ pub struct SideJson {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DeltaJson {
     pub rr: f64,
     pub recall: f64,
@@ -255,24 +343,29 @@ pub struct DeltaJson {
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CompareRow {
     pub id: String,
-    pub status: String,
+    pub status: Status,
     pub baseline: SideJson,
     pub candidate: SideJson,
     pub delta: DeltaJson,
-    pub failure_kind: Option<String>,
+    /// Set for newly failed queries only, `null` otherwise.
+    #[serde(deserialize_with = "nullable")]
+    pub failure_kind: Option<FailureKind>,
     pub lost: Vec<String>,
     pub gained: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AcceptedJson {
     pub id: String,
     pub reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GateJson {
     pub passed: bool,
     pub reasons: Vec<String>,
@@ -290,7 +383,7 @@ impl CompareJson {
     }
 
     /// Ids of the rows with `status`, in report order.
-    pub fn with_status(&self, status: &str) -> Vec<&str> {
+    pub fn with_status(&self, status: Status) -> Vec<&str> {
         self.per_query
             .iter()
             .filter(|r| r.status == status)
@@ -339,14 +432,14 @@ impl Change {
     }
 
     /// The status compare gives it.
-    pub fn status(self) -> &'static str {
+    pub fn status(self) -> Status {
         match self {
-            Change::Unchanged => "unchanged",
-            Change::NewlyFailed | Change::NewlyFailedRetrieval => "newly_failed",
-            Change::Regressed => "regressed",
-            Change::Improved => "improved",
-            Change::Fixed => "fixed",
-            Change::StillFailing => "still_failing",
+            Change::Unchanged => Status::Unchanged,
+            Change::NewlyFailed | Change::NewlyFailedRetrieval => Status::NewlyFailed,
+            Change::Regressed => Status::Regressed,
+            Change::Improved => Status::Improved,
+            Change::Fixed => Status::Fixed,
+            Change::StillFailing => Status::StillFailing,
         }
     }
 }

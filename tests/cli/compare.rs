@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use rstest::rstest;
 
 use crate::common::{
-    CompareJson, assert_close, assert_code, assert_line, compare_json, crate_dir, fixture,
-    reference_dir, render, run, say_skipped, stderr, stdout,
+    Bump, CompareJson, FailureKind, Status, assert_close, assert_code, assert_line, compare_json,
+    crate_dir, fixture, reference_dir, render, run, say_skipped, stderr, stdout,
 };
 
 const REFUSED: &str = "error: refusing to compare: the runs are not comparable";
@@ -58,7 +58,8 @@ fn demo_json_has_every_status() {
     let r = compare_json(crate_dir(), &["compare", "--format", "json"], 1);
     assert_eq!(r.schema_version, "1.0.0");
     assert_eq!(r.k, 3);
-    assert_eq!(r.bump, "minor", "2.3.0 -> 2.4.0");
+    assert_eq!(r.bump, Bump::Minor, "2.3.0 -> 2.4.0");
+    assert_eq!((r.resamples, r.seed), (1000, 0), "the default statistics");
     assert!(!r.reproducibility_check);
     assert!(r.nondeterministic.is_empty());
     assert_eq!(r.gold.name, "demo");
@@ -74,8 +75,8 @@ fn demo_json_has_every_status() {
 
     // D-9 moves from rank 2 to rank 4, below k = 3 but still returned.
     let q21 = r.row("Q-21");
-    assert_eq!(q21.status, "newly_failed");
-    assert_eq!(q21.failure_kind.as_deref(), Some("ranking"));
+    assert_eq!(q21.status, Status::NewlyFailed);
+    assert_eq!(q21.failure_kind, Some(FailureKind::Ranking));
     assert_eq!(q21.lost, ["D-9"]);
     assert!(q21.gained.is_empty());
     assert_eq!(q21.baseline.first_relevant_rank, Some(2));
@@ -83,20 +84,20 @@ fn demo_json_has_every_status() {
     assert_close(q21.delta.rr, -0.5, "Q-21 delta RR");
     // D-2 from rank 1 to rank 2, still within k.
     let q22 = r.row("Q-22");
-    assert_eq!(q22.status, "regressed");
+    assert_eq!(q22.status, Status::Regressed);
     assert_close(q22.candidate.rr, 0.5, "Q-22 candidate RR");
-    assert_eq!(r.row("Q-24").status, "still_failing");
+    assert_eq!(r.row("Q-24").status, Status::StillFailing);
     // D-1 enters the top 3.
     let q17 = r.row("Q-17");
-    assert_eq!(q17.status, "improved");
+    assert_eq!(q17.status, Status::Improved);
     assert_eq!(q17.gained, ["D-1"]);
     assert!(q17.lost.is_empty());
     assert_close(q17.delta.recall, 0.5, "Q-17 delta recall");
-    assert_eq!(r.row("Q-23").status, "fixed");
-    assert_eq!(r.row("Q-18").status, "unchanged");
-    assert_eq!(r.row("Q-25").status, "unchanged");
+    assert_eq!(r.row("Q-23").status, Status::Fixed);
+    assert_eq!(r.row("Q-18").status, Status::Unchanged);
+    assert_eq!(r.row("Q-25").status, Status::Unchanged);
     for row in &r.per_query {
-        if row.status != "newly_failed" {
+        if row.status != Status::NewlyFailed {
             assert_eq!(row.failure_kind, None, "{}: failure_kind", row.id);
         }
     }
@@ -133,7 +134,7 @@ fn demo_json_has_every_status() {
         ("hit", &r.means.hit),
         ("ndcg", &r.means.ndcg),
     ] {
-        let (lo, hi, p) = (m.ci_low.unwrap(), m.ci_high.unwrap(), m.p_value.unwrap());
+        let (lo, hi, p) = (m.ci_low, m.ci_high, m.p_value);
         assert!(
             lo <= m.delta && m.delta <= hi,
             "{name}: CI [{lo}, {hi}] vs {}",
@@ -142,13 +143,8 @@ fn demo_json_has_every_status() {
         assert!(p > 0.0 && p <= 1.0, "{name}: p = {p}");
         assert_close(m.delta, m.candidate - m.baseline, name);
     }
-    for (name, m) in [("precision", &r.means.precision), ("ap", &r.means.ap)] {
-        assert_eq!(
-            (m.ci_low, m.ci_high, m.p_value),
-            (None, None, None),
-            "{name}"
-        );
-    }
+    // P and AP have no statistics: their type (MeanJson) has no such keys and
+    // refuses unknown ones.
 
     assert!(!r.gate.passed);
     assert!(r.gate.enforced);
@@ -386,10 +382,10 @@ fn same_version_identical_lists_pass_the_reproducibility_check() {
         0,
     );
     assert!(r.reproducibility_check);
-    assert_eq!(r.bump, "same");
+    assert_eq!(r.bump, Bump::Same);
     assert!(r.nondeterministic.is_empty());
     assert!(r.gate.passed, "{:?}", r.gate.reasons);
-    assert!(r.per_query.iter().all(|q| q.status == "unchanged"));
+    assert!(r.per_query.iter().all(|q| q.status == Status::Unchanged));
 }
 
 /// B's list comes back in another order on the same index version: its metrics do not
@@ -402,9 +398,13 @@ fn same_version_reordered_list_fails_the_gate() {
         1,
     );
     assert!(r.reproducibility_check);
-    assert_eq!(r.bump, "same");
+    assert_eq!(r.bump, Bump::Same);
     assert_eq!(r.nondeterministic, ["B"]);
-    assert_eq!(r.row("B").status, "unchanged", "order only: same metrics");
+    assert_eq!(
+        r.row("B").status,
+        Status::Unchanged,
+        "order only: same metrics"
+    );
     assert!(r.newly_failed.is_empty());
     assert!(!r.gate.passed);
     assert_eq!(r.gate.reasons.len(), 1, "{:?}", r.gate.reasons);
@@ -434,7 +434,7 @@ fn lower_candidate_version_warns_that_the_arguments_may_be_swapped() {
     );
     assert_code(&out, 0);
     let r: CompareJson = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(r.bump, "older");
+    assert_eq!(r.bump, Bump::Older);
     assert!(!r.reproducibility_check);
     let warning = "the candidate's index version 0.9.0 is lower than the baseline's 1.1.0: are baseline and candidate swapped?";
     assert!(r.warnings.iter().any(|w| w == warning), "{:?}", r.warnings);
@@ -752,7 +752,7 @@ fn fail_on_significant_drop_fails_when_every_query_drops() {
     let r = compare_json(&dir, &with_flag, 1);
     assert!(r.newly_failed.is_empty());
     assert_close(r.means.rr.delta, -0.5, "delta MRR@3");
-    let p = r.means.rr.p_value.expect("p of RR");
+    let p = r.means.rr.p_value;
     assert_close(p, 1.0 / 1001.0, "p of RR with 1000 resamples");
     assert_eq!(
         r.gate.reasons,
@@ -862,7 +862,7 @@ fn k_is_used_when_the_gold_does_not_pin_it() {
     assert!(
         r.per_query
             .iter()
-            .all(|q| q.failure_kind.as_deref() == Some("ranking"))
+            .all(|q| q.failure_kind == Some(FailureKind::Ranking))
     );
     // every newly failed id is accepted: exit 0
     let ids: Vec<String> = r.newly_failed.clone();
@@ -983,18 +983,22 @@ fn score(judged: &BTreeMap<String, i64>, list: &[String], k: usize) -> Expected 
 
 /// SPEC section 1 and issue 3: newly failed / fixed by RR@k, else by RR, then Recall,
 /// then nDCG (equal within rounding noise).
-fn status(b: &Expected, c: &Expected) -> &'static str {
+fn status(b: &Expected, c: &Expected) -> Status {
     match (b.rr > 0.0, c.rr > 0.0) {
-        (true, false) => "newly_failed",
-        (false, true) => "fixed",
-        (false, false) => "still_failing",
+        (true, false) => Status::NewlyFailed,
+        (false, true) => Status::Fixed,
+        (false, false) => Status::StillFailing,
         (true, true) => {
             for (x, y) in [(b.rr, c.rr), (b.recall, c.recall), (b.ndcg, c.ndcg)] {
                 if (y - x).abs() > 1e-12 {
-                    return if y < x { "regressed" } else { "improved" };
+                    return if y < x {
+                        Status::Regressed
+                    } else {
+                        Status::Improved
+                    };
                 }
             }
-            "unchanged"
+            Status::Unchanged
         }
     }
 }
@@ -1050,7 +1054,7 @@ fn vaswani_synthetic_runs_match_an_independent_computation() {
     }
     let any_newly = expected
         .values()
-        .any(|(b, c)| status(b, c) == "newly_failed");
+        .any(|(b, c)| status(b, c) == Status::NewlyFailed);
 
     let out = run(
         tmp.path(),
@@ -1070,7 +1074,7 @@ fn vaswani_synthetic_runs_match_an_independent_computation() {
     let r: CompareJson = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("JSON: {e}\n{}", render(&out)));
     assert_eq!(r.k, 10);
-    assert_eq!(r.bump, "minor");
+    assert_eq!(r.bump, Bump::Minor);
     assert_eq!(r.no_answer, no_answer);
     assert_eq!(
         r.per_query.len(),
@@ -1078,7 +1082,7 @@ fn vaswani_synthetic_runs_match_an_independent_computation() {
         "every answerable qrels query"
     );
 
-    let mut ids_by_status: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut ids_by_status: BTreeMap<Status, Vec<String>> = BTreeMap::new();
     for row in &r.per_query {
         let (b, c) = expected
             .get(&row.id)
@@ -1103,42 +1107,37 @@ fn vaswani_synthetic_runs_match_an_independent_computation() {
         let gained: Vec<String> = c.top.difference(&b.top).cloned().collect();
         assert_eq!(row.lost, lost, "{}", what("lost"));
         assert_eq!(row.gained, gained, "{}", what("gained"));
-        let kind = (st == "newly_failed").then(|| {
+        let kind = (st == Status::NewlyFailed).then(|| {
             if c.first.is_some() {
-                "ranking"
+                FailureKind::Ranking
             } else {
-                "retrieval"
+                FailureKind::Retrieval
             }
         });
-        assert_eq!(
-            row.failure_kind.as_deref(),
-            kind,
-            "{}",
-            what("failure kind")
-        );
+        assert_eq!(row.failure_kind, kind, "{}", what("failure kind"));
         ids_by_status.entry(st).or_default().push(row.id.clone());
     }
     for (list, st) in [
-        (&r.newly_failed, "newly_failed"),
-        (&r.fixed, "fixed"),
-        (&r.still_failing, "still_failing"),
+        (&r.newly_failed, Status::NewlyFailed),
+        (&r.fixed, Status::Fixed),
+        (&r.still_failing, Status::StillFailing),
     ] {
-        let mut ids = ids_by_status.get(st).cloned().unwrap_or_default();
+        let mut ids = ids_by_status.get(&st).cloned().unwrap_or_default();
         ids.sort();
-        assert_eq!(*list, ids, "{st} ids in byte order");
+        assert_eq!(*list, ids, "{st:?} ids in byte order");
     }
     // SPEC 7's row order
-    let rank = |s: &str| {
+    let rank = |s: &Status| {
         [
-            "newly_failed",
-            "regressed",
-            "still_failing",
-            "improved",
-            "fixed",
-            "unchanged",
+            Status::NewlyFailed,
+            Status::Regressed,
+            Status::StillFailing,
+            Status::Improved,
+            Status::Fixed,
+            Status::Unchanged,
         ]
         .iter()
-        .position(|x| *x == s)
+        .position(|x| x == s)
         .expect("a known status")
     };
     for pair in r.per_query.windows(2) {
@@ -1168,7 +1167,7 @@ fn vaswani_synthetic_runs_match_an_independent_computation() {
             .sum::<f64>()
             / n
     };
-    let metrics: [(&str, Getter, &crate::common::MeanDeltaJson); 4] = [
+    let metrics: [(&str, Getter, &crate::common::TestedMeanJson); 4] = [
         ("MRR@10", |e| e.rr, &r.means.rr),
         ("Recall@10", |e| e.recall, &r.means.recall),
         ("Hit@10", |e| e.hit, &r.means.hit),
@@ -1178,7 +1177,7 @@ fn vaswani_synthetic_runs_match_an_independent_computation() {
         assert_close(m.baseline, mean(f, 0), &format!("baseline mean {name}"));
         assert_close(m.candidate, mean(f, 1), &format!("candidate mean {name}"));
         assert_close(m.delta, mean(f, 1) - mean(f, 0), &format!("delta {name}"));
-        let (lo, hi, p) = (m.ci_low.unwrap(), m.ci_high.unwrap(), m.p_value.unwrap());
+        let (lo, hi, p) = (m.ci_low, m.ci_high, m.p_value);
         assert!(
             lo <= m.delta && m.delta <= hi,
             "{name}: CI [{lo}, {hi}], delta {}",
@@ -1229,7 +1228,11 @@ fn table_lists_newly_failed_ids_in_byte_order() {
     let mut args = crate::common::GENERATED.to_vec();
     args.extend(["--format", "json"]);
     let r = compare_json(tmp.path(), &args, 1);
-    assert_eq!(r.with_status("newly_failed"), ["b", "a"], "report order");
+    assert_eq!(
+        r.with_status(Status::NewlyFailed),
+        ["b", "a"],
+        "report order"
+    );
     assert_eq!(r.newly_failed, ["a", "b"], "byte order");
     let out = run(tmp.path(), &crate::common::GENERATED);
     assert_code(&out, 1);

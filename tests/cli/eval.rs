@@ -71,8 +71,8 @@ fn demo_json_has_the_seeds_numbers() {
     assert_eq!(r.gold.sha256.as_deref().map(str::len), Some(64));
     assert_eq!(r.gold.corpus.as_deref(), Some("demo-questions"));
     assert_eq!(r.gold.queries, 8);
-    assert_eq!(r.gold.relevant_per_query.get("0"), Some(&1));
-    assert_eq!(r.gold.relevant_per_query.get("2"), Some(&2));
+    assert_eq!(r.gold.relevant_per_query.get(&0), Some(&1));
+    assert_eq!(r.gold.relevant_per_query.get(&2), Some(&2));
     assert_eq!(r.run.index_version.as_deref(), Some("2.3.0"));
     assert_eq!(r.run.corpus.as_deref(), Some("demo-questions"));
     assert_eq!(r.run.depth, 5);
@@ -356,7 +356,7 @@ fn min_grade_from_the_gold_manifest() {
     assert_close(g1.ap, (1.0 / 3.0 + 2.0 / 4.0) / 2.0, "G1 AP");
     // G2 has grades 1 and 0 only: no relevant doc, so a no-answer query
     assert_eq!(r.no_answer, ["G2"]);
-    assert_eq!(r.gold.relevant_per_query.get("2"), Some(&1));
+    assert_eq!(r.gold.relevant_per_query.get(&2), Some(&1));
 }
 
 /// CSV as SPEC 2 allows it: BOM, CRLF, columns in any order, an extra column (warned),

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::common::{
-    Change, CompareJson, GENERATED, assert_code, assert_line, crate_dir, ragdiff, render, run,
-    stderr, stdout, write_generated,
+    Change, CompareJson, GENERATED, Status, assert_code, assert_line, crate_dir, ragdiff, render,
+    run, stderr, stdout, write_generated,
 };
 
 /// The bound SPEC section 7 sets on the Markdown.
@@ -253,7 +253,7 @@ fn check_bounded_markdown(queries: &[(String, Change)]) -> String {
     let out = run(tmp.path(), &args);
     let newly_total = queries
         .iter()
-        .filter(|(_, c)| c.status() == "newly_failed")
+        .filter(|(_, c)| c.status() == Status::NewlyFailed)
         .count();
     assert_code(&out, if newly_total > 0 { 1 } else { 0 });
     let r: CompareJson =
@@ -272,7 +272,7 @@ fn check_bounded_markdown(queries: &[(String, Change)]) -> String {
     let changed = r
         .per_query
         .iter()
-        .filter(|q| q.status != "unchanged")
+        .filter(|q| q.status != Status::Unchanged)
         .count();
     let unchanged = r.per_query.len() - changed;
     assert!(
@@ -498,7 +498,7 @@ fn csv_guards_ids_against_formula_injection() {
             row.id.clone()
         };
         assert_eq!(&rec[0], expected_id, "same order as the JSON");
-        assert_eq!(&rec[1], row.status);
+        assert_eq!(&rec[1], row.status.name());
         seen.insert(row.id.clone());
         let rank = |r: Option<u32>| r.map(|v| v.to_string()).unwrap_or_default();
         assert_eq!(&rec[2], rank(row.baseline.first_relevant_rank));

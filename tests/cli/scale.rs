@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::common::{CompareJson, CompareRow, SideJson, assert_code, render, run};
+use crate::common::{CompareJson, CompareRow, SideJson, Status, assert_code, render, run};
 
 /// Queries and depth of the generated workload; k for the comparison.
 const QUERIES: usize = 400;
@@ -393,15 +393,15 @@ fn trec_and_csv_runs_give_the_same_results() {
     );
     assert!(!report.no_answer.is_empty(), "some no-answer queries");
     for status in [
-        "newly_failed",
-        "regressed",
-        "improved",
-        "fixed",
-        "unchanged",
+        Status::NewlyFailed,
+        Status::Regressed,
+        Status::Improved,
+        Status::Fixed,
+        Status::Unchanged,
     ] {
         assert!(
             !report.with_status(status).is_empty(),
-            "the workload has {status} queries"
+            "the workload has {status:?} queries"
         );
     }
     for folder in ["trec-clean", "trec-messy"] {
