@@ -29,7 +29,7 @@ impl Refused {
         let stand_in = GoldSet::stand_in(GoldMeta::placeholder());
         read_runs(metas, &stand_in, &[], diag);
         if diag.has_problems() {
-            eprintln!("note: {self}");
+            output::stderr_line(&format!("note: {self}"));
             if let Err(invalid) = diag.check() {
                 return invalid.into();
             }
@@ -82,9 +82,12 @@ pub fn print_warnings(warnings: &[String]) {
     let actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     for w in warnings {
         if actions {
-            eprintln!("::warning title=ragdiff::{}", report::escape_data(w));
+            output::stderr_line(&format!(
+                "::warning title=ragdiff::{}",
+                report::escape_data(w)
+            ));
         } else {
-            eprintln!("warning: {w}");
+            output::stderr_line(&format!("warning: {w}"));
         }
     }
 }

@@ -88,6 +88,15 @@ pub fn write_files(
     Ok(())
 }
 
+/// Write one line to stderr. A closed stderr loses the line but never changes the
+/// outcome or the exit code (`eprintln!` would panic).
+pub fn stderr_line(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err
+        .write_all(line.as_bytes())
+        .and_then(|()| err.write_all(b"\n"));
+}
+
 /// Write to stdout; a closed pipe surfaces as an io error the caller treats as done.
 pub fn stdout(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();

@@ -290,7 +290,7 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
 pub fn emit_ci_annotations(r: &CompareReport) {
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         for line in ci_annotations(r) {
-            eprintln!("{line}");
+            crate::output::stderr_line(&line);
         }
     }
 }
