@@ -5,8 +5,9 @@ use ragdiff::cli::Cli;
 use ragdiff::{app, exit};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // First, before any thread exists: the threads inherit the blocked signals.
     ragdiff::interrupt::install();
+    let cli = Cli::parse();
     match app::run(cli) {
         Ok(code) => exit::code(code),
         Err(err) => {
