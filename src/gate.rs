@@ -169,6 +169,9 @@ pub enum Reason {
         delta: f64,
         p: f64,
     },
+    /// Both runs read the same results, under different index versions: the
+    /// candidate's results cannot come from its index.
+    SameResults,
 }
 
 impl Reason {
@@ -191,6 +194,18 @@ impl Reason {
             Reason::Significant { label, delta, p } => {
                 format!("mean {label} dropped significantly: {delta:+.4}, p = {p:.4} < {ALPHA}")
             }
+            Reason::SameResults => "baseline and candidate read the same results, yet their index versions differ: the candidate's results cannot come from its index".to_string(),
+        }
+    }
+
+    /// The reason's code in JSON `gate.codes`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Reason::NewlyFailed { .. } => "newly_failed",
+            Reason::Nondeterministic { .. } => "nondeterministic",
+            Reason::Drop { .. } => "max_drop",
+            Reason::Significant { .. } => "significant_drop",
+            Reason::SameResults => "same_results",
         }
     }
 }
@@ -242,6 +257,9 @@ pub fn decide(
         .collect();
     failing.sort_unstable();
     let mut causes = Vec::new();
+    if cmp.same_results && cmp.bump != crate::compare::Bump::Same {
+        causes.push(Reason::SameResults);
+    }
     if !failing.is_empty() {
         causes.push(Reason::NewlyFailed { k, ids: failing });
     }
@@ -282,6 +300,7 @@ pub fn decide(
                 .iter()
                 .map(|c| c.render(&crate::report::safe_id))
                 .collect(),
+            codes: causes.iter().map(Reason::code).collect(),
             enforced: policy.enforced,
             causes,
         },

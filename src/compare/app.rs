@@ -133,12 +133,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         return Err(refused.after_reading(vec![bm, cm], &mut diag));
     }
     let k = k.expect("no problems means k was resolved");
+    let same_results = load::same_results(&bm.results, &cm.results);
     let runs = read_runs(vec![bm, cm], &gold, &[], &mut diag);
     diag.check()?;
     let [Some(baseline), Some(candidate)] = <[_; 2]>::try_from(runs).expect("two runs") else {
         unreachable!("no problems means both runs were read");
     };
-    let cmp = compare::compare(&gold, &baseline, &candidate, k, args.resamples, args.seed);
+    let mut cmp = compare::compare(&gold, &baseline, &candidate, k, args.resamples, args.seed);
+    cmp.same_results = same_results;
     let policy = Policy {
         max_drop,
         allowed,
@@ -147,6 +149,13 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
     };
     let (gate, accepted, gate_warnings) = gate::decide(&policy, &cmp, k);
     let mut warnings = diag.warnings;
+    if same_results {
+        warnings.push(if cmp.bump == Bump::Same {
+            "baseline and candidate read the same results: nothing can change between them".to_string()
+        } else {
+            "baseline and candidate read the same results, under different index versions: was the candidate run on its own index?".to_string()
+        });
+    }
     if cmp.bump == Bump::Older {
         warnings.push(format!(
             "the candidate's index version {} is lower than the baseline's {}: are baseline and candidate swapped?",

@@ -245,6 +245,9 @@ pub struct Accepted {
 pub struct GateReport {
     pub passed: bool,
     pub reasons: Vec<String>,
+    /// One code per reason, in the same order: `newly_failed`, `nondeterministic`,
+    /// `max_drop`, `significant_drop`, `same_results`.
+    pub codes: Vec<&'static str>,
     /// False under `--no-gate`: the verdict is shown but never fails the run.
     pub enforced: bool,
     /// The reasons, structured, for formats that write ids their own way.
@@ -328,6 +331,9 @@ pub struct Comparison {
     pub no_answer: Vec<String>,
     pub nondeterministic: Vec<String>,
     pub bump: Bump,
+    /// Baseline and candidate read the same results: one file, or identical bytes
+    /// (SPEC section 12); set by the caller, which knows the files.
+    pub same_results: bool,
 }
 
 /// Order per-query rows: status, then delta RR ascending, then delta Recall
@@ -454,6 +460,7 @@ pub fn compare(
         no_answer,
         nondeterministic,
         bump,
+        same_results: false,
     }
 }
 
