@@ -6,11 +6,28 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  done; the gate passed
-  1  the gate failed: a regression as the gate policy defines it
-  2  invalid input or usage (every problem listed, with file:line)
-  3  refused: the runs are not comparable
+  0    done; the gate passed
+  1    the gate failed: a regression as the gate policy defines it
+  2    invalid input or usage (every problem listed, with file:line)
+  3    refused: the runs are not comparable
+  130  interrupted by SIGINT (143: SIGTERM); no export written, no temporary file left
 When several apply, 2 wins over 3, and 3 over 1.";
+
+/// `eval` has no gate: it never exits 1.
+const EVAL_EXIT_CODES: &str = "\
+Exit codes:
+  0    done
+  2    invalid input or usage (every problem listed, with file:line)
+  3    refused: the run does not answer the gold's questions (another corpus)
+  130  interrupted by SIGINT (143: SIGTERM)
+When both apply, 2 wins over 3.";
+
+/// `validate` and `freeze` have neither a gate nor a comparison to refuse.
+const CHECK_EXIT_CODES: &str = "\
+Exit codes:
+  0    done; the inputs are valid
+  2    invalid input or usage (every problem listed, with file:line)
+  130  interrupted by SIGINT (143: SIGTERM)";
 
 /// Catch retrieval regressions: evaluate a baseline and a candidate run against one
 /// frozen gold set, refuse meaningless comparisons, and show which queries broke.
@@ -27,13 +44,13 @@ pub enum Command {
     #[command(after_help = EXIT_CODES)]
     Compare(CompareArgs),
     /// Evaluate one run: per-query table and means
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = EVAL_EXIT_CODES)]
     Eval(EvalArgs),
     /// List every problem in the gold set and runs
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = CHECK_EXIT_CODES)]
     Validate(ValidateArgs),
     /// Record the gold data's sha256 and frozen_version in its manifest
-    #[command(after_help = EXIT_CODES)]
+    #[command(after_help = CHECK_EXIT_CODES)]
     Freeze(FreezeArgs),
 }
 

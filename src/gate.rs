@@ -32,6 +32,9 @@ pub struct Accepted {
 pub struct Verdict {
     pub passed: bool,
     pub reasons: Vec<String>,
+    /// One code per reason, in the same order: `newly_failed`, `nondeterministic`,
+    /// `max_drop`, `significant_drop`, `same_results`.
+    pub codes: Vec<&'static str>,
     /// False under `--no-gate`: the verdict is shown but never fails the run.
     pub enforced: bool,
     /// The reasons, structured, for formats that write ids their own way.
@@ -59,6 +62,9 @@ pub enum Reason {
         delta: f64,
         p: f64,
     },
+    /// Both runs read the same results, under different index versions: the
+    /// candidate's results cannot come from its index.
+    SameResults,
 }
 
 impl Reason {
@@ -81,6 +87,18 @@ impl Reason {
             Reason::Significant { label, delta, p } => {
                 format!("mean {label} dropped significantly: {delta:+.4}, p = {p:.4} < {ALPHA}")
             }
+            Reason::SameResults => "baseline and candidate read the same results, yet their index versions differ: the candidate's results cannot come from its index".to_string(),
+        }
+    }
+
+    /// The reason's code in JSON `gate.codes`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Reason::NewlyFailed { .. } => "newly_failed",
+            Reason::Nondeterministic { .. } => "nondeterministic",
+            Reason::Drop { .. } => "max_drop",
+            Reason::Significant { .. } => "significant_drop",
+            Reason::SameResults => "same_results",
         }
     }
 }
@@ -102,6 +120,9 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         .collect();
     failing.sort_unstable();
     let mut causes = Vec::new();
+    if cmp.same_results && cmp.bump != crate::compare::Bump::Same {
+        causes.push(Reason::SameResults);
+    }
     if !failing.is_empty() {
         causes.push(Reason::NewlyFailed { k, ids: failing });
     }
@@ -114,6 +135,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
     let verdict = Verdict {
         passed: causes.is_empty(),
         reasons: causes.iter().map(|c| c.render(&safe_id)).collect(),
+        codes: causes.iter().map(Reason::code).collect(),
         enforced: policy.enforced,
         causes,
     };

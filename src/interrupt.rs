@@ -1,33 +1,96 @@
-//! Ctrl-C (SIGINT) and SIGTERM: remove any temporary export file being written, then
-//! exit 130, so an interrupted run leaves nothing behind.
+//! SIGINT, SIGTERM and SIGHUP: remove every temporary export file, then exit 128 + the
+//! signal's number (130 after SIGINT, 143 after SIGTERM), as shells report a process
+//! the signal ended. An interrupted run leaves no temporary file and no mixed set of
+//! exports.
+//!
+//! The signals are blocked in every thread from the start of `main` and taken by one
+//! thread that waits for them (`sigwait`), so the cleanup is ordinary code, not a signal
+//! handler. That thread acts only while it holds the lock [`hold`] returns; writers hold
+//! it to create and register a temporary file (so none exists unregistered) and across
+//! the renames that put a set of exports in place (so a set is all old or all new). A
+//! signal that arrives inside such a step takes effect right after it.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{SigSet, Signal};
 
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Install the handler once, at start-up.
-pub fn install() {
-    let _ = ctrlc::set_handler(|| {
-        if let Ok(paths) = PENDING.lock() {
-            for p in paths.iter() {
-                let _ = std::fs::remove_file(p);
-            }
-        }
-        std::process::exit(130);
-    });
-}
+/// The number of the signal received, 0 before any.
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
-/// A temporary file that must not outlive an interruption.
-pub fn register(path: &Path) {
-    if let Ok(mut paths) = PENDING.lock() {
-        paths.push(path.to_path_buf());
+/// Block the signals and start the thread that takes them. Call first in `main`,
+/// before any other thread exists (threads inherit the blocked set).
+pub fn install() {
+    let mut set = SigSet::empty();
+    for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        set.add(signal);
+    }
+    if set.thread_block().is_err() {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            loop {
+                let Ok(signal) = set.wait() else { continue };
+                RECEIVED.store(signal as i32, Ordering::SeqCst);
+                // Waits for a step in progress to finish; never released.
+                let pending = PENDING.lock().unwrap_or_else(PoisonError::into_inner);
+                for path in pending.iter() {
+                    let _ = std::fs::remove_file(path);
+                }
+                // `_exit`: no other thread runs on after the cleanup and nothing
+                // half-written is flushed.
+                // SAFETY: `_exit` ends the process at once; it has no preconditions.
+                unsafe { nix::libc::_exit(128 + signal as i32) }
+            }
+        });
+    if spawned.is_err() {
+        // Without the thread, the default action (end the process) is better than
+        // signals that are never taken.
+        let _ = set.thread_unblock();
     }
 }
 
-/// The temporary file was renamed into place or removed.
-pub fn unregister(path: &Path) {
-    if let Ok(mut paths) = PENDING.lock() {
-        paths.retain(|p| p != path);
+/// The lock of one step that an interruption must not split (see the module doc).
+pub struct Guard(MutexGuard<'static, Vec<PathBuf>>);
+
+/// Take the lock; an interruption waits until the guard is dropped.
+pub fn hold() -> Guard {
+    Guard(PENDING.lock().unwrap_or_else(PoisonError::into_inner))
+}
+
+impl Guard {
+    /// A temporary file that must not outlive an interruption.
+    pub fn register(&mut self, path: &Path) {
+        self.0.push(path.to_path_buf());
+    }
+
+    /// The temporary file was renamed into place or removed.
+    pub fn unregister(&mut self, path: &Path) {
+        self.0.retain(|p| p != path);
+    }
+}
+
+/// Test hook: with `RAGDIFF_TEST_PAUSE_AT=<point>`, write `ragdiff: paused at <point>`
+/// to stderr at that point and wait for a signal, so a test can interrupt the run at
+/// a known step. Inside a held step (`resume`), the run goes on once the signal has
+/// arrived (the signal takes effect when the step ends); outside one it waits for the
+/// signal's cleanup to end the process. At most 60 seconds either way.
+pub fn pause_at(point: &str, resume: bool) {
+    if std::env::var_os("RAGDIFF_TEST_PAUSE_AT").is_none_or(|v| v != point) {
+        return;
+    }
+    crate::output::stderr_line(&format!("ragdiff: paused at {point}"));
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        if resume && RECEIVED.load(Ordering::SeqCst) != 0 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
 }

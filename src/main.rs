@@ -5,15 +5,16 @@ use ragdiff::cli::Cli;
 use ragdiff::{app, exit};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // First, before any thread exists: the threads inherit the blocked signals.
     ragdiff::interrupt::install();
+    let cli = Cli::parse();
     match app::run(cli) {
         Ok(code) => exit::code(code),
         Err(err) => {
             if exit::is_broken_pipe(&err) {
                 return exit::code(exit::SUCCESS);
             }
-            eprintln!("error: {err:#}");
+            ragdiff::output::stderr_line(&format!("error: {err:#}"));
             exit::code(exit::of_error(&err))
         }
     }

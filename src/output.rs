@@ -22,26 +22,113 @@ fn write_error(path: &Path, e: std::io::Error) -> InvalidInput {
     )
 }
 
+/// What stands at `path` when it is neither absent nor a regular file: an export is
+/// renamed over a regular file only, never over a device, FIFO, link or folder.
+pub fn not_regular(path: &Path) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = std::fs::symlink_metadata(path).ok()?.file_type();
+    Some(if kind.is_file() {
+        return None;
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    })
+}
+
+/// The refusal of an export over `kind` (see [`not_regular`]).
+fn not_regular_error(path: &Path, kind: &str) -> InvalidInput {
+    write_error(
+        path,
+        std::io::Error::other(format!(
+            "it is {kind}, not a regular file; an export replaces only a regular file (`-` writes to stdout)"
+        )),
+    )
+}
+
 /// Write several files atomically as a set: `render(i, out)` writes the i-th into a
 /// temporary file in its own folder, and only when all were written are they
-/// renamed into place. A failure leaves no temporary file and no partial output.
-/// A path `-` is written to stdout after the files.
+/// renamed into place. A failure leaves no temporary file and no partial output; an
+/// interruption leaves the old set or the whole new one (src/interrupt.rs). A path
+/// `-` is written to stdout after the files.
+///
+/// A new file gets the mode a plain create gives under the umask; a replaced one
+/// keeps its mode.
 pub fn write_files(
     paths: &[&Path],
     render: impl Fn(usize, &mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    // A folder in the way would only show at the rename, after other exports were
+    // Something in the way would only show at the rename, after other exports were
     // already in place: refuse it before writing anything.
     for path in paths {
-        if *path != Path::new("-") && path.is_dir() {
-            return Err(write_error(
-                path,
-                std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a directory"),
-            )
-            .into());
+        if *path != Path::new("-")
+            && let Some(kind) = not_regular(path)
+        {
+            return Err(not_regular_error(path, kind).into());
         }
     }
-    let mut staged = Vec::new();
+    let mut staged: Vec<(&Path, tempfile::NamedTempFile)> = Vec::new();
+    let result = stage(paths, &render, &mut staged);
+    if let Err(e) = result {
+        let mut pending = crate::interrupt::hold();
+        for (_, tmp) in staged {
+            pending.unregister(tmp.path());
+        }
+        return Err(e.into());
+    }
+    crate::interrupt::pause_at("exports-staged", false);
+    // Rename into place, the whole set in one step an interruption cannot split.
+    // Should one rename still fail, the exports already renamed are removed again,
+    // so a failed run leaves no export behind.
+    let mut pending = crate::interrupt::hold();
+    let mut placed: Vec<&Path> = Vec::new();
+    let mut staged = staged.into_iter();
+    while let Some((path, tmp)) = staged.next() {
+        if !placed.is_empty() {
+            crate::interrupt::pause_at("between-renames", true);
+        }
+        let temp_path = tmp.path().to_path_buf();
+        let result = tmp.persist(path);
+        pending.unregister(&temp_path);
+        if let Err(e) = result {
+            for done in placed {
+                let _ = std::fs::remove_file(done);
+            }
+            for (_, rest) in staged {
+                pending.unregister(rest.path());
+            }
+            return Err(write_error(path, e.error).into());
+        }
+        placed.push(path);
+    }
+    drop(pending);
+    for (i, path) in paths.iter().enumerate() {
+        if *path == Path::new("-") {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            closed_is_done(render(i, &mut out).and_then(|()| out.flush()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Write each file of `paths` (`-` aside) into a temporary file beside it, registered
+/// for removal on an interruption from the moment it exists.
+fn stage<'p>(
+    paths: &[&'p Path],
+    render: &impl Fn(usize, &mut dyn Write) -> std::io::Result<()>,
+    staged: &mut Vec<(&'p Path, tempfile::NamedTempFile)>,
+) -> Result<(), InvalidInput> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     for (i, path) in paths.iter().enumerate() {
         if *path == Path::new("-") {
             continue;
@@ -50,42 +137,42 @@ pub fn write_files(
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let tmp = tempfile::Builder::new()
-            .prefix(".ragdiff-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(|e| write_error(path, e))?;
-        crate::interrupt::register(tmp.path());
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
-        render(i, &mut out).map_err(|e| write_error(path, e))?;
-        let tmp = out
-            .into_inner()
-            .map_err(|e| write_error(path, e.into_error()))?;
-        tmp.as_file().sync_all().map_err(|e| write_error(path, e))?;
+        // Created 0666 so the umask applies as to a plain create.
+        let tmp = {
+            let mut pending = crate::interrupt::hold();
+            let tmp = tempfile::Builder::new()
+                .prefix(".ragdiff-")
+                .suffix(".tmp")
+                .permissions(std::fs::Permissions::from_mode(0o666))
+                .tempfile_in(dir)
+                .map_err(|e| write_error(path, e))?;
+            crate::interrupt::pause_at("tmp-created", true);
+            pending.register(tmp.path());
+            tmp
+        };
         staged.push((*path, tmp));
-    }
-    // Rename into place; should one rename still fail, the exports already renamed
-    // are removed again, so a failed run leaves no export behind.
-    let mut placed: Vec<&Path> = Vec::new();
-    for (path, tmp) in staged {
-        let temp_path = tmp.path().to_path_buf();
-        let result = tmp.persist(path);
-        crate::interrupt::unregister(&temp_path);
-        if let Err(e) = result {
-            for done in placed {
-                let _ = std::fs::remove_file(done);
-            }
-            return Err(write_error(path, e.error).into());
+        let tmp = &mut staged.last_mut().expect("just pushed").1;
+        if let Ok(old) = std::fs::metadata(path) {
+            tmp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o7777))
+                .map_err(|e| write_error(path, e))?;
         }
-        placed.push(path);
-    }
-    for (i, path) in paths.iter().enumerate() {
-        if *path == Path::new("-") {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            closed_is_done(render(i, &mut out).and_then(|()| out.flush()))?;
-        }
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+        render(i, &mut out).map_err(|e| write_error(path, e))?;
+        out.flush().map_err(|e| write_error(path, e))?;
+        drop(out);
+        tmp.as_file().sync_all().map_err(|e| write_error(path, e))?;
     }
     Ok(())
+}
+
+/// Write one line to stderr. A closed stderr loses the line but never changes the
+/// outcome or the exit code (`eprintln!` would panic).
+pub fn stderr_line(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err
+        .write_all(line.as_bytes())
+        .and_then(|()| err.write_all(b"\n"));
 }
 
 /// Write to stdout; a closed pipe surfaces as an io error the caller treats as done.
@@ -123,12 +210,16 @@ pub fn same_path(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Refuse exports that would overwrite an input or each other (exit 2): inputs are
-/// never modified, and two exports to one file would lose one of them.
+/// Refuse exports that would overwrite an input or each other, or replace anything
+/// but a regular file (exit 2), before anything is read or written: inputs are never
+/// modified, and two exports to one file would lose one of them.
 pub fn check_exports(exports: &[(&str, &Path)], inputs: &[&Path]) -> Result<(), InvalidInput> {
     for (i, (flag, path)) in exports.iter().enumerate() {
         if *path == Path::new("-") {
             continue;
+        }
+        if let Some(kind) = not_regular(path) {
+            return Err(not_regular_error(path, kind));
         }
         if let Some(input) = inputs.iter().find(|input| same_path(path, input)) {
             return Err(InvalidInput::usage(format!(

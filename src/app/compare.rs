@@ -39,12 +39,14 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         return Err(refuse(refused, vec![bm, cm], &mut diag));
     }
     let gold = inputs.gold;
+    let same_results = load::same_results(&bm.results, &cm.results);
     let runs = load::read_runs(vec![bm, cm], &gold, &[], &mut diag);
     let [baseline, candidate] =
         <[Option<EvaluatedRun>; 2]>::try_from(runs).unwrap_or_else(|_| [None, None]);
     let baseline = diag.require(baseline)?;
     let candidate = diag.require(candidate)?;
-    let cmp = compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed);
+    let mut cmp = compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed);
+    cmp.same_results = same_results;
     let policy = Policy {
         max_drop: s.max_drop.clone(),
         allowed: inputs.allowed,
@@ -109,6 +111,13 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
 /// Warnings about the comparison itself: swapped versions, too few queries.
 fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
     let mut warnings = Vec::new();
+    if cmp.same_results {
+        warnings.push(if cmp.bump == Bump::Same {
+            "baseline and candidate read the same results: nothing can change between them".to_string()
+        } else {
+            "baseline and candidate read the same results, under different index versions: was the candidate run on its own index?".to_string()
+        });
+    }
     if cmp.bump == Bump::Older {
         let version = |m: &RunMeta| {
             m.index_version

@@ -60,10 +60,13 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
     let mut doc = doc.doc.into_mut();
     doc["sha256"] = toml_edit::value(actual.clone());
     doc["frozen_version"] = toml_edit::value(version.to_string());
-    if doc.get("frozen_at").is_none() {
+    // A first freeze keeps a date written by hand; a new version records today's.
+    if doc.get("frozen_at").is_none() || meta.frozen_version.is_some() {
         doc["frozen_at"] = toml_edit::value(today());
     }
-    output::write(&path, &doc.to_string())?;
+    // A manifest reached through a link is rewritten where it lives, the link kept.
+    let target = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    output::write(&target, &doc.to_string())?;
     output::stdout(&format!(
         "{display}: frozen at version {version} (sha256 {})\n",
         &actual[..12]

@@ -11,6 +11,7 @@ use crate::cli::{Cli, Command};
 use crate::exit::Refused;
 use crate::load;
 use crate::model::{GoldMeta, GoldSet, RunMeta};
+use crate::output;
 use crate::settings;
 use crate::text::{escape_data, under_github_actions};
 use crate::validate::Diagnostics;
@@ -30,9 +31,9 @@ pub fn print_warnings(warnings: &[String]) {
     let actions = under_github_actions();
     for w in warnings {
         if actions {
-            eprintln!("::warning title=ragdiff::{}", escape_data(w));
+            output::stderr_line(&format!("::warning title=ragdiff::{}", escape_data(w)));
         } else {
-            eprintln!("warning: {w}");
+            output::stderr_line(&format!("warning: {w}"));
         }
     }
 }
@@ -44,7 +45,7 @@ pub fn refuse(refused: Refused, metas: Vec<RunMeta>, diag: &mut Diagnostics) -> 
     let stand_in = GoldSet::stand_in(GoldMeta::placeholder());
     load::read_runs(metas, &stand_in, &[], diag);
     if diag.has_problems() {
-        eprintln!("note: {refused}");
+        output::stderr_line(&format!("note: {refused}"));
         if let Err(invalid) = diag.check() {
             return invalid.into();
         }

@@ -241,6 +241,9 @@ pub struct Comparison {
     pub no_answer: Vec<String>,
     pub nondeterministic: Vec<String>,
     pub bump: Bump,
+    /// Baseline and candidate read the same results: one file, or identical bytes
+    /// (docs/contract.md §13); set by the caller, which knows the files.
+    pub same_results: bool,
 }
 
 /// Order per-query rows: status, then delta RR ascending, then delta Recall
@@ -308,6 +311,7 @@ pub fn compare(
         no_answer,
         nondeterministic,
         bump,
+        same_results: false,
     }
 }
 

@@ -515,7 +515,7 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
 pub fn emit_ci_annotations(r: &CompareReport) {
     if crate::text::under_github_actions() {
         for line in ci_annotations(r) {
-            eprintln!("{line}");
+            crate::output::stderr_line(&line);
         }
     }
 }

@@ -369,7 +369,19 @@ pub struct AcceptedJson {
 pub struct GateJson {
     pub passed: bool,
     pub reasons: Vec<String>,
+    pub codes: Vec<ReasonCode>,
     pub enforced: bool,
+}
+
+/// `gate.codes`: one per reason, in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonCode {
+    NewlyFailed,
+    Nondeterministic,
+    MaxDrop,
+    SignificantDrop,
+    SameResults,
 }
 
 impl CompareJson {

@@ -1,5 +1,5 @@
 //! Nothing lost on an interruption (issue 6): `compare` with exports, stopped by SIGINT
-//! or SIGTERM while it reads a run, exits 130 (src/interrupt.rs) and leaves no export
+//! or SIGTERM while it reads a run, exits 130 or 143 (src/interrupt.rs) and leaves no export
 //! and no temporary `.ragdiff-*.tmp` file behind; its inputs are unchanged.
 //!
 //! The baseline's results are a FIFO that this test holds open and half written, so
@@ -54,9 +54,12 @@ fn names(dir: &Path) -> Vec<String> {
 }
 
 #[rstest]
-#[case::sigint("-INT")]
-#[case::sigterm("-TERM")]
-fn an_interrupted_compare_leaves_no_export_and_no_temporary_file(#[case] signal: &str) {
+#[case::sigint("-INT", 130)]
+#[case::sigterm("-TERM", 143)]
+fn an_interrupted_compare_leaves_no_export_and_no_temporary_file(
+    #[case] signal: &str,
+    #[case] expected: i32,
+) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = dir.path().canonicalize().expect("a real path");
     let queries: Vec<(String, Change)> = (0..50)
@@ -148,7 +151,7 @@ fn an_interrupted_compare_leaves_no_export_and_no_temporary_file(#[case] signal:
     let output = child.wait_with_output().expect("output");
     assert_eq!(
         status.code(),
-        Some(130),
+        Some(expected),
         "exit status after {signal}: {status}\nstderr:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
