@@ -1,4 +1,4 @@
-//! Exit codes: the contract CI scripts rely on (docs/contract.md, "Exit codes"), and
+//! Exit codes: the contract CI scripts rely on (docs/contract.md §12), and
 //! the one place that maps an error to its code.
 //!
 //! When several apply, [`INVALID_INPUT`] wins over [`REFUSED`], which wins over

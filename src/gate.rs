@@ -1,5 +1,5 @@
 //! The gate: a policy applied to a comparison gives a verdict with every reason
-//! (docs/contract.md, "Gate"). It owns the verdict, its reasons and the accepted
+//! (docs/contract.md §9). It owns the verdict, its reasons and the accepted
 //! failures; reading the allow-list is `load::allow`'s work.
 
 use serde::Serialize;

@@ -19,7 +19,7 @@ pub enum DataFormat {
 }
 
 impl DataFormat {
-    /// The default for a path: `.csv` is CSV, anything else TREC (SPEC section 2).
+    /// The default for a path: `.csv` is CSV, anything else TREC (docs/contract.md §2).
     pub fn from_extension(path: &std::path::Path) -> Self {
         match path.extension().and_then(|e| e.to_str()) {
             Some(ext) if ext.eq_ignore_ascii_case("csv") => Self::Csv,

@@ -1,6 +1,6 @@
 //! Paired statistics of per-query deltas: a percentile-bootstrap confidence interval
 //! of the mean delta and the two-sided p-value of a paired sign-flip randomization
-//! test (SPEC section 7). Seeded and reproducible: the same seed, resamples and
+//! test (docs/contract.md §8). Seeded and reproducible: the same seed, resamples and
 //! deltas give the same numbers on any machine and any number of threads.
 //!
 //! Only queries whose delta is not zero can move a resampled mean, so both are

@@ -1,5 +1,5 @@
 //! Every input problem as a typed value, collected rather than stopping at the first
-//! (SPEC section 6). Messages carry paths, lines and ids, never cell contents.
+//! (docs/contract.md §3). Messages carry paths, lines and ids, never cell contents.
 
 use std::fmt;
 
@@ -353,7 +353,7 @@ pub fn resolve_k(
     Some(k)
 }
 
-/// Why an id is invalid, if it is (SPEC section 2): empty after trimming, or with a
+/// Why an id is invalid, if it is (docs/contract.md §2): empty after trimming, or with a
 /// control character. (`;` cannot occur inside a list item: it separates them.)
 pub fn id_problem(id: &str) -> Option<&'static str> {
     if id.is_empty() {

@@ -1,6 +1,6 @@
 //! Comparing two runs over one gold set: comparability, per-query pairs and
-//! statuses, means with their statistics, and the report model every format renders
-//! (SPEC sections 5 and 7).
+//! statuses, means with their statistics; the report around it is `report`'s
+//! (docs/contract.md §6 and §7).
 
 use semver::Version;
 use serde::Serialize;
@@ -65,7 +65,7 @@ impl Status {
     }
 }
 
-/// Why a query newly failed (SPEC section 7).
+/// Why a query newly failed (docs/contract.md §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureKind {

@@ -191,7 +191,7 @@ pub fn for_each_row<R: Read>(
             );
             continue;
         }
-        // Every cell must be UTF-8, the ones ragdiff ignores too (SPEC section 6);
+        // Every cell must be UTF-8, the ones ragdiff ignores too (docs/contract.md §3);
         // the row is still handed on so it is not also reported missing.
         if record.iter().any(|cell| std::str::from_utf8(cell).is_err()) {
             diag.problem(Location::line(display, line), ProblemKind::NotUtf8);

@@ -15,7 +15,7 @@ use crate::model::{DataFormat, EvaluatedRun, GoldMeta, GoldSet, RunMeta};
 use crate::progress;
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
-/// Default locations, relative to the working directory (SPEC section 3).
+/// Default locations, relative to the working directory (docs/contract.md §2.7).
 pub const GOLD_DIR: &str = "gold";
 pub const DEFAULT_BASELINE: &str = "runs/baseline.toml";
 pub const DEFAULT_CANDIDATE: &str = "runs/candidate.toml";

@@ -1,5 +1,5 @@
 //! Per-query metrics at cutoff k, one pure function each, equal to trec_eval's on
-//! TREC inputs (SPEC section 4). A query with no relevant doc is never scored here:
+//! TREC inputs (docs/contract.md §5). A query with no relevant doc is never scored here:
 //! callers list it as a no-answer query.
 
 use serde::Serialize;

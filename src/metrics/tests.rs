@@ -1,6 +1,6 @@
 //! Unit tables for each metric function (their edge cases) and proptest invariants
-//! that hold for any ranking. Expected values are worked out by hand from SPEC
-//! section 4 and trec_eval's definitions, not copied from the code.
+//! that hold for any ranking. Expected values are worked out by hand from the
+//! definitions (docs/contract.md §5) and trec_eval's, not copied from the code.
 
 use proptest::prelude::*;
 use rstest::rstest;

@@ -1,4 +1,4 @@
-//! The per-query CSV (SPEC section 7): one row per query in report order, numbers
+//! The per-query CSV (docs/contract.md §10.4): one row per query in report order, numbers
 //! unrounded, id cells guarded against formula injection.
 
 use crate::report::CompareReport;

@@ -28,7 +28,7 @@ pub enum Format {
 
 pub const SCHEMA_VERSION: &str = "1.0.0";
 
-/// The gold set as every report shows it (SPEC section 7).
+/// The gold set as every report shows it (docs/contract.md §10.2).
 #[derive(Debug, Clone, Serialize)]
 pub struct GoldContext {
     pub name: String,
@@ -134,7 +134,7 @@ pub struct Decided {
     pub warnings: Vec<String>,
 }
 
-/// The comparison report; JSON keys are part of the contract (docs/contract.md, "JSON").
+/// The comparison report; JSON keys are part of the contract (docs/contract.md §11).
 #[derive(Debug, Clone, Serialize)]
 pub struct CompareReport {
     pub schema_version: &'static str,
