@@ -29,7 +29,7 @@ impl Refused {
         let stand_in = GoldSet::stand_in(GoldMeta::placeholder());
         read_runs(metas, &stand_in, &[], diag);
         if diag.has_problems() {
-            eprintln!("note: {self}");
+            crate::text::eprintln(&format!("note: {self}"));
             if let Err(invalid) = diag.check() {
                 return invalid.into();
             }
@@ -42,7 +42,7 @@ impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "refusing {}", self.what)?;
         for d in &self.differences {
-            write!(f, "\n  {d}")?;
+            write!(f, "\n  {}", crate::text::shown(d))?;
         }
         Ok(())
     }
@@ -81,10 +81,14 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
 pub fn print_warnings(warnings: &[String]) {
     let actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     for w in warnings {
+        let w = crate::text::shown(w);
         if actions {
-            eprintln!("::warning title=ragdiff::{}", report::escape_data(w));
+            crate::text::eprint_workflow_command(&format!(
+                "::warning title=ragdiff::{}",
+                report::escape_data(&w)
+            ));
         } else {
-            eprintln!("warning: {w}");
+            crate::text::eprintln(&format!("warning: {w}"));
         }
     }
 }
@@ -324,7 +328,7 @@ fn validate_cmd(args: ValidateArgs) -> anyhow::Result<u8> {
     print_warnings(&diag.warnings);
     diag.check()?;
     let gold_name = gold_path
-        .map(|p| p.display().to_string())
+        .map(|p| crate::text::shown_string(&p.display().to_string()))
         .unwrap_or_default();
     output::stdout(&format!(
         "ok: {gold_name} and {checked} run{} are valid\n",
@@ -354,6 +358,7 @@ fn freeze_cmd(args: FreezeArgs) -> anyhow::Result<u8> {
     diag.check()?;
     let meta = meta.expect("no problems means the manifest was read");
     let display = path.display().to_string();
+    let shown = crate::text::shown_string(&display);
     let bytes = manifest::read_file(
         &meta.data,
         "gold data",
@@ -371,7 +376,7 @@ fn freeze_cmd(args: FreezeArgs) -> anyhow::Result<u8> {
     if let Some(recorded) = &meta.sha256 {
         if *recorded == actual && meta.frozen_version.as_ref() == Some(&version) {
             output::stdout(&format!(
-                "{display}: already frozen at version {version} (sha256 {})\n",
+                "{shown}: already frozen at version {version} (sha256 {})\n",
                 &actual[..12]
             ))?;
             return Ok(exit::SUCCESS);
@@ -398,7 +403,7 @@ fn freeze_cmd(args: FreezeArgs) -> anyhow::Result<u8> {
     }
     output::write(&path, &doc.to_string())?;
     output::stdout(&format!(
-        "{display}: frozen at version {version} (sha256 {})\n",
+        "{shown}: frozen at version {version} (sha256 {})\n",
         &actual[..12]
     ))?;
     Ok(exit::SUCCESS)

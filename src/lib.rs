@@ -29,4 +29,5 @@ pub mod output;
 pub mod progress;
 pub mod report;
 pub mod stats;
+pub mod text;
 pub mod validate;

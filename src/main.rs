@@ -13,7 +13,7 @@ fn main() -> ExitCode {
             if app::is_broken_pipe(&err) {
                 return exit::code(exit::SUCCESS);
             }
-            eprintln!("error: {err:#}");
+            ragdiff::text::eprintln(&format!("error: {err:#}"));
             exit::code(app::exit_code_of(&err))
         }
     }

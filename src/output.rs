@@ -81,16 +81,20 @@ pub fn write_files(
     }
     for (i, path) in paths.iter().enumerate() {
         if *path == Path::new("-") {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            closed_is_done(render(i, &mut out).and_then(|()| out.flush()))?;
+            // stdout is a CI log: workflow commands in it are neutralised.
+            let out = std::io::BufWriter::new(std::io::stdout().lock());
+            let mut out = crate::text::LineGuard::new(out);
+            closed_is_done(render(i, &mut out).and_then(|()| out.finish()))?;
         }
     }
     Ok(())
 }
 
-/// Write to stdout; a closed pipe surfaces as an io error the caller treats as done.
+/// Write to stdout, workflow commands neutralised (`text::neutralize_commands`); a
+/// closed pipe surfaces as an io error the caller treats as done.
 pub fn stdout(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
+    let text = crate::text::neutralize_commands(text);
     closed_is_done(out.write_all(text.as_bytes()).and_then(|()| out.flush()))?;
     Ok(())
 }

@@ -164,8 +164,11 @@ pub struct Problem {
 }
 
 impl fmt::Display for Problem {
+    /// One line: every value from an input in it (path, id, key, value) is shown
+    /// escaped ([`crate::text::shown`]); the fixed text has nothing to escape.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.location, self.kind)
+        let line = format!("{}: {}", self.location, self.kind);
+        f.write_str(&crate::text::shown(&line))
     }
 }
 
@@ -198,8 +201,11 @@ impl Diagnostics {
         self.problems.push(Problem { location, kind });
     }
 
+    /// A warning; input values in it are shown escaped ([`crate::text::shown`]).
     pub fn warn(&mut self, message: impl Into<String>) {
-        self.warnings.push(message.into());
+        let message = message.into();
+        self.warnings
+            .push(crate::text::shown(&message).into_owned());
     }
 
     pub fn has_problems(&self) -> bool {
@@ -265,12 +271,13 @@ impl fmt::Display for InvalidInput {
         )?;
         for p in &self.problems {
             if p.location.file == "usage" {
-                write!(f, "\n  {}", p.kind)?;
+                write!(f, "\n  {}", crate::text::shown(&p.kind.to_string()))?;
             } else {
                 write!(f, "\n  {p}")?;
             }
         }
         for (file, n) in &self.dropped {
+            let file = crate::text::shown(file);
             write!(f, "\n  {file}: … and {n} more problems not shown")?;
         }
         Ok(())

@@ -16,12 +16,13 @@ pub const MAX_BYTES: usize = 60_000;
 /// At most this many warnings are listed.
 const MAX_WARNINGS: usize = 20;
 
-/// Escape free text so it cannot break a table cell, start emphasis or code,
-/// inject HTML, or become a link or a mention (a word joiner, U+2060, goes after
-/// `@`, into `://` and `www.`).
+/// Escape free text so it cannot break a line or a table cell, start emphasis or
+/// code, inject HTML, or become a link or a mention (control and format characters
+/// shown escaped by [`crate::text::shown`], then a word joiner, U+2060, after `@`,
+/// into `://` and `www.`).
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for ch in bidi_safe(text).chars() {
+    for ch in crate::text::shown(text).chars() {
         match ch {
             '|' => out.push_str("\\|"),
             '<' => out.push_str("&lt;"),
@@ -32,8 +33,6 @@ pub fn escape(text: &str) -> String {
                 out.push(ch);
             }
             '@' => out.push_str("@\u{2060}"),
-            '\n' | '\r' => out.push(' '),
-            c if c.is_control() => out.push_str(&c.escape_default().to_string()),
             c => out.push(c),
         }
     }
@@ -41,30 +40,10 @@ pub fn escape(text: &str) -> String {
         .replace("www.", "www\u{2060}.")
 }
 
-/// Bidirectional controls (which can make text read other than it is) shown as
-/// escapes.
-pub fn bidi_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    let bidi = |c: char| matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-    if text.chars().any(bidi) {
-        text.chars()
-            .map(|c| {
-                if bidi(c) {
-                    c.escape_unicode().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect::<String>()
-            .into()
-    } else {
-        text.into()
-    }
-}
-
 /// An id as a code span: nothing inside is Markdown, HTML, a link or a mention.
 /// The fence is one backtick longer than any run inside; `|` is escaped for tables.
 pub fn code(id: &str) -> String {
-    let clean = bidi_safe(id).replace(['\n', '\r'], " ").replace('|', "\\|");
+    let clean = crate::text::shown(id).replace('|', "\\|");
     let longest = clean.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if clean.starts_with(['`', ' ']) || clean.ends_with(['`', ' ']) {
@@ -173,7 +152,7 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
         g.version.as_deref().map(escape).unwrap_or_default(),
         g.frozen_at
             .as_deref()
-            .map(|d| format!(" ({d})"))
+            .map(|d| format!(" ({})", escape(d)))
             .unwrap_or_default(),
         g.queries,
         g.no_answer(),

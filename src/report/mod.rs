@@ -50,12 +50,12 @@ impl GoldContext {
 
     /// One line: name, version, date, sha256 prefix or "not frozen".
     pub fn summary(&self) -> String {
-        let mut s = self.name.clone();
+        let mut s = safe_id(&self.name);
         if let Some(v) = &self.version {
             s.push_str(&format!(" {v}"));
         }
         if let Some(d) = &self.frozen_at {
-            s.push_str(&format!(", frozen_at {d}"));
+            s.push_str(&format!(", frozen_at {}", safe_id(d)));
         }
         match &self.sha256 {
             Some(sha) => s.push_str(&format!(", sha256 {}", &sha[..12.min(sha.len())])),
@@ -121,13 +121,10 @@ pub fn filters_text(filters: &BTreeMap<String, String>) -> String {
     }
 }
 
-/// An id made safe for a message or a terminal: control characters shown escaped.
+/// An id made safe for a message or a terminal: control and format characters
+/// shown escaped ([`crate::text::shown`]).
 pub fn safe_id(id: &str) -> String {
-    if id.chars().any(char::is_control) {
-        id.escape_default().to_string()
-    } else {
-        id.to_string()
-    }
+    crate::text::shown_string(id)
 }
 
 /// A number as reports print it: 4 decimals, like trec_eval.
@@ -255,13 +252,14 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
             let accepted = r.is_accepted(&q.id);
             let mut msg = format!(
                 "query {} newly failed ({}): first relevant rank {} -> {}",
-                q.id,
+                safe_id(&q.id),
                 q.failure_kind.map(|f| f.name()).unwrap_or(""),
                 rank(q.baseline.first_relevant_rank),
                 rank(q.candidate.first_relevant_rank)
             );
             if !q.lost.is_empty() {
-                msg.push_str(&format!("; lost from top {}: {}", r.k, q.lost.join(" ")));
+                let lost: Vec<String> = q.lost.iter().map(|d| safe_id(d)).collect();
+                msg.push_str(&format!("; lost from top {}: {}", r.k, lost.join(" ")));
             }
             if accepted {
                 msg.push_str(" (accepted by the allow-list)");
@@ -269,7 +267,7 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
             format!(
                 "::{} title={}::{}",
                 if accepted { "warning" } else { "error" },
-                escape_property(&format!("ragdiff: {} newly failed", q.id)),
+                escape_property(&format!("ragdiff: {} newly failed", safe_id(&q.id))),
                 escape_data(&msg)
             )
         })
@@ -290,7 +288,7 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
 pub fn emit_ci_annotations(r: &CompareReport) {
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         for line in ci_annotations(r) {
-            eprintln!("{line}");
+            crate::text::eprint_workflow_command(&line);
         }
     }
 }
