@@ -103,14 +103,23 @@ impl Header {
         // its cells are not repeated in a warning (they may be question text).
         let has_required = required.iter().all(|r| names.iter().any(|n| n == r));
         if !extra.is_empty() && has_required {
+            // A header of thousands of names makes a warning of ten and a count.
+            const NAMED: usize = 10;
+            let more = extra.len().saturating_sub(NAMED);
             diag.warn(format!(
-                "{display}:1: ignoring extra column{} {}",
+                "{display}:1: ignoring extra column{} {}{}",
                 if extra.len() == 1 { "" } else { "s" },
                 extra
                     .iter()
+                    .take(NAMED)
                     .map(|n| format!("`{}`", crate::report::safe_id(n)))
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                if more > 0 {
+                    format!(" … and {more} more")
+                } else {
+                    String::new()
+                }
             ));
         }
         Some(Header {

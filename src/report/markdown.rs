@@ -16,6 +16,23 @@ pub const MAX_BYTES: usize = 60_000;
 /// At most this many warnings are listed.
 const MAX_WARNINGS: usize = 20;
 
+/// Each warning is cut to this many characters (the JSON report holds it
+/// whole), so one long warning cannot push the rows out of the report.
+pub const MAX_WARNING_CHARS: usize = 300;
+
+/// `text` cut to [`MAX_WARNING_CHARS`] characters, saying how many were left out.
+fn capped(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_WARNING_CHARS) {
+        None => text.into(),
+        Some((end, _)) => format!(
+            "{}… and {} more characters (the JSON report holds them)",
+            &text[..end],
+            text[end..].chars().count()
+        )
+        .into(),
+    }
+}
+
 /// Escape free text so it cannot break a line or a table cell, start emphasis or
 /// code, inject HTML, or become a link or a mention (control and format characters
 /// shown escaped by [`crate::text::shown`], then a word joiner, U+2060, after `@`,
@@ -291,7 +308,7 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
     if !r.warnings.is_empty() {
         let _ = writeln!(s, "**Warnings**\n");
         for w in r.warnings.iter().take(MAX_WARNINGS) {
-            let _ = writeln!(s, "- {}", escape(w));
+            let _ = writeln!(s, "- {}", escape(&capped(w)));
         }
         if r.warnings.len() > MAX_WARNINGS {
             let _ = writeln!(

@@ -360,3 +360,86 @@ fn ids_with_bidi_controls_are_shown_escaped() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------
+// Item 8: one warning cannot empty the Markdown.
+
+/// Give the demo candidate's CSV extra columns named by `names` (empty cells).
+fn extra_columns(dir: &Path, names: &[String]) {
+    let path = dir.join("runs/candidate.csv");
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let mut lines = text.lines();
+    let mut out = format!("{},{}\n", lines.next().expect("a header"), names.join(","));
+    let blanks = ",".repeat(names.len());
+    for line in lines {
+        out.push_str(&format!("{line}{blanks}\n"));
+    }
+    std::fs::write(&path, out).expect("written");
+}
+
+/// The demo's Markdown still holds its verdict, its newly failed row and its
+/// per-query rows, within the size limit.
+#[track_caller]
+fn assert_rows_kept(md: &str) {
+    assert!(md.len() <= 60_000, "{} bytes", md.len());
+    assert!(md.starts_with("## ragdiff: ❌ FAIL"), "{md}");
+    assert!(
+        md.contains("| `Q-21` | ranking | 2 → 4 |"),
+        "no newly failed row:\n{md}"
+    );
+    assert!(
+        md.contains("| `Q-22` | regressed |"),
+        "no per-query row:\n{md}"
+    );
+    assert!(!md.contains("left out to keep this under"), "{md}");
+}
+
+#[test]
+fn thousands_of_extra_column_names_leave_the_markdown_rows_in_place() {
+    let dir = demo_copy();
+    let names: Vec<String> = (1..=8000).map(|i| format!("extra_column_{i}")).collect();
+    extra_columns(dir.path(), &names);
+    let out = crate::common::run(dir.path(), &["compare", "--format", "markdown"]);
+    assert_code(&out, 1);
+    let md = stdout(&out);
+    assert_rows_kept(&md);
+    assert!(
+        md.contains(r"\`extra\_column\_10\` … and 7990 more"),
+        "the warning names ten columns and counts the rest:\n{md}"
+    );
+}
+
+#[test]
+fn one_long_warning_is_cut_to_300_characters_not_the_rows() {
+    let dir = demo_copy();
+    // Ten names of 8,000 characters: one warning of 80 KB, longer than the limit.
+    let names: Vec<String> = (0..10)
+        .map(|i| format!("{i}{}", "x".repeat(8000)))
+        .collect();
+    extra_columns(dir.path(), &names);
+    let out = crate::common::run(dir.path(), &["compare", "--format", "markdown"]);
+    assert_code(&out, 1);
+    let md = stdout(&out);
+    assert_rows_kept(&md);
+    let warning = md
+        .lines()
+        .find(|l| l.starts_with("- runs/candidate.csv:1: ignoring extra columns"))
+        .unwrap_or_else(|| panic!("no warning line:\n{md}"));
+    assert!(warning.chars().count() < 420, "{warning}");
+    assert!(
+        warning.contains("… and ")
+            && warning.ends_with(" more characters (the JSON report holds them)"),
+        "{warning}"
+    );
+    // The JSON keeps the warning whole.
+    let out = crate::common::run(dir.path(), &["compare", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("parses");
+    let whole = v["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(|w| w.as_str())
+        .find(|w| w.contains("ignoring extra columns"))
+        .expect("the warning");
+    assert!(whole.len() > 80_000, "{}", whole.len());
+}
