@@ -200,6 +200,7 @@ pub fn read_runs(
         .map(|(run, d, version)| {
             diag.problems.extend(d.problems);
             diag.warnings.extend(d.warnings);
+            diag.notes.extend(d.notes);
             diag.dropped.extend(d.dropped);
             run.map(|mut r| {
                 if r.meta.index_version.is_none() {
@@ -261,7 +262,8 @@ fn eval_cmd(args: EvalArgs) -> anyhow::Result<u8> {
         .expect("no problems means the run was read");
     let k = k.expect("no problems means k was resolved");
     print_warnings(&diag.warnings);
-    let report = eval::build(&gold, &run, k, diag.warnings);
+    let mut report = eval::build(&gold, &run, k, diag.warnings);
+    report.notes = diag.notes;
     match args.format {
         EvalFormat::Json => output::write_files(&[Path::new("-")], |_, out| {
             report::json::write(&report, out)

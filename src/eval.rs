@@ -28,6 +28,9 @@ pub struct EvalReport {
     pub means: Means,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
+    /// Findings that are not warnings (tied scores ordered other than trec_eval's
+    /// tie-break): shown in the table, never a `::warning`.
+    pub notes: Vec<String>,
 }
 
 /// Score every gold query with a relevant doc; no-answer queries are listed apart.
@@ -62,5 +65,6 @@ pub fn build(gold: &GoldSet, run: &EvaluatedRun, k: u32, warnings: Vec<String>) 
         means,
         no_answer,
         warnings,
+        notes: Vec::new(),
     }
 }

@@ -180,6 +180,8 @@ pub const MAX_PROBLEMS_PER_FILE: usize = 200;
 pub struct Diagnostics {
     pub problems: Vec<Problem>,
     pub warnings: Vec<String>,
+    /// Findings worth knowing that are not warnings (never a `::warning`).
+    pub notes: Vec<String>,
     /// Problems not kept because a file already had [`MAX_PROBLEMS_PER_FILE`], by file.
     pub dropped: Vec<(String, u64)>,
 }
@@ -206,6 +208,12 @@ impl Diagnostics {
         let message = message.into();
         self.warnings
             .push(crate::text::shown(&message).into_owned());
+    }
+
+    /// A note; input values in it are shown escaped ([`crate::text::shown`]).
+    pub fn note(&mut self, message: impl Into<String>) {
+        let message = message.into();
+        self.notes.push(crate::text::shown(&message).into_owned());
     }
 
     pub fn has_problems(&self) -> bool {

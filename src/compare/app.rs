@@ -183,6 +183,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<u8> {
         accepted,
         no_answer: cmp.no_answer,
         warnings,
+        notes: diag.notes,
         gate,
         resamples: args.resamples,
         seed: args.seed,

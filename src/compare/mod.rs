@@ -272,6 +272,9 @@ pub struct CompareReport {
     pub accepted: Vec<Accepted>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
+    /// Findings that are not warnings: shown in the table and Markdown, never a
+    /// `::warning`.
+    pub notes: Vec<String>,
     pub gate: GateReport,
     /// Resampling settings, so a reader can reproduce the statistics.
     pub resamples: u32,

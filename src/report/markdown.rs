@@ -16,7 +16,7 @@ pub const MAX_BYTES: usize = 60_000;
 /// At most this many warnings are listed.
 const MAX_WARNINGS: usize = 20;
 
-/// Each warning is cut to this many characters (the JSON report holds it
+/// Each warning or note is cut to this many characters (the JSON report holds it
 /// whole), so one long warning cannot push the rows out of the report.
 pub const MAX_WARNING_CHARS: usize = 300;
 
@@ -316,6 +316,13 @@ fn render_with(r: &CompareReport, nf_rows: usize, rows: usize) -> String {
                 "- … and {} more warnings: the JSON report holds them all",
                 r.warnings.len() - MAX_WARNINGS
             );
+        }
+        s.push('\n');
+    }
+    if !r.notes.is_empty() {
+        let _ = writeln!(s, "**Notes**\n");
+        for n in r.notes.iter().take(MAX_WARNINGS) {
+            let _ = writeln!(s, "- {}", escape(&capped(n)));
         }
         s.push('\n');
     }

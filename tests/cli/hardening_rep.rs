@@ -443,3 +443,104 @@ fn one_long_warning_is_cut_to_300_characters_not_the_rows() {
         .expect("the warning");
     assert!(whole.len() > 80_000, "{}", whole.len());
 }
+
+// ---------------------------------------------------------------------------------
+// Item 12: tied scores ordered otherwise than trec_eval's tie-break are a note.
+
+const TIE_NOTE: &str = "run.ties-only.trec: 1 query has tied scores ordered differently from trec_eval's doc-id tie-break (numbers follow trec_eval): N1";
+const INVERSION: &str = "run.inversion.trec: 1 query has scores whose order disagrees with the rank column; ragdiff, like trec_eval, ranks by score: N1";
+
+fn strings(v: &serde_json::Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("an array: {v}"))
+        .iter()
+        .map(|s| s.as_str().expect("a string"))
+        .collect()
+}
+
+#[test]
+fn tied_scores_in_another_order_are_a_note_not_a_warning() {
+    let dir = fixture("hardening_rep/ties");
+    let out = gha(
+        &dir,
+        &["eval", "qrels", "run.ties-only.trec", "--format", "json"],
+    );
+    assert_code(&out, 0);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("parses");
+    assert_eq!(strings(&v["notes"]), [TIE_NOTE]);
+    let warnings = strings(&v["warnings"]).join("\n");
+    assert!(
+        !warnings.contains("N1") && !warnings.contains("rank column"),
+        "{warnings}"
+    );
+    // trec_eval's order D2, D1, D5, D3: the first relevant doc D1 at rank 2.
+    let n1 = v["per_query"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["id"] == "N1")
+        .expect("N1");
+    assert_eq!(n1["first_relevant_rank"], 2);
+    // Never a `::warning`, nor on stderr at all.
+    assert!(!stderr(&out).contains("tied"), "{}", stderr(&out));
+
+    let out = gha(&dir, &["eval", "qrels", "run.ties-only.trec"]);
+    assert_code(&out, 0);
+    assert_line(&stdout(&out), &format!("note: {TIE_NOTE}"));
+    assert!(!stderr(&out).contains("tied"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_lower_score_ranked_above_a_higher_one_stays_a_warning() {
+    let dir = fixture("hardening_rep/ties");
+    let out = gha(
+        &dir,
+        &["eval", "qrels", "run.inversion.trec", "--format", "json"],
+    );
+    assert_code(&out, 0);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("parses");
+    assert!(strings(&v["warnings"]).contains(&INVERSION), "{v}");
+    assert_eq!(strings(&v["notes"]), Vec::<&str>::new());
+    assert_line(
+        &stderr(&out),
+        &format!("::warning title=ragdiff::{INVERSION}"),
+    );
+}
+
+#[test]
+fn compare_shows_the_note_in_json_table_and_markdown() {
+    let dir = fixture("hardening_rep/ties");
+    let args = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
+    let out = gha(&dir, &[&args[..], &["--format", "json"]].concat());
+    assert_code(&out, 0);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("parses");
+    assert_eq!(strings(&v["notes"]), [TIE_NOTE]);
+    assert!(strings(&v["warnings"]).contains(&INVERSION), "{v}");
+    let err = stderr(&out);
+    assert!(!err.contains("tied"), "{err}");
+    assert_line(&err, &format!("::warning title=ragdiff::{INVERSION}"));
+
+    let out = gha(&dir, &args);
+    assert_code(&out, 0);
+    assert_line(&stdout(&out), &format!("note: {TIE_NOTE}"));
+
+    let out = gha(&dir, &[&args[..], &["--format", "markdown"]].concat());
+    assert_code(&out, 0);
+    let md = stdout(&out);
+    let notes = md
+        .split("**Notes**")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(
+        notes.contains(
+            r"- run.ties-only.trec: 1 query has tied scores ordered differently from trec\_eval's doc-id tie-break (numbers follow trec\_eval): N1"
+        ),
+        "{md}"
+    );
+    let warnings = md.split("**Warnings**").nth(1).expect("warnings");
+    let warnings = warnings
+        .split("**Notes**")
+        .next()
+        .expect("before the notes");
+    assert!(!warnings.contains("tied"), "{warnings}");
+}
