@@ -178,6 +178,22 @@ fn a_results_path_starts_no_workflow_command() {
     );
 }
 
+#[test]
+fn an_argument_clap_refuses_starts_no_workflow_command() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out = gha(dir.path(), &["eval", "--k", "1\n::error::ARG", "a", "b"]);
+    assert_code(&out, 2);
+    assert_eq!(assert_no_injection(&out), Vec::<String>::new());
+    assert!(
+        stderr(&out).contains(r":\u{3a}error::ARG"),
+        "{}",
+        stderr(&out)
+    );
+    let out = gha(dir.path(), &["--help"]);
+    assert_code(&out, 0);
+    assert!(stdout(&out).contains("Usage: ragdiff <COMMAND>"));
+}
+
 /// The hostile fixture's corpus as it is (JSON keeps data) and as messages show it.
 const CORPUS: &str = "c\n::error::CORPUS\r::error::CR ##[error]LEGACY \u{202e}evil";
 const CORPUS_SHOWN: &str = r"c\n::error::CORPUS\r::error::CR #\u0023[error]LEGACY \u{202e}evil";
