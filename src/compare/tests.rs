@@ -582,8 +582,10 @@ fn csv_guard(#[case] raw: &str, #[case] guarded: &str) {
 }
 
 #[rstest]
-#[case::newline("a\nb", "a b")]
-#[case::cr("a\rb", "a b")]
+// Shown as `\n` and `\r` (text::shown), the backslash escaped for Markdown.
+#[case::newline("a\nb", "a\\\\nb")]
+#[case::cr("a\rb", "a\\\\rb")]
+#[case::bidi("a\u{202e}b", "a\\\\u{202e}b")]
 #[case::pipe("a|b", "a\\|b")]
 #[case::html("<b>", "&lt;b&gt;")]
 fn markdown_escape(#[case] raw: &str, #[case] escaped: &str) {
