@@ -82,9 +82,15 @@ pub fn write_files(
     for (i, path) in paths.iter().enumerate() {
         if *path == Path::new("-") {
             // stdout is a CI log: workflow commands in it are neutralised.
-            let out = std::io::BufWriter::new(std::io::stdout().lock());
-            let mut out = crate::text::LineGuard::new(out);
-            closed_is_done(render(i, &mut out).and_then(|()| out.finish()))?;
+            // The guard sees large chunks (the outer buffer), not every small write.
+            let guard =
+                crate::text::LineGuard::new(std::io::BufWriter::new(std::io::stdout().lock()));
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, guard);
+            closed_is_done(render(i, &mut out).and_then(|()| {
+                out.into_inner()
+                    .map_err(std::io::IntoInnerError::into_error)?
+                    .finish()
+            }))?;
         }
     }
     Ok(())
