@@ -37,7 +37,7 @@ impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "refusing {}", self.what)?;
         for d in &self.differences {
-            write!(f, "\n  {d}")?;
+            write!(f, "\n  {}", crate::text::shown(d))?;
         }
         Ok(())
     }

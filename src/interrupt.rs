@@ -85,7 +85,7 @@ pub fn pause_at(point: &str, resume: bool) {
     if std::env::var_os("RAGDIFF_TEST_PAUSE_AT").is_none_or(|v| v != point) {
         return;
     }
-    crate::output::stderr_line(&format!("ragdiff: paused at {point}"));
+    crate::text::eprintln(&format!("ragdiff: paused at {point}"));
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(60) {
         if resume && RECEIVED.load(Ordering::SeqCst) != 0 {

@@ -114,8 +114,16 @@ pub fn write_files(
     drop(pending);
     for (i, path) in paths.iter().enumerate() {
         if *path == Path::new("-") {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            closed_is_done(render(i, &mut out).and_then(|()| out.flush()))?;
+            // stdout is a CI log: workflow commands in it are neutralised.
+            // The guard sees large chunks (the outer buffer), not every small write.
+            let guard =
+                crate::text::LineGuard::new(std::io::BufWriter::new(std::io::stdout().lock()));
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, guard);
+            closed_is_done(render(i, &mut out).and_then(|()| {
+                out.into_inner()
+                    .map_err(std::io::IntoInnerError::into_error)?
+                    .finish()
+            }))?;
         }
     }
     Ok(())
@@ -166,18 +174,11 @@ fn stage<'p>(
     Ok(())
 }
 
-/// Write one line to stderr. A closed stderr loses the line but never changes the
-/// outcome or the exit code (`eprintln!` would panic).
-pub fn stderr_line(line: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = err
-        .write_all(line.as_bytes())
-        .and_then(|()| err.write_all(b"\n"));
-}
-
-/// Write to stdout; a closed pipe surfaces as an io error the caller treats as done.
+/// Write to stdout, workflow commands neutralised (`text::neutralize_commands`); a
+/// closed pipe surfaces as an io error the caller treats as done.
 pub fn stdout(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
+    let text = crate::text::neutralize_commands(text);
     closed_is_done(out.write_all(text.as_bytes()).and_then(|()| out.flush()))?;
     Ok(())
 }

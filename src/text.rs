@@ -1,18 +1,305 @@
-//! Leaf text helpers shared by every layer: input text made safe to show, plurals,
-//! "… and N more", and GitHub workflow-command escaping. Nothing here knows a report
-//! format; Markdown's own escaping lives in `report::markdown`.
+//! Leaf text helpers shared by every layer (nothing here knows a report format;
+//! Markdown's own escaping lives in `report::markdown`):
+//! - showing input text safely: every value that comes from an input (manifest
+//!   strings, paths, ids, header names, filter keys and values, reasons) goes through
+//!   [`shown`] before it is formatted into a message or a report, and every line
+//!   written to stdout or stderr passes [`neutralize_commands`] (through
+//!   [`LineGuard`]), so a hostile input can neither start a new line nor a GitHub
+//!   workflow command. The workflow commands ragdiff writes itself bypass the guard
+//!   and escape their data per GitHub's rules ([`escape_data`], [`escape_property`]);
+//! - plurals, "… and N more", naming at most ten ids.
+
+use std::borrow::Cow;
+use std::io::Write;
+
+/// Unicode format characters (general category Cf) and the line and paragraph
+/// separators: invisible, or able to make text read other than it is (bidi
+/// controls), or to break a line in some viewers.
+fn is_format(c: char) -> bool {
+    matches!(c,
+        '\u{00ad}'
+        | '\u{0600}'..='\u{0605}'
+        | '\u{061c}'
+        | '\u{06dd}'
+        | '\u{070f}'
+        | '\u{0890}'..='\u{0891}'
+        | '\u{08e2}'
+        | '\u{180e}'
+        | '\u{200b}'..='\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{206f}'
+        | '\u{feff}'
+        | '\u{fff9}'..='\u{fffb}'
+        | '\u{110bd}'
+        | '\u{110cd}'
+        | '\u{13430}'..='\u{1343f}'
+        | '\u{1bca0}'..='\u{1bca3}'
+        | '\u{1d173}'..='\u{1d17a}'
+        | '\u{e0001}'
+        | '\u{e0020}'..='\u{e007f}')
+}
+
+/// Whether `c` is shown escaped: a control character (category Cc) or one of
+/// [`is_format`].
+fn needs_escape(c: char) -> bool {
+    c.is_control() || is_format(c)
+}
+
+/// Input text as every message and report shows it: unchanged when it holds no
+/// control or format character; otherwise each of them is written as an escape
+/// (`\n`, `\r`, `\t`, `\u{202e}`, …) and each backslash as `\\`, so the text stays
+/// on one line, reads as it is, and the escapes cannot be confused with the text.
+/// Applying it twice changes nothing more than applying it once.
+pub fn shown(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\\' => out.push_str("\\\\"),
+            c if needs_escape(c) => out.extend(c.escape_unicode()),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`shown`], as an owned `String` (for `map` over ids).
+pub fn shown_string(text: &str) -> String {
+    shown(text).into_owned()
+}
+
+/// White space GitHub's runner skips before looking for `::` (.NET's
+/// `TrimStart`), with the zero-width characters some runtimes also trim.
+fn skipped(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{200b}' | '\u{feff}' | '\u{180e}')
+}
+
+/// What a line's start means to GitHub's runner.
+#[derive(Debug, PartialEq, Eq)]
+enum Start {
+    /// Not decided yet: only white space and at most one `:` so far.
+    Open,
+    /// The line cannot start a `::` command.
+    Safe,
+    /// The line starts (after white space) with `::`, at this byte offset.
+    Command(usize),
+}
+
+fn classify(line: &str) -> Start {
+    let rest = line.trim_start_matches(skipped);
+    let at = line.len() - rest.len();
+    if rest.starts_with("::") {
+        Start::Command(at)
+    } else if rest.is_empty() || rest == ":" {
+        Start::Open
+    } else {
+        Start::Safe
+    }
+}
+
+/// One line (without its line break) with workflow commands neutralised: a leading
+/// `::` (after white space) becomes `:\u{3a}`, and every `##[` (GitHub's runner still
+/// reads the old `##[command]` form anywhere in a line) becomes `#\u0023[`, an
+/// escape JSON reads back as `#` (in ragdiff's JSON `##[` can only occur inside a
+/// string, and a line never starts with `::`, so JSON on stdout stays valid and means
+/// the same). Lines without either come back unchanged.
+fn neutralize_line(line: &str) -> Cow<'_, str> {
+    let lead = match classify(line) {
+        Start::Command(at) => Some(at),
+        _ => None,
+    };
+    if lead.is_none() && !line.contains("##[") {
+        return Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len() + 16);
+    let mut rest = line;
+    if let Some(at) = lead {
+        out.push_str(&line[..at + 1]);
+        out.push_str("\\u{3a}");
+        rest = &line[at + 2..];
+    }
+    out.push_str(&rest.replace("##[", "#\\u0023["));
+    Cow::Owned(out)
+}
+
+/// Text for stdout or stderr with workflow commands neutralised in every line
+/// (lines end at `\n` or a bare `\r`, as GitHub's runner splits them); see
+/// [`neutralize_line`].
+pub fn neutralize_commands(text: &str) -> Cow<'_, str> {
+    let risky = |l: &str| classify(l) != Start::Safe || l.contains("##[");
+    if !text.split(['\n', '\r']).any(risky) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(end) = rest.find(['\n', '\r']) {
+        out.push_str(&neutralize_line(&rest[..end]));
+        out.push_str(&rest[end..end + 1]);
+        rest = &rest[end + 1..];
+    }
+    out.push_str(&neutralize_line(rest));
+    Cow::Owned(out)
+}
+
+/// A writer that neutralises workflow commands line by line ([`neutralize_line`])
+/// while streaming: a line's start is held back only until it is decided, and a line
+/// holding `##[` is held whole. What is left when it is dropped is written then (call
+/// [`LineGuard::finish`] to see an error).
+pub struct LineGuard<W: Write> {
+    inner: W,
+    /// The current line's bytes not yet written.
+    held: Vec<u8>,
+    /// Whether the current line's start is decided (and a leading `::` already
+    /// neutralised in `held`): then only `##[` still matters.
+    decided: bool,
+}
+
+impl<W: Write> LineGuard<W> {
+    pub fn new(inner: W) -> Self {
+        Self {
+            inner,
+            held: Vec::new(),
+            decided: false,
+        }
+    }
+
+    /// Write what is held (the last line, without its line break) and flush.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.write_held()?;
+        self.inner.flush()
+    }
+
+    /// Write the held rest of a line that has ended.
+    fn write_held(&mut self) -> std::io::Result<()> {
+        if !self.held.is_empty() {
+            let held = std::mem::take(&mut self.held);
+            match std::str::from_utf8(&held) {
+                Ok(text) if self.decided => self
+                    .inner
+                    .write_all(text.replace("##[", "#\\u0023[").as_bytes())?,
+                Ok(text) => self.inner.write_all(neutralize_line(text).as_bytes())?,
+                Err(_) => self.inner.write_all(&held)?,
+            }
+        }
+        self.decided = false;
+        Ok(())
+    }
+
+    /// Decide the line's start once enough of it is held; false while it is open.
+    fn decide(&mut self) -> bool {
+        let text = match std::str::from_utf8(&self.held) {
+            Ok(t) => t,
+            // A character cut by the write: decide on what came before it.
+            Err(e) if e.error_len().is_none() => {
+                std::str::from_utf8(&self.held[..e.valid_up_to()]).unwrap_or("")
+            }
+            Err(_) => "x", // not UTF-8: not a command GitHub would read
+        };
+        match classify(text) {
+            Start::Open => return false,
+            Start::Command(at) => {
+                self.held.splice(at + 1..at + 2, b"\\u{3a}".iter().copied());
+            }
+            Start::Safe => {}
+        }
+        self.decided = true;
+        true
+    }
+
+    /// Write the held bytes of a decided line unless they hold `##[` (then the line
+    /// is held to its end); keep a trailing `#` or `##`, which the next write could
+    /// complete.
+    fn release(&mut self) -> std::io::Result<()> {
+        if memchr::memmem::find(&self.held, b"##[").is_some() {
+            return Ok(());
+        }
+        let keep = self
+            .held
+            .iter()
+            .rev()
+            .take(2)
+            .take_while(|&&b| b == b'#')
+            .count();
+        let cut = self.held.len() - keep;
+        self.inner.write_all(&self.held[..cut])?;
+        self.held.drain(..cut);
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for LineGuard<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while !rest.is_empty() {
+            let end = memchr::memchr2(b'\n', b'\r', rest);
+            let part = &rest[..end.unwrap_or(rest.len())];
+            self.held.extend_from_slice(part);
+            rest = &rest[part.len()..];
+            match end {
+                Some(_) => {
+                    self.write_held()?;
+                    self.inner.write_all(&rest[..1])?;
+                    rest = &rest[1..];
+                }
+                None => {
+                    if self.decided || self.decide() {
+                        self.release()?;
+                    }
+                }
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        // What is held stays held: written now, the next write could make it a
+        // command.
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Drop for LineGuard<W> {
+    fn drop(&mut self) {
+        let _ = self.write_held();
+        let _ = self.inner.flush();
+    }
+}
+
+/// Write `text` to stderr with workflow commands neutralised; a closed or failing
+/// stderr is ignored (messages are best effort; the exit code still says it all).
+pub fn eprint(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(neutralize_commands(text).as_bytes());
+}
+
+/// [`eprint`] with a line break.
+pub fn eprintln(text: &str) {
+    eprint(&format!("{text}\n"));
+}
+
+/// Write one workflow command ragdiff made itself (its data already escaped per
+/// GitHub's rules) to stderr, bypassing the guard.
+pub fn eprint_workflow_command(line: &str) {
+    debug_assert!(!line.contains(['\n', '\r']));
+    // Should the runner ever fail to read the command, the old form must not match.
+    let line = line.replace("##[", "#\\u0023[");
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
+}
 
 /// At most this many ids are named in one sentence.
 pub const NAMED: usize = 10;
 
-/// An id (or any text from an input) made safe for a message or a terminal:
-/// control characters shown escaped.
+/// An id (or any text from an input) made safe for a message or a terminal
+/// ([`shown`], owned).
 pub fn safe_id(id: &str) -> String {
-    if id.chars().any(char::is_control) {
-        id.escape_default().to_string()
-    } else {
-        id.to_string()
-    }
+    shown_string(id)
 }
 
 /// `1 query`, `2 queries`: the count and the noun that fits it.
@@ -65,6 +352,70 @@ pub fn under_github_actions() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shown_leaves_plain_text_alone() {
+        assert!(matches!(shown("Q-1 é ü"), Cow::Borrowed(_)));
+        assert_eq!(shown("a\\b"), "a\\b");
+    }
+
+    #[test]
+    fn shown_escapes_controls_and_format_characters() {
+        assert_eq!(shown("a\nb"), "a\\nb");
+        assert_eq!(shown("a\r\tb\\"), "a\\r\\tb\\\\");
+        assert_eq!(shown("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(
+            shown("\u{7}\u{85}\u{feff}\u{2028}"),
+            "\\u{7}\\u{85}\\u{feff}\\u{2028}"
+        );
+        let once = shown("a\n::error::x\u{2066}");
+        assert_eq!(shown(&once), once);
+    }
+
+    #[test]
+    fn command_starts_are_neutralised() {
+        assert_eq!(neutralize_commands("::error::x"), ":\\u{3a}error::x");
+        assert_eq!(
+            neutralize_commands("ok\n  ::add-mask::s\n"),
+            "ok\n  :\\u{3a}add-mask::s\n"
+        );
+        assert_eq!(neutralize_commands("a\r::error::x"), "a\r:\\u{3a}error::x");
+        assert_eq!(neutralize_commands("\u{a0}\t::x"), "\u{a0}\t:\\u{3a}x");
+        assert_eq!(
+            neutralize_commands("see ##[error]x"),
+            "see #\\u0023[error]x"
+        );
+        assert_eq!(
+            neutralize_commands("a :: b\n## ragdiff"),
+            "a :: b\n## ragdiff"
+        );
+    }
+
+    fn guarded(chunks: &[&str]) -> String {
+        let mut out = Vec::new();
+        {
+            let mut g = LineGuard::new(&mut out);
+            for c in chunks {
+                g.write_all(c.as_bytes()).unwrap();
+                g.flush().unwrap();
+            }
+            g.finish().unwrap();
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_guard_streams_what_neutralize_commands_gives() {
+        let text = "  ::error::x\nfine ##[warning]y\n:\n::\r \u{a0}::z\n#\n##\n# # [ok\nlast ::";
+        let want = neutralize_commands(text).into_owned();
+        // Every split into two chunks, and byte by byte.
+        for cut in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            assert_eq!(guarded(&[&text[..cut], &text[cut..]]), want, "cut at {cut}");
+        }
+        let chars: Vec<String> = text.chars().map(String::from).collect();
+        let refs: Vec<&str> = chars.iter().map(String::as_str).collect();
+        assert_eq!(guarded(&refs), want);
+    }
 
     #[test]
     fn plural_and_more() {

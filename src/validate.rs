@@ -188,8 +188,11 @@ pub struct Problem {
 }
 
 impl fmt::Display for Problem {
+    /// One line: every value from an input in it (path, id, key, value) is shown
+    /// escaped ([`crate::text::shown`]); the fixed text has nothing to escape.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.location, self.kind)
+        let line = format!("{}: {}", self.location, self.kind);
+        f.write_str(&crate::text::shown(&line))
     }
 }
 
@@ -201,6 +204,8 @@ pub const MAX_PROBLEMS_PER_FILE: usize = 200;
 pub struct Diagnostics {
     pub problems: Vec<Problem>,
     pub warnings: Vec<String>,
+    /// Findings worth knowing that are not warnings (never a `::warning`).
+    pub notes: Vec<String>,
     /// Problems not kept because a file already had [`MAX_PROBLEMS_PER_FILE`], by file.
     pub dropped: Vec<(String, u64)>,
 }
@@ -222,8 +227,17 @@ impl Diagnostics {
         self.problems.push(Problem { location, kind });
     }
 
+    /// A warning; input values in it are shown escaped ([`crate::text::shown`]).
     pub fn warn(&mut self, message: impl Into<String>) {
-        self.warnings.push(message.into());
+        let message = message.into();
+        self.warnings
+            .push(crate::text::shown(&message).into_owned());
+    }
+
+    /// A note; input values in it are shown escaped ([`crate::text::shown`]).
+    pub fn note(&mut self, message: impl Into<String>) {
+        let message = message.into();
+        self.notes.push(crate::text::shown(&message).into_owned());
     }
 
     /// Record a usage problem (a flag or argument, not a file).
@@ -309,12 +323,13 @@ impl fmt::Display for InvalidInput {
         )?;
         for p in &self.problems {
             if p.location.usage {
-                write!(f, "\n  {}", p.kind)?;
+                write!(f, "\n  {}", crate::text::shown(&p.kind.to_string()))?;
             } else {
                 write!(f, "\n  {p}")?;
             }
         }
         for (file, n) in &self.dropped {
+            let file = crate::text::shown(file);
             write!(f, "\n  {file}: … and {n} more problems not shown")?;
         }
         Ok(())

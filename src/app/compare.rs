@@ -61,6 +61,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         verdict,
         accepted,
         warnings,
+        notes: std::mem::take(&mut diag.notes),
     };
     let runs = [&baseline.meta, &candidate.meta];
     let report = CompareReport::new(&gold, runs, cmp, decided, (s.resamples, s.seed));

@@ -39,7 +39,7 @@ pub fn run(s: settings::Eval) -> anyhow::Result<u8> {
     let run = diag.require(runs.pop().flatten())?;
     let k = diag.require(k)?;
     print_warnings(&diag.warnings);
-    let report = EvalReport::new(&gold, &run, k, diag.warnings);
+    let report = EvalReport::new(&gold, &run, k, diag.warnings, diag.notes);
     match s.format {
         Format::Json => output::write_files(&[Path::new("-")], |_, out| {
             report::json::write(&report, out)

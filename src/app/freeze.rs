@@ -22,6 +22,7 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
     let meta = manifest::gold(&doc, &mut diag);
     let meta = diag.require(meta)?;
     let display = path.display().to_string();
+    let shown = crate::text::shown_string(&display);
     let bytes = fs::read_file(
         &meta.data,
         "gold data",
@@ -38,7 +39,7 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
     if let Some(recorded) = &meta.sha256 {
         if *recorded == actual && meta.frozen_version.as_ref() == Some(&version) {
             output::stdout(&format!(
-                "{display}: already frozen at version {version} (sha256 {})\n",
+                "{shown}: already frozen at version {version} (sha256 {})\n",
                 &actual[..12]
             ))?;
             return Ok(exit::SUCCESS);
@@ -68,7 +69,7 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
     let target = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
     output::write(&target, &doc.to_string())?;
     output::stdout(&format!(
-        "{display}: frozen at version {version} (sha256 {})\n",
+        "{shown}: frozen at version {version} (sha256 {})\n",
         &actual[..12]
     ))?;
     Ok(exit::SUCCESS)

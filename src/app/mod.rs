@@ -13,8 +13,38 @@ use crate::load;
 use crate::model::{GoldMeta, GoldSet, RunMeta};
 use crate::output;
 use crate::settings;
-use crate::text::{escape_data, under_github_actions};
+use crate::text::{eprint_workflow_command, eprintln, escape_data, shown, under_github_actions};
 use crate::validate::Diagnostics;
+
+/// Parse the command line. clap's messages quote arguments as given, so they are
+/// written through the guard that neutralises workflow commands, like every other
+/// line ragdiff writes; the error is clap's exit code.
+pub fn parse_args() -> Result<Cli, u8> {
+    use clap::Parser;
+    use std::io::IsTerminal;
+    let e = match Cli::try_parse() {
+        Ok(cli) => return Ok(cli),
+        Err(e) => e,
+    };
+    let styled = e.render();
+    let to_stderr = e.use_stderr();
+    let terminal = if to_stderr {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    };
+    let text = if terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) {
+        styled.ansi().to_string()
+    } else {
+        styled.to_string()
+    };
+    if to_stderr {
+        crate::text::eprint(&text);
+    } else {
+        let _ = output::stdout(&text);
+    }
+    Err(e.exit_code().clamp(0, 255) as u8)
+}
 
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
@@ -30,10 +60,11 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
 pub fn print_warnings(warnings: &[String]) {
     let actions = under_github_actions();
     for w in warnings {
+        let w = shown(w);
         if actions {
-            output::stderr_line(&format!("::warning title=ragdiff::{}", escape_data(w)));
+            eprint_workflow_command(&format!("::warning title=ragdiff::{}", escape_data(&w)));
         } else {
-            output::stderr_line(&format!("warning: {w}"));
+            eprintln(&format!("warning: {w}"));
         }
     }
 }
@@ -45,7 +76,7 @@ pub fn refuse(refused: Refused, metas: Vec<RunMeta>, diag: &mut Diagnostics) -> 
     let stand_in = GoldSet::stand_in(GoldMeta::placeholder());
     load::read_runs(metas, &stand_in, &[], diag);
     if diag.has_problems() {
-        output::stderr_line(&format!("note: {refused}"));
+        eprintln(&format!("note: {refused}"));
         if let Err(invalid) = diag.check() {
             return invalid.into();
         }

@@ -51,7 +51,7 @@ pub fn run(s: settings::Validate) -> anyhow::Result<u8> {
     print_warnings(&diag.warnings);
     diag.check()?;
     let gold_name = gold_path
-        .map(|p| p.display().to_string())
+        .map(|p| crate::text::shown_string(&p.display().to_string()))
         .unwrap_or_default();
     output::stdout(&format!(
         "ok: {gold_name} and {} are valid\n",

@@ -260,8 +260,8 @@ proptest! {
     fn a_runs_means_do_not_depend_on_the_other_run((queries, k, seed) in case()) {
         let (gold, b, c) = build(&queries);
         let cmp = compare(&gold, &b, &c, k, RESAMPLES, seed);
-        let eb = crate::report::EvalReport::new(&gold, &b, k, Vec::new()).means;
-        let ec = crate::report::EvalReport::new(&gold, &c, k, Vec::new()).means;
+        let eb = crate::report::EvalReport::new(&gold, &b, k, Vec::new(), Vec::new()).means;
+        let ec = crate::report::EvalReport::new(&gold, &c, k, Vec::new(), Vec::new()).means;
         for m in Metric::ALL {
             let md = cmp.means.get(m);
             prop_assert_eq!(md.baseline.to_bits(), eb.get(m).to_bits(), "{:?} baseline: compare {} vs eval {}", m, md.baseline, eb.get(m));
@@ -582,8 +582,10 @@ fn csv_guard(#[case] raw: &str, #[case] guarded: &str) {
 }
 
 #[rstest]
-#[case::newline("a\nb", "a b")]
-#[case::cr("a\rb", "a b")]
+// Shown as `\n` and `\r` (text::shown), the backslash escaped for Markdown.
+#[case::newline("a\nb", "a\\\\nb")]
+#[case::cr("a\rb", "a\\\\rb")]
+#[case::bidi("a\u{202e}b", "a\\\\u{202e}b")]
 #[case::pipe("a|b", "a\\|b")]
 #[case::html("<b>", "&lt;b&gt;")]
 fn markdown_escape(#[case] raw: &str, #[case] escaped: &str) {

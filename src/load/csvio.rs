@@ -103,14 +103,18 @@ impl Header {
         // its cells are not repeated in a warning (they may be question text).
         let has_required = required.iter().all(|r| names.iter().any(|n| n == r));
         if !extra.is_empty() && has_required {
+            // A header of thousands of names makes a warning of ten and a count.
+            use crate::text::NAMED;
             diag.warn(format!(
-                "{display}:1: ignoring extra column{} {}",
+                "{display}:1: ignoring extra column{} {}{}",
                 if extra.len() == 1 { "" } else { "s" },
                 extra
                     .iter()
+                    .take(NAMED)
                     .map(|n| format!("`{}`", crate::text::safe_id(n)))
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                crate::text::and_more(extra.len(), NAMED)
             ));
         }
         Some(Header {

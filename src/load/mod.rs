@@ -201,6 +201,7 @@ pub fn read_runs(
         .map(|(run, d, version)| {
             diag.problems.extend(d.problems);
             diag.warnings.extend(d.warnings);
+            diag.notes.extend(d.notes);
             diag.dropped.extend(d.dropped);
             run.map(|mut r| {
                 if r.meta.index_version.is_none() {

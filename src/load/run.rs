@@ -121,6 +121,9 @@ struct Collector<'g> {
     not_in_gold_count: u64,
     constant: Vec<String>,
     disagree: Vec<String>,
+    /// Queries whose tied scores the rank column orders other than by doc id: a
+    /// note, not a warning (the numbers follow trec_eval either way).
+    tie_order: Vec<String>,
     longest: u32,
     table: Vec<(u64, u32)>,
     hashes: Vec<u64>,
@@ -150,6 +153,7 @@ impl<'g> Collector<'g> {
             not_in_gold_count: 0,
             constant: Vec::new(),
             disagree: Vec::new(),
+            tie_order: Vec::new(),
             longest: 0,
             table: Vec::new(),
             hashes: Vec::new(),
@@ -318,6 +322,7 @@ impl<'g> Collector<'g> {
     }
 
     fn finish_trec(&mut self, diag: &mut Diagnostics) {
+        self.note_tie_order(diag);
         let list = |ids: &mut Vec<String>, total: usize| {
             ids.sort_unstable();
             let more = total.saturating_sub(ids.len());
@@ -357,6 +362,23 @@ impl<'g> Collector<'g> {
                     list(&mut shown, n)
                 ));
             }
+        }
+    }
+
+    /// The note for [`Collector::tie_order`], if any query is in it.
+    fn note_tie_order(&mut self, diag: &mut Diagnostics) {
+        let n = self.tie_order.len();
+        if n > 0 {
+            let mut shown: Vec<String> = self.tie_order.iter().take(SAMPLE).cloned().collect();
+            shown.sort_unstable();
+            let more = n - shown.len();
+            diag.note(format!(
+                "{}: {n} quer{} tied scores ordered differently from trec_eval's doc-id tie-break (numbers follow trec_eval): {}{}",
+                self.display,
+                if n == 1 { "y has" } else { "ies have" },
+                shown.join(", "),
+                if more > 0 { format!(" … and {more} more") } else { String::new() }
+            ));
         }
     }
 
@@ -521,8 +543,14 @@ impl TrecQuery {
             let first = self.entries[0].score;
             if self.entries.iter().all(|e| e.score == first) {
                 c.constant.push(self.qid.clone());
-            } else if self.entries.windows(2).any(|w| w[0].rank > w[1].rank) {
-                c.disagree.push(self.qid.clone());
+            } else {
+                let (inverted, ties) = rank_findings(&self.entries);
+                if inverted {
+                    c.disagree.push(self.qid.clone());
+                }
+                if ties {
+                    c.tie_order.push(self.qid.clone());
+                }
             }
         }
         let docs: Vec<&str> = self.entries.iter().map(|e| self.doc(e)).collect();
@@ -550,6 +578,28 @@ impl TrecQuery {
             line,
         });
     }
+}
+
+/// For one query's entries in trec_eval's order (score descending, ties by doc id
+/// descending): whether the rank column puts a lower score above a higher one (an
+/// inversion: a warning), and whether it orders some tied scores other than by doc id
+/// (a note: trec_eval's tie-break decides, so the numbers still agree with it).
+fn rank_findings(entries: &[Entry]) -> (bool, bool) {
+    let (mut inverted, mut ties) = (false, false);
+    // The largest rank number among strictly higher scores seen so far.
+    let mut above = i64::MIN;
+    let mut group_max = i64::MIN;
+    for (i, e) in entries.iter().enumerate() {
+        if i > 0 && e.score == entries[i - 1].score {
+            ties |= entries[i - 1].rank > e.rank;
+        } else {
+            above = above.max(group_max);
+            group_max = i64::MIN;
+        }
+        inverted |= e.rank < above;
+        group_max = group_max.max(e.rank);
+    }
+    (inverted, ties)
 }
 
 /// One parsed TREC run line, or a problem.

@@ -39,7 +39,7 @@ pub fn render(r: &CompareReport) -> String {
         write(
             &mut w,
             &[
-                guard(&q.id),
+                guard(&crate::text::shown(&q.id)),
                 q.status.name().to_string(),
                 rank(q.baseline.first_relevant_rank),
                 rank(q.candidate.first_relevant_rank),

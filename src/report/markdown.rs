@@ -18,12 +18,30 @@ pub const MAX_BYTES: usize = 60_000;
 /// At most this many warnings are listed.
 const MAX_WARNINGS: usize = 20;
 
-/// Escape free text so it cannot break a table cell, start emphasis or code,
-/// inject HTML, or become a link or a mention (a word joiner, U+2060, goes after
-/// `@`, into `://` and `www.`).
+/// Each warning or note is cut to this many characters (the JSON report holds it
+/// whole), so one long warning cannot push the rows out of the report.
+pub const MAX_WARNING_CHARS: usize = 300;
+
+/// `text` cut to [`MAX_WARNING_CHARS`] characters, saying how many were left out.
+fn capped(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_WARNING_CHARS) {
+        None => text.into(),
+        Some((end, _)) => format!(
+            "{}… and {} more characters (the JSON report holds them)",
+            &text[..end],
+            text[end..].chars().count()
+        )
+        .into(),
+    }
+}
+
+/// Escape free text so it cannot break a line or a table cell, start emphasis or
+/// code, inject HTML, or become a link or a mention (control and format characters
+/// shown escaped by [`crate::text::shown`], then a word joiner, U+2060, after `@`,
+/// into `://` and `www.`).
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for ch in bidi_safe(text).chars() {
+    for ch in crate::text::shown(text).chars() {
         match ch {
             '|' => out.push_str("\\|"),
             '<' => out.push_str("&lt;"),
@@ -34,8 +52,6 @@ pub fn escape(text: &str) -> String {
                 out.push(ch);
             }
             '@' => out.push_str("@\u{2060}"),
-            '\n' | '\r' => out.push(' '),
-            c if c.is_control() => out.push_str(&c.escape_default().to_string()),
             c => out.push(c),
         }
     }
@@ -43,30 +59,10 @@ pub fn escape(text: &str) -> String {
         .replace("www.", "www\u{2060}.")
 }
 
-/// Bidirectional controls (which can make text read other than it is) shown as
-/// escapes.
-pub fn bidi_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    let bidi = |c: char| matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-    if text.chars().any(bidi) {
-        text.chars()
-            .map(|c| {
-                if bidi(c) {
-                    c.escape_unicode().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect::<String>()
-            .into()
-    } else {
-        text.into()
-    }
-}
-
 /// An id as a code span: nothing inside is Markdown, HTML, a link or a mention.
 /// The fence is one backtick longer than any run inside; `|` is escaped for tables.
 pub fn code(id: &str) -> String {
-    let clean = bidi_safe(id).replace(['\n', '\r'], " ").replace('|', "\\|");
+    let clean = crate::text::shown(id).replace('|', "\\|");
     let longest = clean.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if clean.starts_with(['`', ' ']) || clean.ends_with(['`', ' ']) {
@@ -189,7 +185,7 @@ fn heading(s: &mut String, r: &CompareReport) {
         g.version.as_deref().map(escape).unwrap_or_default(),
         g.frozen_at
             .as_deref()
-            .map(|d| format!(" ({d})"))
+            .map(|d| format!(" ({})", escape(d)))
             .unwrap_or_default(),
         g.queries,
         g.no_answer(),
@@ -312,23 +308,30 @@ fn per_query(s: &mut String, rows: &Rows, unchanged: usize, shown: usize) {
     let _ = writeln!(s, "\n</details>\n");
 }
 
-/// The warnings, at most [`MAX_WARNINGS`] of them.
+/// The warnings, at most [`MAX_WARNINGS`] of them, then the notes; each cut to
+/// [`capped`]'s length first, so one long warning cannot crowd out the rows.
 fn warnings(s: &mut String, r: &CompareReport) {
-    if r.warnings.is_empty() {
-        return;
+    if !r.warnings.is_empty() {
+        let _ = writeln!(s, "**Warnings**\n");
+        for w in r.warnings.iter().take(MAX_WARNINGS) {
+            let _ = writeln!(s, "- {}", escape(&capped(w)));
+        }
+        if r.warnings.len() > MAX_WARNINGS {
+            let _ = writeln!(
+                s,
+                "- … and {} more warnings: the JSON report holds them all",
+                r.warnings.len() - MAX_WARNINGS
+            );
+        }
+        s.push('\n');
     }
-    let _ = writeln!(s, "**Warnings**\n");
-    for w in r.warnings.iter().take(MAX_WARNINGS) {
-        let _ = writeln!(s, "- {}", escape(w));
+    if !r.notes.is_empty() {
+        let _ = writeln!(s, "**Notes**\n");
+        for n in r.notes.iter().take(MAX_WARNINGS) {
+            let _ = writeln!(s, "- {}", escape(&capped(n)));
+        }
+        s.push('\n');
     }
-    if r.warnings.len() > MAX_WARNINGS {
-        let _ = writeln!(
-            s,
-            "- … and {} more warnings: the JSON report holds them all",
-            r.warnings.len() - MAX_WARNINGS
-        );
-    }
-    s.push('\n');
 }
 
 /// Where the first relevant doc sits, in buckets: a table, and the same as a

@@ -62,12 +62,12 @@ impl GoldContext {
 
     /// One line: name, version, date, sha256 prefix or "not frozen".
     pub fn summary(&self) -> String {
-        let mut s = self.name.clone();
+        let mut s = safe_id(&self.name);
         if let Some(v) = &self.version {
             s.push_str(&format!(" {v}"));
         }
         if let Some(d) = &self.frozen_at {
-            s.push_str(&format!(", frozen_at {d}"));
+            s.push_str(&format!(", frozen_at {}", safe_id(d)));
         }
         match &self.sha256 {
             Some(sha) => s.push_str(&format!(", sha256 {}", &sha[..12.min(sha.len())])),
@@ -109,10 +109,19 @@ pub struct EvalReport {
     pub means: Means,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
+    /// Findings that are not warnings (tied scores ordered other than trec_eval's
+    /// tie-break): shown in the table, never a `::warning`.
+    pub notes: Vec<String>,
 }
 
 impl EvalReport {
-    pub fn new(gold: &GoldSet, run: &EvaluatedRun, k: u32, warnings: Vec<String>) -> Self {
+    pub fn new(
+        gold: &GoldSet,
+        run: &EvaluatedRun,
+        k: u32,
+        warnings: Vec<String>,
+        notes: Vec<String>,
+    ) -> Self {
         let (per_query, no_answer) = crate::eval::score_run(gold, run, k);
         Self {
             schema_version: SCHEMA_VERSION,
@@ -123,6 +132,7 @@ impl EvalReport {
             per_query,
             no_answer,
             warnings,
+            notes,
         }
     }
 }
@@ -132,6 +142,7 @@ pub struct Decided {
     pub verdict: Verdict,
     pub accepted: Vec<Accepted>,
     pub warnings: Vec<String>,
+    pub notes: Vec<String>,
 }
 
 /// The comparison report; JSON keys are part of the contract (docs/contract.md §11).
@@ -154,6 +165,9 @@ pub struct CompareReport {
     pub accepted: Vec<Accepted>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
+    /// Findings that are not warnings: shown in the table and Markdown, never a
+    /// `::warning`.
+    pub notes: Vec<String>,
     pub gate: Verdict,
     /// Resampling settings, so a reader can reproduce the statistics.
     pub resamples: u32,
@@ -188,6 +202,7 @@ impl CompareReport {
             accepted: decided.accepted,
             no_answer: cmp.no_answer,
             warnings: decided.warnings,
+            notes: decided.notes,
             gate: decided.verdict,
             resamples: resampling.0,
             seed: resampling.1,
@@ -480,13 +495,14 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
             let accepted = r.is_accepted(&q.id);
             let mut msg = format!(
                 "query {} newly failed ({}): first relevant rank {} -> {}",
-                q.id,
+                safe_id(&q.id),
                 q.failure_kind.map(|f| f.name()).unwrap_or(""),
                 rank(q.baseline.first_relevant_rank),
                 rank(q.candidate.first_relevant_rank)
             );
             if !q.lost.is_empty() {
-                msg.push_str(&format!("; lost from top {}: {}", r.k, q.lost.join(" ")));
+                let lost: Vec<String> = q.lost.iter().map(|d| safe_id(d)).collect();
+                msg.push_str(&format!("; lost from top {}: {}", r.k, lost.join(" ")));
             }
             if accepted {
                 msg.push_str(" (accepted by the allow-list)");
@@ -494,7 +510,7 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
             format!(
                 "::{} title={}::{}",
                 if accepted { "warning" } else { "error" },
-                escape_property(&format!("ragdiff: {} newly failed", q.id)),
+                escape_property(&format!("ragdiff: {} newly failed", safe_id(&q.id))),
                 escape_data(&msg)
             )
         })
@@ -515,7 +531,7 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
 pub fn emit_ci_annotations(r: &CompareReport) {
     if crate::text::under_github_actions() {
         for line in ci_annotations(r) {
-            crate::output::stderr_line(&line);
+            crate::text::eprint_workflow_command(&line);
         }
     }
 }

@@ -108,7 +108,18 @@ pub fn render_eval(r: &EvalReport) -> String {
                 .join(", ")
         ));
     }
+    notes(&mut out, &r.notes);
     out
+}
+
+/// Notes at the end of a terminal report, after a blank line.
+fn notes(out: &mut String, notes: &[String]) {
+    if !notes.is_empty() {
+        out.push('\n');
+        for n in notes {
+            out.push_str(&format!("note: {}\n", safe_id(n)));
+        }
+    }
 }
 
 /// Whether stdout gets colour: a terminal, and NO_COLOR unset.
@@ -164,6 +175,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
         "unchanged: {}\n",
         plural(rows.unchanged(r), "query", "queries")
     ));
+    notes(&mut out, &r.notes);
     out
 }
 

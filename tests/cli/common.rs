@@ -94,6 +94,7 @@ pub struct EvalJson {
     pub means: Means,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
+    pub notes: Vec<String>,
 }
 
 /// Read a key whose value may be `null` but which must be present (serde's derive
@@ -227,6 +228,7 @@ pub struct CompareJson {
     pub accepted: Vec<AcceptedJson>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
+    pub notes: Vec<String>,
     pub gate: GateJson,
     pub resamples: u32,
     pub seed: u64,
