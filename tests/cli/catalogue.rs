@@ -300,6 +300,7 @@ fn catalogue(
     let expected_ids: Vec<&str> = rows.iter().map(|r| r.0).collect();
     assert_eq!(ids, expected_ids, "per-query ids");
     assert_eq!(json.no_answer, no_answer, "no-answer queries");
+    assert!(json.notes.is_empty(), "no notes: {:?}", json.notes);
     assert_eq!(
         json.gold.queries,
         rows.len() + no_answer.len(),

@@ -62,6 +62,10 @@ fn demo_json_has_every_status() {
     assert_eq!((r.resamples, r.seed), (1000, 0), "the default statistics");
     assert!(!r.reproducibility_check);
     assert!(r.nondeterministic.is_empty());
+    assert!(
+        r.notes.is_empty(),
+        "the demo's CSV runs have no tie order to note"
+    );
     assert_eq!(r.gold.name, "demo");
     assert!(r.gold.frozen);
     assert_eq!(r.gold.queries, 8);
