@@ -197,6 +197,7 @@ pub fn read_runs(
             diag.problems.extend(d.problems);
             diag.warnings.extend(d.warnings);
             diag.dropped.extend(d.dropped);
+            diag.stopped.extend(d.stopped);
             run.map(|mut r| {
                 if r.meta.index_version.is_none() {
                     r.meta.index_version = version.and_then(|v| semver::Version::parse(&v).ok());
