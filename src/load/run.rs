@@ -767,7 +767,9 @@ fn parse_trec_line<'t>(
         }
     }
     let score = match fast_float2::parse::<f64, _>(f[4]) {
-        Ok(s) if s.is_finite() => s,
+        // `+ 0.0` turns -0.0 into 0.0: trec_eval ranks them as one score (tie broken
+        // by doc id), and `total_cmp` would not.
+        Ok(s) if s.is_finite() => s + 0.0,
         Ok(s) => {
             diag.problem(
                 Location::line(display, line_no),
