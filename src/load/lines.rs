@@ -241,6 +241,8 @@ pub struct Guard<R> {
     csv: bool,
     /// The current physical line, from 1.
     line: u64,
+    /// The line the current CSV row starts on.
+    row_line: u64,
     /// Bytes since the last line end (CSV: since the last row end).
     run: usize,
     /// The first line end has been seen (CR-only files are found there).
@@ -270,6 +272,7 @@ impl<R: Read> Guard<R> {
             inner,
             csv,
             line: 1,
+            row_line: 1,
             run: 0,
             first_break_seen: false,
             carry_cr: false,
@@ -323,11 +326,25 @@ impl<R: Read> Guard<R> {
     }
 
     fn too_long(&mut self, at: usize) -> usize {
-        self.pending = Some(GuardError::LineTooLong { line: self.line });
+        let line = if self.csv { self.row_line } else { self.line };
+        self.pending = Some(GuardError::LineTooLong { line });
         at
     }
 
     fn scan_lines(&mut self, buf: &[u8]) -> usize {
+        // A line inside a read no longer than the cap is within it: only the lines
+        // that cross reads can be too long, so the first and last line ends do.
+        if buf.len() <= LINE_CAP
+            && let Some(first) = memchr::memchr(b'\n', buf)
+        {
+            if self.run + first > LINE_CAP {
+                return self.too_long(LINE_CAP - self.run);
+            }
+            let last = memchr::memrchr(b'\n', buf).unwrap_or(first);
+            self.line += memchr::memchr_iter(b'\n', buf).count() as u64;
+            self.run = buf.len() - last - 1;
+            return buf.len();
+        }
         let mut from = 0;
         for p in memchr::memchr_iter(b'\n', buf) {
             if self.run + (p - from) > LINE_CAP {
@@ -361,6 +378,7 @@ impl<R: Read> Guard<R> {
                         self.line += 1;
                         if self.quote == Quote::Out {
                             self.run = 0;
+                            self.row_line = self.line;
                         } else {
                             self.run += p + 1 - row_from;
                         }
@@ -438,5 +456,94 @@ impl<R: Read> Read for Guard<R> {
                 return Ok(ok);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hands on at most `step` bytes per read: every chunk boundary is met.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    /// Read `bytes` through a guard, `step` bytes at a time: what was handed on, and
+    /// the guard's error.
+    fn guard(bytes: &[u8], csv: bool, step: usize) -> (Vec<u8>, Option<GuardError>) {
+        let inner = Trickle { bytes, step };
+        let mut g = if csv {
+            Guard::csv(inner)
+        } else {
+            Guard::lines(inner)
+        };
+        let mut out = Vec::new();
+        let mut buf = [0u8; 7];
+        loop {
+            match g.read(&mut buf) {
+                Ok(0) => return (out, None),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) => return (out, GuardError::of(&e)),
+            }
+        }
+    }
+
+    #[test]
+    fn guard_passes_good_files_unchanged_at_every_chunk_size() {
+        let cases: [(&[u8], bool); 5] = [
+            (b"a b\r\nc d\r\n", false),
+            (b"a b\nc d", false),
+            (b"one line ending in CR\r", false),
+            (b"id,q\r\n1,\"multi\nline \"\"quoted\"\"\"\n2,x\n", true),
+            (b"\xEF\xBB\xBF\"id\",q\n1,a\"b\n", true),
+        ];
+        for (bytes, csv) in cases {
+            for step in 1..=bytes.len() {
+                assert_eq!(guard(bytes, csv, step), (bytes.to_vec(), None), "{step}");
+            }
+        }
+    }
+
+    #[test]
+    fn guard_finds_cr_only_and_unterminated_quotes_at_every_chunk_size() {
+        for step in 1..=12 {
+            let (out, e) = guard(b"a b\rc d\r", false, step);
+            assert_eq!(e, Some(GuardError::CrOnly), "{step}");
+            assert_eq!(out, b"a b", "{step}");
+            let (_, e) = guard(b"id,q\n1,x\n2,\"open\n3,y\n", true, step);
+            assert_eq!(e, Some(GuardError::UnterminatedQuote { line: 3 }), "{step}");
+            // a quote inside an unquoted cell is text, not an opening
+            assert_eq!(guard(b"id,q\n1,a\"b\n", true, step).1, None, "{step}");
+        }
+    }
+
+    #[test]
+    fn guard_caps_lines_and_quoted_rows() {
+        let mut long = b"ok\n".to_vec();
+        long.extend(std::iter::repeat_n(b'x', LINE_CAP + 1));
+        for step in [1 << 16, LINE_CAP, LINE_CAP * 2] {
+            let (out, e) = guard(&long, false, step);
+            assert_eq!(e, Some(GuardError::LineTooLong { line: 2 }), "{step}");
+            assert_eq!(out.len(), 3 + LINE_CAP, "{step}");
+        }
+        // exactly the cap is fine
+        assert_eq!(guard(&long[..3 + LINE_CAP], false, 1 << 16).1, None);
+        // a quoted cell of short lines still counts as one row
+        let mut row = b"id,q\n1,\"".to_vec();
+        row.extend("short line\n".repeat(LINE_CAP / 10).bytes());
+        assert_eq!(
+            guard(&row, true, 1 << 16).1,
+            Some(GuardError::LineTooLong { line: 2 })
+        );
     }
 }
