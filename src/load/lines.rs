@@ -228,8 +228,8 @@ impl GuardError {
 enum Quote {
     Out,
     In,
-    /// A `"` inside a quoted cell: closing, or the first of a doubled `""`.
-    InThenQuote,
+    /// A `"` inside a quoted cell: it closes the cell, or is the first of `""`.
+    Closing,
 }
 
 /// Wraps every input reader: lines (for CSV, rows: a quoted cell spans lines) of at
@@ -384,7 +384,7 @@ impl<R: Read> Guard<R> {
                         }
                         row_from = p + 1;
                     } else if self.quote == Quote::In {
-                        self.quote = Quote::InThenQuote;
+                        self.quote = Quote::Closing;
                     } else {
                         let before = if p > 0 { buf[p - 1] } else { self.prev };
                         let after_bom = self.offset + p as u64 == 3 && self.line == 1;
@@ -398,7 +398,7 @@ impl<R: Read> Guard<R> {
                     }
                     i = p + 1;
                 }
-                Quote::InThenQuote => {
+                Quote::Closing => {
                     self.quote = if buf[i] == b'"' {
                         i += 1;
                         Quote::In
