@@ -76,6 +76,23 @@ impl Guard {
     }
 }
 
+impl Drop for Guard {
+    /// A signal that arrived during the step takes effect here, while the lock is
+    /// still held: the step's own thread cleans up and exits, so the run cannot go on
+    /// to finish (and exit with the gate's code) before the signal thread gets the
+    /// lock.
+    fn drop(&mut self) {
+        let signal = RECEIVED.load(Ordering::SeqCst);
+        if signal != 0 {
+            for path in self.0.iter() {
+                let _ = std::fs::remove_file(path);
+            }
+            // SAFETY: `_exit` ends the process at once; it has no preconditions.
+            unsafe { nix::libc::_exit(128 + signal) }
+        }
+    }
+}
+
 /// Test hook: with `RAGDIFF_TEST_PAUSE_AT=<point>`, write `ragdiff: paused at <point>`
 /// to stderr at that point and wait for a signal, so a test can interrupt the run at
 /// a known step. Inside a held step (`resume`), the run goes on once the signal has

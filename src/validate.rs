@@ -108,6 +108,20 @@ pub enum ProblemKind {
     #[error("{what} {path} is a directory, not a file")]
     PathIsDir { what: &'static str, path: String },
     #[error(
+        "{what} {path} is not a regular file (a device, FIFO or socket); ragdiff reads regular files only (a symbolic link to one is fine)"
+    )]
+    PathNotRegular { what: &'static str, path: String },
+    #[error(
+        "line longer than 1 MiB (the limit for a line or a CSV row); reading stopped here: is this the right file?"
+    )]
+    LineTooLong,
+    #[error("lines end in CR only; save the file with LF or CRLF line ends")]
+    CrOnly,
+    #[error(
+        "unterminated quote: the quoted cell that starts on this line never closes, so it would take in the rest of the file; close the quote"
+    )]
+    UnterminatedQuote,
+    #[error(
         "{what} {path} cannot be read: {reason}; check the path, its links and its permissions"
     )]
     PathUnreadable {
@@ -151,7 +165,9 @@ pub enum ProblemKind {
         reason: &'static str,
     },
     #[error(
-        "gold changed since it was frozen: sha256 is {actual}, the manifest records {recorded}; restore the data or raise `version` and run `ragdiff freeze`"
+        "gold changed since it was frozen: sha256 is {}…, the manifest records {}…; restore the data or raise `version` and run `ragdiff freeze`",
+        sha_prefix(actual),
+        sha_prefix(recorded)
     )]
     GoldChanged { recorded: String, actual: String },
     #[error(
@@ -196,6 +212,12 @@ impl fmt::Display for Problem {
     }
 }
 
+/// The first 12 characters of a sha256: enough to tell two apart, without printing
+/// the whole hash of a file that may not be the gold (`data = "/etc/passwd"`).
+fn sha_prefix(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
 /// At most this many problems are kept per file; the rest are counted.
 pub const MAX_PROBLEMS_PER_FILE: usize = 200;
 
@@ -208,6 +230,9 @@ pub struct Diagnostics {
     pub notes: Vec<String>,
     /// Problems not kept because a file already had [`MAX_PROBLEMS_PER_FILE`], by file.
     pub dropped: Vec<(String, u64)>,
+    /// Files whose reading stopped at a line because they had as many problems as
+    /// are kept.
+    pub stopped: Vec<(String, u64)>,
 }
 
 impl Diagnostics {
@@ -225,6 +250,27 @@ impl Diagnostics {
             return;
         }
         self.problems.push(Problem { location, kind });
+    }
+
+    /// True (and the file recorded as stopped at `line`) when `file` has as many
+    /// problems as are kept: a reader then stops, so an endless or huge broken file
+    /// is not read to its end.
+    pub fn stop_if_full(&mut self, file: &str, line: u64) -> bool {
+        if self.problems.len() < MAX_PROBLEMS_PER_FILE {
+            return false;
+        }
+        let in_file = self
+            .problems
+            .iter()
+            .filter(|p| p.location.file == file)
+            .count();
+        if in_file < MAX_PROBLEMS_PER_FILE {
+            return false;
+        }
+        if !self.stopped.iter().any(|(f, _)| f == file) {
+            self.stopped.push((file.to_string(), line));
+        }
+        true
     }
 
     /// A warning; input values in it are shown escaped ([`crate::text::shown`]).
@@ -283,6 +329,7 @@ impl Diagnostics {
             Err(InvalidInput {
                 problems: std::mem::take(&mut self.problems),
                 dropped: std::mem::take(&mut self.dropped),
+                stopped: std::mem::take(&mut self.stopped),
             })
         }
     }
@@ -293,6 +340,7 @@ impl Diagnostics {
 pub struct InvalidInput {
     pub problems: Vec<Problem>,
     pub dropped: Vec<(String, u64)>,
+    pub stopped: Vec<(String, u64)>,
 }
 
 impl InvalidInput {
@@ -300,6 +348,7 @@ impl InvalidInput {
         Self {
             problems: vec![Problem { location, kind }],
             dropped: Vec::new(),
+            stopped: Vec::new(),
         }
     }
 
@@ -331,6 +380,12 @@ impl fmt::Display for InvalidInput {
         for (file, n) in &self.dropped {
             let file = crate::text::shown(file);
             write!(f, "\n  {file}: … and {n} more problems not shown")?;
+        }
+        for (file, line) in &self.stopped {
+            write!(
+                f,
+                "\n  {file}: reading stopped at line {line} after {MAX_PROBLEMS_PER_FILE} problems"
+            )?;
         }
         Ok(())
     }

@@ -41,6 +41,7 @@ pub fn read_allow_file(
         &mut reader,
         &display,
         header.width,
+        &[id_col, reason_col],
         diag,
         |record, line, diag| {
             let Some(id) = csvio::cell_id(record, id_col, "query", "", line, &display, diag) else {

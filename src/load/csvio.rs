@@ -3,6 +3,7 @@
 
 use std::io::Read;
 
+use crate::load::lines::{Guard, GuardError};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// A CSV reader over `input` with ragdiff's settings.
@@ -14,12 +15,13 @@ pub fn reader<R: Read>(input: R) -> csv::Reader<R> {
         .from_reader(input)
 }
 
-/// A reader over in-memory bytes; an empty file is a problem.
+/// A reader over in-memory bytes (through a CSV [`Guard`]: an unterminated quote
+/// is one problem); an empty file is a problem.
 pub fn open<'a>(
     bytes: &'a [u8],
     display: &str,
     diag: &mut Diagnostics,
-) -> Option<csv::Reader<&'a [u8]>> {
+) -> Option<csv::Reader<Guard<&'a [u8]>>> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         diag.problem(
             Location::file(display),
@@ -29,7 +31,7 @@ pub fn open<'a>(
         );
         return None;
     }
-    Some(reader(bytes))
+    Some(reader(Guard::csv(bytes)))
 }
 
 /// The header row: column names, trimmed, with a leading BOM removed.
@@ -61,12 +63,7 @@ impl Header {
                 return None;
             }
             Err(e) => {
-                diag.problem(
-                    Location::line(display, 1),
-                    ProblemKind::MalformedCsv {
-                        reason: csv_reason(&e),
-                    },
-                );
+                read_problem(&e, display, diag);
                 return None;
             }
         }
@@ -146,6 +143,24 @@ impl Header {
     }
 }
 
+/// Record a read error: the guard's problem at its line, or malformed CSV.
+fn read_problem(e: &csv::Error, display: &str, diag: &mut Diagnostics) {
+    if let csv::ErrorKind::Io(io) = e.kind()
+        && let Some(g) = GuardError::of(io)
+    {
+        let (line, kind) = g.problem();
+        diag.problem(Location::at(display, line), kind);
+        return;
+    }
+    let line = e.position().map(|p| p.line()).unwrap_or(1);
+    diag.problem(
+        Location::line(display, line),
+        ProblemKind::MalformedCsv {
+            reason: csv_reason(e),
+        },
+    );
+}
+
 fn csv_reason(e: &csv::Error) -> String {
     match e.kind() {
         csv::ErrorKind::Io(io) => io.to_string(),
@@ -155,34 +170,36 @@ fn csv_reason(e: &csv::Error) -> String {
 }
 
 /// Call `f` for each data row with its line number. Rows with another number of
-/// cells than the header are reported and skipped.
+/// cells than the header are reported and skipped. The columns in `needed` must be
+/// UTF-8 (a problem); bad bytes in another column, which ragdiff ignores, are
+/// counted in one warning. Stops once the file has as many problems as are kept.
+/// Returns whether every row was read (false after a read error or such a stop).
 pub fn for_each_row<R: Read>(
     reader: &mut csv::Reader<R>,
     display: &str,
     width: usize,
+    needed: &[usize],
     diag: &mut Diagnostics,
     mut f: impl FnMut(&csv::ByteRecord, u64, &mut Diagnostics),
-) {
+) -> bool {
     let mut record = csv::ByteRecord::new();
-    loop {
+    let mut lossy = 0u64;
+    let complete = loop {
         match reader.read_byte_record(&mut record) {
-            Ok(false) => return,
+            Ok(false) => break true,
             Ok(true) => {}
             Err(e) => {
-                let line = e.position().map(|p| p.line()).unwrap_or(0);
-                diag.problem(
-                    Location::line(display, line),
-                    ProblemKind::MalformedCsv {
-                        reason: csv_reason(&e),
-                    },
-                );
+                read_problem(&e, display, diag);
                 if matches!(e.kind(), csv::ErrorKind::Io(_)) {
-                    return;
+                    break false;
                 }
                 continue;
             }
         }
         let line = record.position().map(|p| p.line()).unwrap_or(0);
+        if diag.stop_if_full(display, line) {
+            break false;
+        }
         if record.len() == 1 && record.get(0) == Some(b"") {
             continue; // a blank line
         }
@@ -195,13 +212,23 @@ pub fn for_each_row<R: Read>(
             );
             continue;
         }
-        // Every cell must be UTF-8, the ones ragdiff ignores too (docs/contract.md §3);
-        // the row is still handed on so it is not also reported missing.
-        if record.iter().any(|cell| std::str::from_utf8(cell).is_err()) {
+        // The row is handed on even when a needed cell is not UTF-8, so it is not
+        // also reported missing.
+        let bad = |i: usize| std::str::from_utf8(record.get(i).unwrap_or_default()).is_err();
+        if needed.iter().any(|&i| bad(i)) {
             diag.problem(Location::line(display, line), ProblemKind::NotUtf8);
+        } else if (0..record.len()).any(bad) {
+            lossy += 1;
         }
         f(&record, line, diag);
+    };
+    if lossy > 0 {
+        diag.warn(format!(
+            "{display}: {lossy} row{} bytes that are not UTF-8 in columns ragdiff ignores; the rows are read, but save the file as UTF-8",
+            if lossy == 1 { " has" } else { "s have" }
+        ));
     }
+    complete
 }
 
 /// A cell as UTF-8 text; `None` when it is not (already reported by

@@ -128,10 +128,17 @@ fn streamed(data: &[u8], sizes: Vec<usize>) -> Vec<(u64, String)> {
         at: 0,
         sizes,
     };
-    stream_lines(reader, "t", &mut diag, &|_| {}, |n, line, _| {
-        lines.push((n, line.to_string()));
-        true
-    })
+    stream_lines(
+        reader,
+        "t",
+        &[0, 1, 2, 3, 4],
+        &mut diag,
+        &|_| {},
+        |n, line, _| {
+            lines.push((n, line.to_string()));
+            true
+        },
+    )
     .unwrap();
     assert!(diag.problems.is_empty(), "{:?}", diag.problems);
     lines

@@ -1,44 +1,84 @@
 //! The file system for inputs: reading a whole file and checking a path, each
-//! problem recorded with the path as the user wrote it.
+//! problem recorded with the path as the user wrote it. Inputs must be regular files
+//! (a symbolic link to one is fine) and are read through a line-capped [`Guard`].
 
+use std::io::Read;
 use std::path::Path;
 
+use crate::load::lines::{Guard, GuardError};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
-/// Read a whole file, recording why not when it cannot be read.
+/// Read a whole file, recording why not when it cannot be read. It must be a
+/// regular file, and is read through a [`Guard`], so a file without line ends (a
+/// sparse file) stops at the line cap instead of filling memory.
 pub fn read_file(
     path: &Path,
     what: &'static str,
     display: &str,
     diag: &mut Diagnostics,
 ) -> Option<Vec<u8>> {
-    match check_path(path, what, display) {
+    let unreadable = |e: std::io::Error| ProblemKind::PathUnreadable {
+        what,
+        path: display.to_string(),
+        reason: e.to_string(),
+    };
+    let file = match open_regular(path, what, display) {
+        Ok(file) => file,
         Err(kind) => {
             diag.problem(Location::file(display), kind);
+            return None;
+        }
+    };
+    let mut bytes = Vec::new();
+    match Guard::lines(file).read_to_end(&mut bytes) {
+        Ok(_) => Some(bytes),
+        Err(e) => {
+            let (line, kind) = match GuardError::of(&e) {
+                Some(g) => g.problem(),
+                None => (None, unreadable(e)),
+            };
+            diag.problem(Location::at(display, line), kind);
             None
         }
-        Ok(()) => match std::fs::read(path) {
-            Ok(bytes) => Some(bytes),
-            Err(e) => {
-                diag.problem(
-                    Location::file(display),
-                    ProblemKind::PathUnreadable {
-                        what,
-                        path: display.to_string(),
-                        reason: e.to_string(),
-                    },
-                );
-                None
-            }
-        },
     }
 }
 
-/// Why a data path cannot be used, if it cannot: missing, a directory, unreadable
-/// (a symlink loop shows here as the system's own message).
+/// Open `path` when [`check_path`] accepts it (opening a FIFO would block), and
+/// check again on the open file that it is a regular file (it may have been replaced
+/// in between).
+pub fn open_regular(
+    path: &Path,
+    what: &'static str,
+    display: &str,
+) -> Result<std::fs::File, ProblemKind> {
+    check_path(path, what, display)?;
+    let unreadable = |e: std::io::Error| ProblemKind::PathUnreadable {
+        what,
+        path: display.to_string(),
+        reason: e.to_string(),
+    };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if !meta.is_file() {
+        return Err(ProblemKind::PathNotRegular {
+            what,
+            path: display.to_string(),
+        });
+    }
+    Ok(file)
+}
+
+/// Why a data path cannot be used, if it cannot: missing, a directory, not a regular
+/// file (a device, a FIFO: reading one could block or never end), unreadable (a
+/// symlink loop shows here as the system's own message). Symbolic links are
+/// followed.
 pub fn check_path(path: &Path, what: &'static str, display: &str) -> Result<(), ProblemKind> {
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => Err(ProblemKind::PathIsDir {
+            what,
+            path: display.to_string(),
+        }),
+        Ok(meta) if !meta.is_file() => Err(ProblemKind::PathNotRegular {
             what,
             path: display.to_string(),
         }),

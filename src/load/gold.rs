@@ -1,7 +1,7 @@
 //! Gold data: CSV (`id,question,expected_doc_ids`) or TREC qrels (`qid iter docid
 //! grade`). The question column is never read beyond its header.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
 
 use crate::load::csvio::{self, Header};
@@ -107,6 +107,7 @@ fn parse_csv(
         &mut reader,
         display,
         header.width,
+        &[id_col, exp_col],
         diag,
         |record, line, diag| {
             rows += 1;
@@ -125,8 +126,11 @@ fn parse_csv(
                 return;
             };
             let mut judged: Vec<Judgement> = Vec::with_capacity(docs.len());
+            // A set, not a scan of the list so far: one row of 100,000 ids is linear.
+            let mut seen: FxHashSet<&str> = FxHashSet::default();
+            seen.reserve(docs.len());
             for doc in docs {
-                if judged.iter().any(|j| &*j.doc == doc) {
+                if !seen.insert(doc) {
                     diag.problem(
                         Location::line(display, line),
                         ProblemKind::DuplicateDocInGold {
@@ -155,7 +159,8 @@ fn parse_qrels(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQu
     let mut index: FxHashMap<Id, usize> = FxHashMap::default();
     let mut last: Option<usize> = None;
     let mut any = false;
-    lines::for_each_line(bytes, display, diag, |line_no, text, diag| {
+    // qid, docid and grade must be UTF-8; the iter column is ignored.
+    lines::for_each_line(bytes, display, &[0, 2, 3], diag, |line_no, text, diag| {
         let mut f = [""; 4];
         let n = lines::split_fields(text, &mut f);
         if n == 0 {

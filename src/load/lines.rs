@@ -3,6 +3,7 @@
 //! place; the one white-space field splitter and the rank parser, both tuned for a
 //! run's every line (checked against the standard library in `fast_path_tests`).
 
+use std::borrow::Cow;
 use std::io::Read;
 
 use crate::validate::{Diagnostics, Location, ProblemKind};
@@ -92,8 +93,10 @@ fn as_text<'a>(
     mut raw: &'a [u8],
     line_no: u64,
     display: &str,
+    needed: &[usize],
+    lossy: &mut u64,
     diag: &mut Diagnostics,
-) -> Option<&'a str> {
+) -> Option<Cow<'a, str>> {
     if line_no == 1 && raw.starts_with(BOM) {
         raw = &raw[BOM.len()..];
     }
@@ -101,7 +104,13 @@ fn as_text<'a>(
         raw = rest;
     }
     match std::str::from_utf8(raw) {
-        Ok(text) => Some(text),
+        Ok(text) => Some(Cow::Borrowed(text)),
+        // Bad bytes only in fields nobody reads (a tag, `Q0`, a `#` comment): read
+        // the line, count it for a warning.
+        Err(_) if only_ignored_fields_bad(raw, needed) => {
+            *lossy += 1;
+            Some(String::from_utf8_lossy(raw))
+        }
         Err(_) => {
             diag.problem(Location::line(display, line_no), ProblemKind::NotUtf8);
             None
@@ -109,11 +118,39 @@ fn as_text<'a>(
     }
 }
 
+/// Whether every field at an index in `needed` (split on ASCII white space, which
+/// never occurs inside a multi-byte character) is UTF-8, or the line is a `#`
+/// comment.
+fn only_ignored_fields_bad(raw: &[u8], needed: &[usize]) -> bool {
+    let mut fields = raw
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|f| !f.is_empty())
+        .enumerate()
+        .peekable();
+    if fields.peek().is_some_and(|(_, f)| f.starts_with(b"#")) {
+        return true;
+    }
+    fields.all(|(i, f)| !needed.contains(&i) || std::str::from_utf8(f).is_ok())
+}
+
+/// Warn once per file about lines read despite bytes that are not UTF-8 in fields
+/// ragdiff ignores.
+fn warn_lossy(lossy: u64, display: &str, diag: &mut Diagnostics) {
+    if lossy > 0 {
+        diag.warn(format!(
+            "{display}: {lossy} line{} bytes that are not UTF-8 in fields ragdiff ignores (a tag, the Q0/iter column or a # comment); the lines are read, but save the file as UTF-8",
+            if lossy == 1 { " has" } else { "s have" }
+        ));
+    }
+}
+
 /// Call `f` for every line of an in-memory file (numbered from 1, without its line
-/// end); lines that are not UTF-8 are reported and skipped.
+/// end); lines that are not UTF-8 in a field at an index in `needed` are reported
+/// and skipped. Stops once the file has as many problems as are kept.
 pub fn for_each_line(
     bytes: &[u8],
     display: &str,
+    needed: &[usize],
     diag: &mut Diagnostics,
     mut f: impl FnMut(u64, &str, &mut Diagnostics),
 ) {
@@ -121,12 +158,17 @@ pub fn for_each_line(
     if body.is_empty() {
         return;
     }
+    let mut lossy = 0;
     for (i, raw) in body.split(|&b| b == b'\n').enumerate() {
         let line_no = i as u64 + 1;
-        if let Some(text) = as_text(raw, line_no, display, diag) {
-            f(line_no, text, diag);
+        if diag.stop_if_full(display, line_no) {
+            break;
+        }
+        if let Some(text) = as_text(raw, line_no, display, needed, &mut lossy, diag) {
+            f(line_no, &text, diag);
         }
     }
+    warn_lossy(lossy, display, diag);
 }
 
 /// Stream the lines of `reader` in large chunks, calling `f` for each; `progress` is
@@ -136,6 +178,7 @@ pub fn for_each_line(
 pub fn stream_lines<R: Read>(
     mut reader: R,
     display: &str,
+    needed: &[usize],
     diag: &mut Diagnostics,
     progress: &dyn Fn(u64),
     mut f: impl FnMut(u64, &str, &mut Diagnostics) -> bool,
@@ -143,7 +186,8 @@ pub fn stream_lines<R: Read>(
     let mut buf = vec![0u8; CHUNK];
     let mut filled = 0usize;
     let mut line_no = 0u64;
-    loop {
+    let mut lossy = 0;
+    let result = 'outer: loop {
         if filled == buf.len() {
             // A line longer than the buffer: grow it.
             buf.resize(buf.len() * 2, 0);
@@ -151,7 +195,7 @@ pub fn stream_lines<R: Read>(
         let n = match reader.read(&mut buf[filled..]) {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => break 'outer Err(e),
         };
         let eof = n == 0;
         filled += n;
@@ -182,17 +226,17 @@ pub fn stream_lines<R: Read>(
                             line = line.strip_prefix('\u{feff}').unwrap_or(line);
                         }
                         if !f(line_no, line, diag) {
-                            return Ok(());
+                            break 'outer Ok(());
                         }
                     }
                 }
                 Err(_) => {
                     for raw in block.split(|&b| b == b'\n') {
                         line_no += 1;
-                        if let Some(text) = as_text(raw, line_no, display, diag)
-                            && !f(line_no, text, diag)
+                        if let Some(text) = as_text(raw, line_no, display, needed, &mut lossy, diag)
+                            && !f(line_no, &text, diag)
                         {
-                            return Ok(());
+                            break 'outer Ok(());
                         }
                     }
                 }
@@ -200,9 +244,367 @@ pub fn stream_lines<R: Read>(
         }
         progress(end as u64);
         if eof {
-            return Ok(());
+            break Ok(());
         }
         buf.copy_within(end..filled, 0);
         filled -= end;
+    };
+    warn_lossy(lossy, display, diag);
+    result
+}
+
+/// The longest line (or CSV row) ragdiff reads; a longer one is an input problem,
+/// which also stops a file without line ends (a sparse file, a binary) early.
+pub const LINE_CAP: usize = 1 << 20;
+
+/// Why a [`Guard`] stopped reading, with the line it stopped at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum GuardError {
+    #[error("line {line} is longer than 1 MiB")]
+    LineTooLong { line: u64 },
+    #[error("lines end in CR only")]
+    CrOnly,
+    #[error("unterminated quote from line {line}")]
+    UnterminatedQuote { line: u64 },
+}
+
+impl GuardError {
+    /// The line to report and the problem.
+    pub fn problem(self) -> (Option<u64>, ProblemKind) {
+        match self {
+            GuardError::LineTooLong { line } => (Some(line), ProblemKind::LineTooLong),
+            GuardError::CrOnly => (Some(1), ProblemKind::CrOnly),
+            GuardError::UnterminatedQuote { line } => (Some(line), ProblemKind::UnterminatedQuote),
+        }
+    }
+
+    /// The guard's error inside an I/O error, if it is one.
+    pub fn of(e: &std::io::Error) -> Option<GuardError> {
+        e.get_ref()?.downcast_ref::<GuardError>().copied()
+    }
+}
+
+/// Where a CSV guard is in RFC 4180 quoting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quote {
+    Out,
+    In,
+    /// A `"` inside a quoted cell: it closes the cell, or is the first of `""`.
+    Closing,
+}
+
+/// Wraps every input reader: lines (for CSV, rows: a quoted cell spans lines) of at
+/// most [`LINE_CAP`] bytes, no CR-only line ends, and in CSV no quote left open at
+/// the end. Bytes before a problem are handed on, so the lines before it are read;
+/// the next read returns the problem as an I/O error holding a [`GuardError`].
+pub struct Guard<R> {
+    inner: R,
+    csv: bool,
+    /// The current physical line, from 1.
+    line: u64,
+    /// The line the current CSV row starts on.
+    row_line: u64,
+    /// Bytes since the last line end (CSV: since the last row end).
+    run: usize,
+    /// The first line end has been seen (CR-only files are found there).
+    first_break_seen: bool,
+    /// A CR ended the last read while the first line end was being looked for.
+    carry_cr: bool,
+    /// The last byte handed on (a quote after `,` or a line end opens a cell).
+    prev: u8,
+    /// Bytes handed on so far.
+    offset: u64,
+    quote: Quote,
+    quote_line: u64,
+    pending: Option<GuardError>,
+}
+
+impl<R: Read> Guard<R> {
+    pub fn lines(inner: R) -> Self {
+        Self::new(inner, false)
+    }
+
+    pub fn csv(inner: R) -> Self {
+        Self::new(inner, true)
+    }
+
+    fn new(inner: R, csv: bool) -> Self {
+        Self {
+            inner,
+            csv,
+            line: 1,
+            row_line: 1,
+            run: 0,
+            first_break_seen: false,
+            carry_cr: false,
+            prev: b'\n',
+            offset: 0,
+            quote: Quote::Out,
+            quote_line: 0,
+            pending: None,
+        }
+    }
+
+    /// Check `buf`; returns how many of its bytes may be handed on (all, unless a
+    /// problem was found: then it is pending).
+    fn scan(&mut self, buf: &[u8]) -> usize {
+        if !self.first_break_seen {
+            match memchr::memchr2(b'\r', b'\n', buf) {
+                None => {}
+                Some(p) if buf[p] == b'\n' => self.first_break_seen = true,
+                Some(p) if p + 1 < buf.len() => {
+                    if buf[p + 1] != b'\n' {
+                        self.pending = Some(GuardError::CrOnly);
+                        return p;
+                    }
+                    self.first_break_seen = true;
+                }
+                Some(p) => {
+                    // Decided by the next byte: hold the CR back until then.
+                    let n = self.scan_lines_or_csv(&buf[..p]);
+                    if n < p {
+                        return n;
+                    }
+                    self.carry_cr = true;
+                    return p;
+                }
+            }
+        }
+        self.scan_lines_or_csv(buf)
+    }
+
+    fn scan_lines_or_csv(&mut self, buf: &[u8]) -> usize {
+        let n = if self.csv {
+            self.scan_csv(buf)
+        } else {
+            self.scan_lines(buf)
+        };
+        if let Some(&last) = buf[..n].last() {
+            self.prev = last;
+        }
+        self.offset += n as u64;
+        n
+    }
+
+    fn too_long(&mut self, at: usize) -> usize {
+        let line = if self.csv { self.row_line } else { self.line };
+        self.pending = Some(GuardError::LineTooLong { line });
+        at
+    }
+
+    fn scan_lines(&mut self, buf: &[u8]) -> usize {
+        // A line inside a read no longer than the cap is within it: only the lines
+        // that cross reads can be too long, so the first and last line ends do.
+        if buf.len() <= LINE_CAP
+            && let Some(first) = memchr::memchr(b'\n', buf)
+        {
+            if self.run + first > LINE_CAP {
+                return self.too_long(LINE_CAP - self.run);
+            }
+            let last = memchr::memrchr(b'\n', buf).unwrap_or(first);
+            self.line += memchr::memchr_iter(b'\n', buf).count() as u64;
+            self.run = buf.len() - last - 1;
+            return buf.len();
+        }
+        let mut from = 0;
+        for p in memchr::memchr_iter(b'\n', buf) {
+            if self.run + (p - from) > LINE_CAP {
+                return self.too_long(from + LINE_CAP - self.run);
+            }
+            self.run = 0;
+            self.line += 1;
+            from = p + 1;
+        }
+        if self.run + (buf.len() - from) > LINE_CAP {
+            return self.too_long(from + LINE_CAP - self.run);
+        }
+        self.run += buf.len() - from;
+        buf.len()
+    }
+
+    fn scan_csv(&mut self, buf: &[u8]) -> usize {
+        let mut i = 0;
+        let mut row_from = 0; // where `run` was last brought up to date
+        while i < buf.len() {
+            match self.quote {
+                Quote::Out | Quote::In => {
+                    let Some(off) = memchr::memchr2(b'"', b'\n', &buf[i..]) else {
+                        break;
+                    };
+                    let p = i + off;
+                    if buf[p] == b'\n' {
+                        if self.run + (p - row_from) > LINE_CAP {
+                            return self.too_long(row_from + LINE_CAP - self.run);
+                        }
+                        self.line += 1;
+                        if self.quote == Quote::Out {
+                            self.run = 0;
+                            self.row_line = self.line;
+                        } else {
+                            self.run += p + 1 - row_from;
+                        }
+                        row_from = p + 1;
+                    } else if self.quote == Quote::In {
+                        self.quote = Quote::Closing;
+                    } else {
+                        let before = if p > 0 { buf[p - 1] } else { self.prev };
+                        let after_bom = self.offset + p as u64 == 3 && self.line == 1;
+                        if matches!(before, b',' | b'\n' | b'\r')
+                            || self.offset + p as u64 == 0
+                            || after_bom
+                        {
+                            self.quote = Quote::In;
+                            self.quote_line = self.line;
+                        }
+                    }
+                    i = p + 1;
+                }
+                Quote::Closing => {
+                    self.quote = if buf[i] == b'"' {
+                        i += 1;
+                        Quote::In
+                    } else {
+                        Quote::Out
+                    };
+                }
+            }
+        }
+        if self.run + (buf.len() - row_from) > LINE_CAP {
+            return self.too_long(row_from + LINE_CAP - self.run);
+        }
+        self.run += buf.len() - row_from;
+        buf.len()
+    }
+}
+
+impl<R: Read> Read for Guard<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let invalid = |e: GuardError| std::io::Error::new(std::io::ErrorKind::InvalidData, e);
+        loop {
+            if let Some(e) = self.pending {
+                return Err(invalid(e));
+            }
+            if buf.is_empty() {
+                return Ok(0);
+            }
+            let start = usize::from(self.carry_cr);
+            if self.carry_cr {
+                buf[0] = b'\r';
+            }
+            let n = self.inner.read(&mut buf[start..])?;
+            if self.carry_cr {
+                self.carry_cr = false;
+                if n > 0 && buf[1] != b'\n' {
+                    self.pending = Some(GuardError::CrOnly);
+                    continue;
+                }
+                // A CR then LF (or the end): the first line end is CRLF.
+                self.first_break_seen = true;
+            }
+            let n = start + n;
+            if n == 0 {
+                if self.csv && self.quote == Quote::In {
+                    self.pending = Some(GuardError::UnterminatedQuote {
+                        line: self.quote_line,
+                    });
+                    continue;
+                }
+                return Ok(0);
+            }
+            let ok = self.scan(&buf[..n]);
+            // Nothing to hand on: the problem now, or (a lone CR held back) read on.
+            if ok > 0 {
+                return Ok(ok);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hands on at most `step` bytes per read: every chunk boundary is met.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    /// Read `bytes` through a guard, `step` bytes at a time: what was handed on, and
+    /// the guard's error.
+    fn guard(bytes: &[u8], csv: bool, step: usize) -> (Vec<u8>, Option<GuardError>) {
+        let inner = Trickle { bytes, step };
+        let mut g = if csv {
+            Guard::csv(inner)
+        } else {
+            Guard::lines(inner)
+        };
+        let mut out = Vec::new();
+        let mut buf = [0u8; 7];
+        loop {
+            match g.read(&mut buf) {
+                Ok(0) => return (out, None),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) => return (out, GuardError::of(&e)),
+            }
+        }
+    }
+
+    #[test]
+    fn guard_passes_good_files_unchanged_at_every_chunk_size() {
+        let cases: [(&[u8], bool); 5] = [
+            (b"a b\r\nc d\r\n", false),
+            (b"a b\nc d", false),
+            (b"one line ending in CR\r", false),
+            (b"id,q\r\n1,\"multi\nline \"\"quoted\"\"\"\n2,x\n", true),
+            (b"\xEF\xBB\xBF\"id\",q\n1,a\"b\n", true),
+        ];
+        for (bytes, csv) in cases {
+            for step in 1..=bytes.len() {
+                assert_eq!(guard(bytes, csv, step), (bytes.to_vec(), None), "{step}");
+            }
+        }
+    }
+
+    #[test]
+    fn guard_finds_cr_only_and_unterminated_quotes_at_every_chunk_size() {
+        for step in 1..=12 {
+            let (out, e) = guard(b"a b\rc d\r", false, step);
+            assert_eq!(e, Some(GuardError::CrOnly), "{step}");
+            assert_eq!(out, b"a b", "{step}");
+            let (_, e) = guard(b"id,q\n1,x\n2,\"open\n3,y\n", true, step);
+            assert_eq!(e, Some(GuardError::UnterminatedQuote { line: 3 }), "{step}");
+            // a quote inside an unquoted cell is text, not an opening
+            assert_eq!(guard(b"id,q\n1,a\"b\n", true, step).1, None, "{step}");
+        }
+    }
+
+    #[test]
+    fn guard_caps_lines_and_quoted_rows() {
+        let mut long = b"ok\n".to_vec();
+        long.extend(std::iter::repeat_n(b'x', LINE_CAP + 1));
+        for step in [1 << 16, LINE_CAP, LINE_CAP * 2] {
+            let (out, e) = guard(&long, false, step);
+            assert_eq!(e, Some(GuardError::LineTooLong { line: 2 }), "{step}");
+            assert_eq!(out.len(), 3 + LINE_CAP, "{step}");
+        }
+        // exactly the cap is fine
+        assert_eq!(guard(&long[..3 + LINE_CAP], false, 1 << 16).1, None);
+        // a quoted cell of short lines still counts as one row
+        let mut row = b"id,q\n1,\"".to_vec();
+        row.extend("short line\n".repeat(LINE_CAP / 10).bytes());
+        assert_eq!(
+            guard(&row, true, 1 << 16).1,
+            Some(GuardError::LineTooLong { line: 2 })
+        );
     }
 }

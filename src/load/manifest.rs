@@ -20,19 +20,23 @@ pub struct ManifestDoc {
     pub path: PathBuf,
     pub display: String,
     pub doc: Document<String>,
+    /// Where each line after the first starts, found once: a line number is then a
+    /// binary search, not a count from the start (linear in the problems, not
+    /// quadratic).
+    line_starts: Vec<usize>,
+}
+
+/// The offsets just after each `\n` in `text`.
+fn line_starts(text: &str) -> Vec<usize> {
+    memchr::memchr_iter(b'\n', text.as_bytes())
+        .map(|p| p + 1)
+        .collect()
 }
 
 impl ManifestDoc {
     fn line_of(&self, span: Option<std::ops::Range<usize>>) -> Option<u64> {
         let start = span?.start;
-        let raw = self.doc.raw();
-        Some(
-            raw.as_bytes()[..start.min(raw.len())]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count() as u64
-                + 1,
-        )
+        Some(self.line_starts.partition_point(|&s| s <= start) as u64 + 1)
     }
 
     fn key_location(&self, table: &Table, key: &str) -> Location {
@@ -79,6 +83,7 @@ pub fn parse(path: &Path, text: String, diag: &mut Diagnostics) -> Option<Manife
         Ok(doc) => Some(ManifestDoc {
             path: path.to_path_buf(),
             display,
+            line_starts: line_starts(doc.raw()),
             doc,
         }),
         Err(e) => {

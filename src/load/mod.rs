@@ -107,10 +107,11 @@ pub fn is_one_file(path: &Path) -> bool {
     if manifest::is_manifest(path) || DataFormat::from_extension(path) != DataFormat::Csv {
         return false;
     }
-    let Ok(file) = std::fs::File::open(path) else {
+    // Only a regular file is opened: opening a FIFO would block.
+    let Ok(file) = fs::open_regular(path, "run results", "") else {
         return false;
     };
-    let mut reader = csvio::reader(std::io::BufReader::new(file));
+    let mut reader = csvio::reader(lines::Guard::csv(file));
     let mut record = csv::ByteRecord::new();
     if !matches!(reader.read_byte_record(&mut record), Ok(true)) {
         return false;
@@ -203,6 +204,7 @@ pub fn read_runs(
             diag.warnings.extend(d.warnings);
             diag.notes.extend(d.notes);
             diag.dropped.extend(d.dropped);
+            diag.stopped.extend(d.stopped);
             run.map(|mut r| {
                 if r.meta.index_version.is_none() {
                     r.meta.index_version = version.and_then(|v| semver::Version::parse(&v).ok());

@@ -10,7 +10,7 @@ use std::io::Read;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::csvio::{self, Header};
-use crate::load::lines::{self, parse_rank, split_fields};
+use crate::load::lines::{self, Guard, GuardError, parse_rank, split_fields};
 use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Observed, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
@@ -30,16 +30,19 @@ pub fn read(
     let display = meta.results.display().to_string();
     let path = meta.results.clone();
     let source = || -> Result<Box<dyn Read>, ProblemKind> {
-        crate::load::fs::check_path(&path, "run results", &display)?;
-        std::fs::File::open(&path)
+        crate::load::fs::open_regular(&path, "run results", &display)
             .map(|f| Box::new(f) as Box<dyn Read>)
-            .map_err(|e| ProblemKind::PathUnreadable {
-                what: "run results",
-                path: display.clone(),
-                reason: e.to_string(),
-            })
     };
-    read_from(meta, &display, &source, gold, extra_ok, progress)
+    let (run, diag, version, _) = read_from(meta, &display, &source, gold, extra_ok, progress);
+    (run, diag, version)
+}
+
+/// What reading a run cost, for tests of the memory bound.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// The most TREC lines of one query held at once. With a declared depth this
+    /// never exceeds it: lines past depth are counted, not stored.
+    pub max_held: usize,
 }
 
 /// Read run results from memory (the fuzz targets and tests use this).
@@ -49,6 +52,17 @@ pub fn read_bytes(
     gold: &GoldSet,
     extra_ok: &[&str],
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+    let (run, diag, version, _) = read_bytes_with_stats(meta, bytes, gold, extra_ok);
+    (run, diag, version)
+}
+
+/// [`read_bytes`], also saying what reading cost.
+pub fn read_bytes_with_stats(
+    meta: RunMeta,
+    bytes: &[u8],
+    gold: &GoldSet,
+    extra_ok: &[&str],
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
     let display = meta.results.display().to_string();
     let source = || -> Result<Box<dyn Read + '_>, ProblemKind> { Ok(Box::new(bytes)) };
     read_from(meta, &display, &source, gold, extra_ok, &|_| {})
@@ -63,7 +77,7 @@ fn read_from<'s>(
     gold: &GoldSet,
     extra_ok: &[&str],
     progress: Progress,
-) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
     let mut diag = Diagnostics::default();
     let open = |diag: &mut Diagnostics| match source() {
         Ok(r) => Some(r),
@@ -73,30 +87,57 @@ fn read_from<'s>(
         }
     };
     let Some(input) = open(&mut diag) else {
-        return (None, diag, None);
+        return (None, diag, None, ReadStats::default());
     };
     let depth = meta.depth_declared.then_some(meta.depth);
     match meta.format {
         DataFormat::Csv => {
             let mut c = Collector::new(gold, display, depth, true, gold.stand_in);
-            let version = read_csv(input, display, extra_ok, &mut c, &mut diag, progress);
+            let version = read_csv(
+                Guard::csv(input),
+                display,
+                extra_ok,
+                &mut c,
+                &mut diag,
+                progress,
+            );
             c.finish_csv(&mut diag);
-            (Some(c.into_run(meta)), diag, version)
+            let stats = c.stats;
+            (Some(c.into_run(meta)), diag, version, stats)
         }
         DataFormat::Trec => {
             let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
-            if read_trec(input, display, false, &mut c, &mut diag, progress) {
+            if read_trec(
+                Guard::lines(input),
+                display,
+                false,
+                &mut c,
+                &mut diag,
+                progress,
+            ) {
                 c.finish_trec(&mut diag);
-                return (Some(c.into_run(meta)), diag, None);
+                let stats = c.stats;
+                return (Some(c.into_run(meta)), diag, None, stats);
             }
+            let first = c.stats;
             let mut diag = Diagnostics::default();
             let Some(input) = open(&mut diag) else {
-                return (None, diag, None);
+                return (None, diag, None, first);
             };
             let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
-            read_trec(input, display, true, &mut c, &mut diag, &|_| {});
+            read_trec(
+                Guard::lines(input),
+                display,
+                true,
+                &mut c,
+                &mut diag,
+                &|_| {},
+            );
             c.finish_trec(&mut diag);
-            (Some(c.into_run(meta)), diag, None)
+            let stats = ReadStats {
+                max_held: c.stats.max_held.max(first.max_held),
+            };
+            (Some(c.into_run(meta)), diag, None, stats)
         }
     }
 }
@@ -111,7 +152,8 @@ struct Collector<'g> {
     csv: bool,
     /// No usable gold (it failed to load): check each ranking's own structure only.
     structure_only: bool,
-    /// A CSV header with the required columns was read (else no row was).
+    /// A CSV header with the required columns was read, and every row after it
+    /// (else a gold query "missing" from the run may just not have been read).
     header_ok: bool,
     /// First lines of queries the gold does not have (structure-only reading).
     other_lines: FxHashMap<crate::model::Id, u64>,
@@ -127,6 +169,7 @@ struct Collector<'g> {
     longest: u32,
     table: Vec<(u64, u32)>,
     hashes: Vec<u64>,
+    stats: ReadStats,
 }
 
 const SAMPLE: usize = 10;
@@ -157,6 +200,7 @@ impl<'g> Collector<'g> {
             longest: 0,
             table: Vec::new(),
             hashes: Vec::new(),
+            stats: ReadStats::default(),
         }
     }
 
@@ -254,7 +298,7 @@ impl<'g> Collector<'g> {
         self.table.resize(1 << bits, (0, u32::MAX));
         self.hashes.clear();
         let mask = (1usize << bits) - 1;
-        let mut reported: Vec<&str> = Vec::new();
+        let mut reported: FxHashSet<&str> = FxHashSet::default();
         for (i, doc) in docs.iter().enumerate() {
             let h = hash_bytes(doc.as_bytes());
             list.write_u64(h);
@@ -267,8 +311,7 @@ impl<'g> Collector<'g> {
                     break;
                 }
                 if th == h && docs[ti as usize] == *doc {
-                    if !reported.contains(doc) {
-                        reported.push(doc);
+                    if reported.insert(doc) {
                         diag.problem(
                             Location::line(&self.display, line_of(i)),
                             ProblemKind::DuplicateDocInRanking {
@@ -449,11 +492,16 @@ fn read_csv(
         .then(|| header.position("index_version"))
         .flatten();
     let mut versions: Vec<String> = Vec::new();
+    let mut seen_versions: FxHashSet<String> = FxHashSet::default();
     let mut rows = 0u64;
-    csvio::for_each_row(
+    let mut needed = vec![id_col, docs_col];
+    needed.extend(version_col);
+    // Rows after a read error were never seen: "missing" would be noise.
+    c.header_ok = csvio::for_each_row(
         &mut reader,
         display,
         header.width,
+        &needed,
         diag,
         |record, line, diag| {
             rows += 1;
@@ -464,8 +512,20 @@ fn read_csv(
                 && let Some(v) = csvio::cell_str(record, col)
             {
                 let v = v.trim();
-                if !v.is_empty() && !versions.iter().any(|x| x == v) {
-                    versions.push(v.to_string());
+                if !v.is_empty() && seen_versions.insert(v.to_string()) {
+                    // Each distinct value once, at its first row.
+                    if semver::Version::parse(v).is_err() {
+                        diag.problem(
+                            Location::line(display, line),
+                            ProblemKind::InvalidSemver {
+                                key: "index_version",
+                                value: v.to_string(),
+                            },
+                        );
+                    }
+                    if versions.len() < 2 {
+                        versions.push(v.to_string());
+                    }
                 }
             }
             let qi = c.query(&id, line, diag);
@@ -491,7 +551,7 @@ fn read_csv(
     if versions.len() > 1 {
         diag.warn(format!(
             "{display}: the index_version column holds {} different versions; none is shown",
-            versions.len()
+            seen_versions.len()
         ));
     }
     (versions.len() == 1).then(|| versions.remove(0))
@@ -505,6 +565,10 @@ struct TrecQuery {
     gold: Option<usize>,
     arena: String,
     entries: Vec<Entry>,
+    /// Lines read for this query, stored or not.
+    total: u64,
+    /// The first line not stored (past depth).
+    over_line: u64,
 }
 
 struct Entry {
@@ -530,6 +594,20 @@ impl TrecQuery {
             && !c.claim(qi, self.line, diag)
         {
             return;
+        }
+        if let Some(depth) = c.depth
+            && self.total > u64::from(depth)
+        {
+            // Only the first `depth` lines were kept (memory stays gold x depth); the
+            // first line past depth is where the list became too long.
+            diag.problem(
+                Location::line(&c.display, self.over_line),
+                ProblemKind::RankingTooLong {
+                    query: self.qid.clone(),
+                    len: self.total,
+                    depth,
+                },
+            );
         }
         let arena = &self.arena;
         let doc = |e: &Entry| &arena.as_bytes()[e.start as usize..e.end as usize];
@@ -565,9 +643,20 @@ impl TrecQuery {
         self.gold = gold;
         self.arena.clear();
         self.entries.clear();
+        self.total = 0;
+        self.over_line = 0;
     }
 
-    fn push(&mut self, doc: &str, score: f64, rank: i64, line: u64) {
+    /// Add a line; at most `cap` are stored (the run's depth; none for a query that
+    /// is ignored), the rest only counted. Returns how many are held.
+    fn push(&mut self, doc: &str, score: f64, rank: i64, line: u64, cap: u64) -> usize {
+        self.total += 1;
+        if self.total > cap {
+            if self.over_line == 0 {
+                self.over_line = line;
+            }
+            return self.entries.len();
+        }
         let start = self.arena.len() as u32;
         self.arena.push_str(doc);
         self.entries.push(Entry {
@@ -577,6 +666,16 @@ impl TrecQuery {
             end: self.arena.len() as u32,
             line,
         });
+        self.entries.len()
+    }
+
+    /// How many lines of this query may be stored.
+    fn cap(&self, c: &Collector) -> u64 {
+        if self.gold.is_none() && !c.structure_only {
+            0 // not in the gold: ignored, as trec_eval does
+        } else {
+            c.depth.map_or(u64::MAX, u64::from)
+        }
     }
 }
 
@@ -640,7 +739,9 @@ fn parse_trec_line<'t>(
         }
     }
     let score = match fast_float2::parse::<f64, _>(f[4]) {
-        Ok(s) if s.is_finite() => s,
+        // `+ 0.0` turns -0.0 into 0.0: trec_eval ranks them as one score (tie broken
+        // by doc id), and `total_cmp` would not.
+        Ok(s) if s.is_finite() => s + 0.0,
         Ok(s) => {
             diag.problem(
                 Location::line(display, line_no),
@@ -695,59 +796,79 @@ fn read_trec(
     let mut interleaved = false;
     let mut extra_columns = 0u64;
     let mut any = false;
-    let result = lines::stream_lines(file, display, diag, progress, |line_no, text, diag| {
-        let Some((qid, doc, score, rank, extra)) = parse_trec_line(text, line_no, display, diag)
-        else {
-            if !text.trim().is_empty() && !text.trim_start().starts_with('#') {
-                any = true;
-            }
-            return true;
-        };
-        any = true;
-        extra_columns += extra as u64;
-        if keep_all {
-            let idx = match all_index.get(qid) {
-                Some(&i) => i,
-                None => {
-                    let gold = c.query(qid, line_no, diag);
-                    let mut q = TrecQuery::default();
-                    q.reset(qid, line_no, gold);
-                    all.push(q);
-                    all_index.insert(qid.to_string(), all.len() - 1);
-                    all.len() - 1
-                }
-            };
-            all[idx].push(doc, score, rank, line_no);
-            return true;
-        }
-        if !started || current.qid != qid {
-            if started {
-                current.finish(c, diag);
-                finished.insert(hash_bytes(current.qid.as_bytes()));
-            }
-            if finished.contains(&hash_bytes(qid.as_bytes())) {
-                interleaved = true;
+    // qid, docid, rank and score must be UTF-8; Q0, the tag and comments need not.
+    let needed = [0, 2, 3, 4];
+    let result = lines::stream_lines(
+        file,
+        display,
+        &needed,
+        diag,
+        progress,
+        |line_no, text, diag| {
+            if diag.stop_if_full(display, line_no) {
                 return false;
             }
-            let gold = c.query(qid, line_no, diag);
-            current.reset(qid, line_no, gold);
-            started = true;
-        }
-        current.push(doc, score, rank, line_no);
-        true
-    });
+            let Some((qid, doc, score, rank, extra)) =
+                parse_trec_line(text, line_no, display, diag)
+            else {
+                if !text.trim().is_empty() && !text.trim_start().starts_with('#') {
+                    any = true;
+                }
+                return true;
+            };
+            any = true;
+            extra_columns += extra as u64;
+            if keep_all {
+                let idx = match all_index.get(qid) {
+                    Some(&i) => i,
+                    None => {
+                        let gold = c.query(qid, line_no, diag);
+                        let mut q = TrecQuery::default();
+                        q.reset(qid, line_no, gold);
+                        all.push(q);
+                        all_index.insert(qid.to_string(), all.len() - 1);
+                        all.len() - 1
+                    }
+                };
+                let cap = all[idx].cap(c);
+                let held = all[idx].push(doc, score, rank, line_no, cap);
+                c.stats.max_held = c.stats.max_held.max(held);
+                return true;
+            }
+            if !started || current.qid != qid {
+                if started {
+                    current.finish(c, diag);
+                    finished.insert(hash_bytes(current.qid.as_bytes()));
+                }
+                if finished.contains(&hash_bytes(qid.as_bytes())) {
+                    interleaved = true;
+                    return false;
+                }
+                let gold = c.query(qid, line_no, diag);
+                current.reset(qid, line_no, gold);
+                started = true;
+            }
+            let held = current.push(doc, score, rank, line_no, current.cap(c));
+            c.stats.max_held = c.stats.max_held.max(held);
+            true
+        },
+    );
     if interleaved {
         return false;
     }
     if let Err(e) = result {
-        diag.problem(
-            Location::file(display),
-            ProblemKind::PathUnreadable {
-                what: "run results",
-                path: display.to_string(),
-                reason: e.to_string(),
-            },
-        );
+        let (line, kind) = match GuardError::of(&e) {
+            Some(g) => g.problem(),
+            None => (
+                None,
+                ProblemKind::PathUnreadable {
+                    what: "run results",
+                    path: display.to_string(),
+                    reason: e.to_string(),
+                },
+            ),
+        };
+        diag.problem(Location::at(display, line), kind);
     }
     if keep_all {
         for q in &mut all {

@@ -168,7 +168,9 @@ fn changed_data_is_refused_until_the_version_is_raised() {
         assert_line(
             &stderr(&out),
             &format!(
-                "gold.toml: gold changed since it was frozen: sha256 is {new_sha}, the manifest records {DEMO_SHA}; restore the data or raise `version` and run `ragdiff freeze`"
+                "gold.toml: gold changed since it was frozen: sha256 is {}…, the manifest records {}…; restore the data or raise `version` and run `ragdiff freeze`",
+                &new_sha[..12],
+                &DEMO_SHA[..12]
             ),
         );
     }

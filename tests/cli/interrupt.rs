@@ -2,10 +2,12 @@
 //! or SIGTERM while it reads a run, exits 130 or 143 (src/interrupt.rs) and leaves no export
 //! and no temporary `.ragdiff-*.tmp` file behind; its inputs are unchanged.
 //!
-//! The baseline's results are a FIFO that this test holds open and half written, so
-//! ragdiff is in the middle of reading when the signal arrives.
+//! The baseline's results are a TREC run that starts with two million lines of a query
+//! the gold does not have (ignored, as trec_eval does), so ragdiff is in the middle of
+//! reading when the signal arrives. (It was a FIFO held half written; issue 9 makes
+//! every input a regular file, so a FIFO is refused before it is read.)
 
-use std::io::Write;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -69,33 +71,31 @@ fn an_interrupted_compare_leaves_no_export_and_no_temporary_file(
         })
         .collect();
     write_generated(&root, &queries);
-    // The baseline's results become a FIFO; its rows are written below, in part.
+    // The baseline's results become a long TREC run: filler first, then its rows.
     let rows = std::fs::read_to_string(root.join("base.csv")).expect("generated");
-    let fifo: PathBuf = root.join("base.csv");
-    std::fs::remove_file(&fifo).expect("removed");
-    let status = Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .expect("mkfifo runs");
-    assert!(status.success(), "mkfifo failed");
+    let mut trec = String::with_capacity(70 << 20);
+    for i in 0..2_000_000 {
+        let _ = writeln!(trec, "filler Q0 d{i} {} 1.0 t", i + 1);
+    }
+    for row in rows.lines().skip(1) {
+        let (id, docs) = row.split_once(',').expect("id,docs");
+        for (rank, doc) in docs.split(';').enumerate() {
+            let _ = writeln!(trec, "{id} Q0 {doc} {} {} t", rank + 1, 10 - rank);
+        }
+    }
+    let long_run: PathBuf = root.join("base.trec");
+    std::fs::write(&long_run, trec).expect("the long run");
+    std::fs::write(
+        root.join("base.toml"),
+        "index_version = \"1.0.0\"\ncorpus = \"gen\"\ndepth = 5\nresults = \"base.trec\"\n",
+    )
+    .expect("base.toml");
     let out = root.join("out");
     std::fs::create_dir(&out).expect("out/");
     let inputs_before: Vec<(String, Vec<u8>)> = ["gold.csv", "gold.toml", "cand.csv"]
         .iter()
         .map(|n| (n.to_string(), std::fs::read(root.join(n)).expect("input")))
         .collect();
-
-    // Opened read-write, the FIFO neither blocks this test nor reaches end of file
-    // while the test holds it (Linux).
-    let mut writer = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&fifo)
-        .expect("the FIFO opens");
-    let half = rows.len() / 2;
-    writer
-        .write_all(&rows.as_bytes()[..half])
-        .expect("half the rows");
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_ragdiff"))
         .current_dir(&root)
@@ -109,19 +109,19 @@ fn an_interrupted_compare_leaves_no_export_and_no_temporary_file(
         .expect("ragdiff starts");
     let pid = child.id();
 
-    // Wait until ragdiff reads the FIFO (it has installed its handler by then).
+    // Wait until ragdiff reads the long run (it has installed its handler by then).
     let start = Instant::now();
-    while !has_open(pid, &fifo) {
+    while !has_open(pid, &long_run) {
         if let Some(status) = child.try_wait().expect("waitable") {
             let output = child.wait_with_output().expect("output");
             panic!(
-                "ragdiff ended before reading the FIFO: {status}\n{}",
+                "ragdiff ended before reading the long run: {status}\n{}",
                 String::from_utf8_lossy(&output.stderr)
             );
         }
         assert!(
             start.elapsed() < Duration::from_secs(20),
-            "ragdiff never opened the FIFO"
+            "ragdiff never opened the long run"
         );
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -147,7 +147,6 @@ fn an_interrupted_compare_leaves_no_export_and_no_temporary_file(
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    drop(writer);
     let output = child.wait_with_output().expect("output");
     assert_eq!(
         status.code(),

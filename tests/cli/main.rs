@@ -6,6 +6,7 @@ mod common;
 mod compare;
 mod eval;
 mod freeze;
+mod hardening_load;
 mod hardening_out;
 mod hardening_rep;
 mod interrupt;
