@@ -12,4 +12,5 @@ mod parity;
 mod report;
 mod review;
 mod scale;
+mod ship;
 mod validate;
