@@ -52,6 +52,11 @@ pub enum Command {
     /// Record the gold data's sha256 and frozen_version in its manifest
     #[command(after_help = CHECK_EXIT_CODES)]
     Freeze(FreezeArgs),
+    /// Write a starting layout here: gold/, runs/, runs/accepted-failures.csv and the workflow
+    Init,
+    /// Make the candidate the next baseline, once the gate passes
+    #[command(after_help = EXIT_CODES)]
+    Promote(PromoteArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -114,6 +119,43 @@ pub struct FreezeArgs {
     /// Gold manifest to freeze [default: the only *.toml in gold/]
     #[arg(value_name = "GOLD")]
     pub gold: Option<PathBuf>,
+}
+
+/// `promote`: `compare`'s inputs and gate options, and `--force`.
+#[derive(Debug, Args)]
+pub struct PromoteArgs {
+    #[command(flatten)]
+    pub gold: GoldArg,
+    /// Baseline and candidate run manifests; the candidate's is copied over the baseline's [default: runs/baseline.toml runs/candidate.toml]
+    #[arg(value_names = ["BASELINE", "CANDIDATE"], num_args = 2)]
+    pub runs: Vec<PathBuf>,
+    /// Evaluation cutoff [default: the gold's k, else the depth]; refused when the gold pins k
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub k: Option<u32>,
+    /// Seed of the resampling generator
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Draws for the bootstrap CI and the randomization test
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub resamples: u32,
+    /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap
+    #[arg(long, value_name = "METRIC=VALUE")]
+    pub max_drop: Vec<String>,
+    /// Accept a newly failed query (repeatable)
+    #[arg(long, value_name = "ID")]
+    pub allow_failed: Vec<String>,
+    /// Accept the newly failed queries listed in a CSV file `id,reason`
+    #[arg(long, value_name = "FILE")]
+    pub allow_failed_file: Option<PathBuf>,
+    /// Fail when RR, Recall, Hit or nDCG drops with p < 0.05 (no multiple-comparison correction)
+    #[arg(long)]
+    pub fail_on_significant_drop: bool,
+    /// Refuse an unfrozen gold set (exit 2)
+    #[arg(long)]
+    pub require_frozen: bool,
+    /// Promote even when the gate fails (invalid input and refusals still stop it)
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{self, CompareArgs, EvalArgs, EvalFormat, FreezeArgs, ValidateArgs};
+use crate::cli::{self, CompareArgs, EvalArgs, EvalFormat, FreezeArgs, PromoteArgs, ValidateArgs};
 use crate::load;
 use crate::metrics::Metric;
 use crate::report::Format;
@@ -237,6 +237,40 @@ impl Compare {
             fail_on_significant_drop: args.fail_on_significant_drop,
             require_frozen: args.require_frozen,
             enforced: !args.no_gate,
+        })
+    }
+}
+
+/// `promote`'s settings: the gate's, as `compare` reads them (its report on stdout,
+/// no exports), and whether a failed gate still promotes.
+#[derive(Debug)]
+pub struct Promote {
+    pub compare: Compare,
+    pub force: bool,
+}
+
+impl Promote {
+    pub fn new(args: PromoteArgs) -> Result<Self, InvalidInput> {
+        let compare = Compare::new(CompareArgs {
+            gold: args.gold,
+            runs: args.runs,
+            k: args.k,
+            format: None,
+            export_markdown: None,
+            export_json: None,
+            export_csv: None,
+            seed: args.seed,
+            resamples: args.resamples,
+            max_drop: args.max_drop,
+            allow_failed: args.allow_failed,
+            allow_failed_file: args.allow_failed_file,
+            fail_on_significant_drop: args.fail_on_significant_drop,
+            require_frozen: args.require_frozen,
+            no_gate: false,
+        })?;
+        Ok(Self {
+            compare,
+            force: args.force,
         })
     }
 }

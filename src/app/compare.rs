@@ -132,6 +132,12 @@ fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
             version(runs[0]),
         ));
     }
+    if cmp.bump == Bump::Same && cmp.nondeterministic.is_empty() && !cmp.same_results {
+        warnings.push(
+            "baseline and candidate hold the same results (same index version, every list identical): nothing changed; after `ragdiff promote`, export the next candidate"
+                .to_string(),
+        );
+    }
     if cmp.rows.len() < FEW_QUERIES {
         warnings.push(format!(
             "only {} with a relevant doc {} compared; means, intervals and p-values say little on so few",

@@ -5,6 +5,8 @@
 mod compare;
 mod eval;
 mod freeze;
+mod init;
+mod promote;
 mod validate;
 
 use crate::cli::{Cli, Command};
@@ -52,6 +54,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Eval(args) => eval::run(settings::Eval::new(args)?),
         Command::Validate(args) => validate::run(settings::Validate::new(args)),
         Command::Freeze(args) => freeze::run(settings::Freeze::new(args)),
+        Command::Init => init::run(),
+        Command::Promote(args) => promote::run(settings::Promote::new(args)?),
     }
 }
 

@@ -530,3 +530,21 @@ pub fn say_skipped(message: &str) {
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr().lock(), "{message}");
 }
+
+/// The demo (`gold/` and `runs/`, files only) copied into a new temporary folder, for
+/// commands that write over their inputs (`promote`).
+pub fn demo_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for sub in ["gold", "runs"] {
+        let from = crate_dir().join(sub);
+        let to = dir.path().join(sub);
+        std::fs::create_dir(&to).expect("a folder");
+        for entry in std::fs::read_dir(&from).expect("the demo folder") {
+            let entry = entry.expect("a folder entry");
+            if entry.file_type().expect("a file type").is_file() {
+                std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copied");
+            }
+        }
+    }
+    dir
+}

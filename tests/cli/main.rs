@@ -15,5 +15,6 @@ mod parity;
 mod report;
 mod review;
 mod scale;
+mod ship;
 mod snapshots_all;
 mod validate;

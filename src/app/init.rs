@@ -1,0 +1,105 @@
+//! `init`: write a starting layout into the current folder (the repository's root):
+//! `gold/`, `runs/`, `runs/accepted-failures.csv` (header only) and the workflow
+//! that runs the gate. The one command that creates folders; it never overwrites.
+
+use std::path::Path;
+
+use crate::exit;
+use crate::output;
+use crate::validate::InvalidInput;
+
+/// The workflow, with `RAGDIFF_ACTION` standing for this action at this version.
+const WORKFLOW: &str = include_str!("init_workflow.yml");
+
+/// The allow-list with its header only: the gate reads it from the first run on.
+const ALLOW_LIST: &str = "id,reason\n";
+
+const FOLDERS: [&str; 4] = ["gold", "runs", ".github", ".github/workflows"];
+pub const WORKFLOW_PATH: &str = ".github/workflows/rag-retrieval.yml";
+const ALLOW_LIST_PATH: &str = "runs/accepted-failures.csv";
+
+/// `OWNER/ragdiff@vVERSION`: the repository Cargo.toml names (a fork sets its own)
+/// at the tag of the version that writes the workflow.
+pub fn action_ref() -> String {
+    let repo = env!("CARGO_PKG_REPOSITORY");
+    let repo = repo
+        .strip_prefix("https://github.com/")
+        .unwrap_or(repo)
+        .trim_end_matches('/')
+        .trim_end_matches(".git");
+    format!("{repo}@v{}", env!("CARGO_PKG_VERSION"))
+}
+
+pub fn run() -> anyhow::Result<u8> {
+    // A file where a folder belongs would stop the layout half-way: refuse first.
+    for folder in FOLDERS {
+        let p = Path::new(folder);
+        if p.exists() && !p.is_dir() {
+            return Err(InvalidInput::usage(format!(
+                "{folder} exists and is not a folder; move it away, then run ragdiff init again"
+            ))
+            .into());
+        }
+    }
+    let mut created = Vec::new();
+    let mut skipped = Vec::new();
+    for folder in FOLDERS {
+        if Path::new(folder).is_dir() {
+            skipped.push(format!("{folder}/"));
+        } else {
+            std::fs::create_dir(folder).map_err(|e| {
+                InvalidInput::usage(format!("{folder}: cannot create the folder: {e}"))
+            })?;
+            created.push(format!("{folder}/"));
+        }
+    }
+    let workflow = WORKFLOW.replace("RAGDIFF_ACTION", &action_ref());
+    for (path, text) in [(ALLOW_LIST_PATH, ALLOW_LIST), (WORKFLOW_PATH, &workflow)] {
+        // symlink_metadata: a dangling link is something that exists too.
+        if Path::new(path).symlink_metadata().is_ok() {
+            skipped.push(path.to_string());
+        } else {
+            output::write(Path::new(path), text)?;
+            created.push(path.to_string());
+        }
+    }
+    let mut out = String::new();
+    for c in &created {
+        out.push_str(&format!("created  {c}\n"));
+    }
+    for s in &skipped {
+        out.push_str(&format!("skipped  {s} (it exists; left as it is)\n"));
+    }
+    if !Path::new(".git").exists() {
+        out.push_str(
+            "\nnote: no .git here; GitHub runs workflows from .github/workflows at the repository's root\n",
+        );
+    }
+    out.push_str(&next_steps());
+    output::stdout(&out)?;
+    Ok(exit::SUCCESS)
+}
+
+fn next_steps() -> String {
+    format!(
+        "
+Next steps:
+  1. Put your gold set in gold/: the data (CSV `id,expected_doc_ids` with ids
+     separated by `;`, or TREC qrels)
+     and a manifest gold/NAME.toml naming it, for example:
+         name = \"NAME\"
+         version = \"1.0.0\"
+         corpus = \"CORPUS\"
+         data = \"NAME.csv\"
+         k = 10
+  2. Freeze it:  ragdiff freeze
+  3. Export a baseline run of your current retriever over the gold queries:
+     runs/baseline.toml (index_version, corpus, depth, results) and its results
+     (CSV `id,retrieved_doc_ids`, best first, separated by `;`, or a TREC run).
+  4. Replace the export step in {WORKFLOW_PATH}
+     with your export of the candidate run (runs/candidate.toml).
+  5. Commit gold/, runs/ and .github/: the workflow runs the gate on every pull request.
+  6. After a change is merged, make its run the next baseline:  ragdiff promote
+"
+    )
+}

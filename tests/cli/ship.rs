@@ -1,0 +1,374 @@
+//! `init` and `promote` (SPEC section 15): the starting layout in a fresh repository,
+//! linted by actionlint when it is installed, and the candidate made the next
+//! baseline, atomically and only when the gate passes.
+
+use std::path::Path;
+use std::process::Command as Process;
+
+use crate::common::{
+    Bump, CompareJson, Status, assert_code, compare_json, demo_copy, render, run, say_skipped,
+    stderr, stdout,
+};
+
+/// The action the workflow `init` writes calls: Cargo.toml's repository at this
+/// version's tag.
+fn action_ref() -> String {
+    let repo = env!("CARGO_PKG_REPOSITORY")
+        .trim_start_matches("https://github.com/")
+        .to_string();
+    format!("{repo}@v{}", env!("CARGO_PKG_VERSION"))
+}
+
+fn read(dir: &Path, rel: &str) -> String {
+    std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// A new, empty git repository (what a user runs `init` in).
+fn empty_repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out = Process::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(dir.path())
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git init: {out:?}");
+    dir
+}
+
+// ---------------------------------------------------------------------------------
+// init
+
+#[test]
+fn init_writes_the_layout_in_an_empty_repository_and_actionlint_passes() {
+    let dir = empty_repository();
+    let out = run(dir.path(), &["init"]);
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    for created in [
+        "gold/",
+        "runs/",
+        "runs/accepted-failures.csv",
+        ".github/workflows/rag-retrieval.yml",
+    ] {
+        assert!(
+            text.lines().any(|l| l == format!("created  {created}")),
+            "{created} not listed as created:\n{text}"
+        );
+    }
+    assert!(!text.contains("skipped"), "{text}");
+    assert!(dir.path().join("gold").is_dir());
+    assert_eq!(
+        read(dir.path(), "runs/accepted-failures.csv"),
+        "id,reason\n"
+    );
+    let workflow = read(dir.path(), ".github/workflows/rag-retrieval.yml");
+    assert!(
+        workflow.contains(&format!("uses: {}\n", action_ref())),
+        "{workflow}"
+    );
+    assert!(workflow.contains("allow-failed-file: runs/accepted-failures.csv"));
+    assert!(workflow.contains("persist-credentials: false"));
+    // The next steps: the gold, freeze, a baseline, promote.
+    for step in [
+        "gold/",
+        "ragdiff freeze",
+        "runs/baseline.toml",
+        "ragdiff promote",
+    ] {
+        assert!(text.contains(step), "next steps lack {step}:\n{text}");
+    }
+    assert!(!text.contains("no .git here"), "{text}");
+
+    match Process::new("actionlint")
+        .arg("-oneline")
+        .current_dir(dir.path())
+        .output()
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            say_skipped("skipped: actionlint not installed");
+        }
+        Err(e) => panic!("actionlint: {e}"),
+        Ok(lint) => assert!(
+            lint.status.success(),
+            "actionlint on what init wrote:\n{}{}",
+            String::from_utf8_lossy(&lint.stdout),
+            String::from_utf8_lossy(&lint.stderr)
+        ),
+    }
+}
+
+#[test]
+fn init_never_overwrites_and_lists_what_it_skipped() {
+    let dir = empty_repository();
+    std::fs::create_dir(dir.path().join("runs")).unwrap();
+    std::fs::write(
+        dir.path().join("runs/accepted-failures.csv"),
+        "id,reason\nQ-1,known\n",
+    )
+    .unwrap();
+    let out = run(dir.path(), &["init"]);
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    assert!(
+        text.contains("skipped  runs/accepted-failures.csv (it exists; left as it is)"),
+        "{text}"
+    );
+    assert!(text.contains("skipped  runs/ "), "{text}");
+    assert!(text.contains("created  .github/workflows/rag-retrieval.yml"));
+    assert_eq!(
+        read(dir.path(), "runs/accepted-failures.csv"),
+        "id,reason\nQ-1,known\n"
+    );
+
+    // A second run writes nothing: the user's edits to the workflow stay.
+    let path = dir.path().join(".github/workflows/rag-retrieval.yml");
+    std::fs::write(&path, "# edited\n").unwrap();
+    let again = run(dir.path(), &["init"]);
+    assert_code(&again, 0);
+    assert!(!stdout(&again).contains("created"), "{}", render(&again));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "# edited\n");
+}
+
+#[test]
+fn init_refuses_a_file_where_a_folder_belongs_and_writes_nothing() {
+    let dir = empty_repository();
+    std::fs::write(dir.path().join("runs"), "not a folder").unwrap();
+    let out = run(dir.path(), &["init"]);
+    assert_code(&out, 2);
+    assert!(stderr(&out).contains("runs exists and is not a folder"));
+    assert!(!dir.path().join("gold").exists());
+    assert!(!dir.path().join(".github").exists());
+}
+
+#[test]
+fn init_outside_a_repository_root_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["init"]);
+    assert_code(&out, 0);
+    assert!(stdout(&out).contains("no .git here"), "{}", render(&out));
+}
+
+/// The header-only allow-list is a valid allow-list from the first gate run on (exit
+/// 1 for the demo's regression, never 2 for a missing or malformed file).
+#[test]
+fn the_allow_list_init_writes_is_read_by_the_gate() {
+    let dir = demo_copy();
+    std::fs::remove_file(dir.path().join("runs/accepted-failures.csv")).unwrap();
+    assert_code(&run(dir.path(), &["init"]), 0);
+    let out = run(
+        dir.path(),
+        &[
+            "compare",
+            "--allow-failed-file",
+            "runs/accepted-failures.csv",
+        ],
+    );
+    assert_code(&out, 1);
+    assert!(stdout(&out).contains("FAIL  1 query newly failed"));
+}
+
+// ---------------------------------------------------------------------------------
+// promote
+
+const ALLOW: [&str; 3] = [
+    "promote",
+    "--allow-failed-file",
+    "runs/accepted-failures.csv",
+];
+
+/// Every file of `runs/`, name and bytes.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Identical lists: no metric moved and no doc was lost or gained (a query failing
+/// on both sides stays `still_failing`).
+#[track_caller]
+fn assert_nothing_moved(r: &CompareJson) {
+    for q in &r.per_query {
+        assert!(
+            [Status::Unchanged, Status::StillFailing].contains(&q.status),
+            "{}: {:?}",
+            q.id,
+            q.status
+        );
+        assert!(q.lost.is_empty() && q.gained.is_empty(), "{}", q.id);
+        assert_eq!(q.delta.rr, 0.0, "{}", q.id);
+        assert_eq!(q.delta.ndcg, 0.0, "{}", q.id);
+    }
+}
+
+#[test]
+fn promote_refuses_with_the_gates_code_and_changes_nothing() {
+    let dir = demo_copy();
+    let before = snapshot(dir.path());
+    let out = run(dir.path(), &["promote"]);
+    assert_code(&out, 1);
+    assert!(stdout(&out).contains("FAIL  1 query newly failed"));
+    assert!(
+        stderr(&out).contains("the gate did not pass (exit 1); nothing promoted"),
+        "{}",
+        render(&out)
+    );
+    assert_eq!(snapshot(dir.path()), before);
+}
+
+#[test]
+fn promote_makes_compare_see_identical_runs() {
+    let dir = demo_copy();
+    let candidate = std::fs::read(dir.path().join("runs/candidate.csv")).unwrap();
+    let out = run(dir.path(), &ALLOW);
+    assert_code(&out, 0);
+    assert!(stdout(&out).contains("PASS"), "{}", render(&out));
+    assert!(stdout(&out).contains(
+        "promoted runs/candidate.toml to runs/baseline.toml: it now reads runs/baseline.csv"
+    ));
+    assert_eq!(
+        std::fs::read(dir.path().join("runs/baseline.csv")).unwrap(),
+        candidate
+    );
+    // The candidate's manifest, comments kept, its results renamed to the baseline's.
+    let manifest = read(dir.path(), "runs/baseline.toml");
+    let expected = read(dir.path(), "runs/candidate.toml")
+        .replace("results = \"candidate.csv\"", "results = \"baseline.csv\"");
+    assert_eq!(manifest, expected);
+    assert!(manifest.starts_with("# Candidate:"), "{manifest}");
+
+    let r = compare_json(dir.path(), &["compare", "--format", "json"], 0);
+    assert_eq!(r.bump, Bump::Same);
+    assert!(r.nondeterministic.is_empty());
+    assert_nothing_moved(&r);
+    assert!(r.gate.passed);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.starts_with("baseline and candidate read the same results")),
+        "{:?}",
+        r.warnings
+    );
+}
+
+#[test]
+fn promote_with_force_promotes_a_failing_candidate() {
+    let dir = demo_copy();
+    let out = run(dir.path(), &["promote", "--force"]);
+    assert_code(&out, 0);
+    assert!(stderr(&out).contains("promoting anyway (--force)"));
+    assert!(read(dir.path(), "runs/baseline.toml").contains("index_version = \"2.4.0\""));
+}
+
+/// `--force` overrides a failed gate only: runs that are not comparable stay refused.
+#[test]
+fn promote_refuses_runs_that_are_not_comparable_even_with_force() {
+    let dir = demo_copy();
+    let path = dir.path().join("runs/candidate.toml");
+    let text =
+        read(dir.path(), "runs/candidate.toml").replace("access = \"public\"", "access = \"all\"");
+    std::fs::write(&path, text).unwrap();
+    let before = snapshot(dir.path());
+    let out = run(dir.path(), &["promote", "--force"]);
+    assert_code(&out, 3);
+    assert_eq!(snapshot(dir.path()), before);
+}
+
+#[test]
+fn promote_refuses_when_both_manifests_read_the_same_results() {
+    let dir = demo_copy();
+    let text = read(dir.path(), "runs/candidate.toml")
+        .replace("results = \"candidate.csv\"", "results = \"baseline.csv\"");
+    std::fs::write(dir.path().join("runs/same.toml"), text).unwrap();
+    let before = snapshot(dir.path());
+    let out = run(
+        dir.path(),
+        &["promote", "--force", "runs/baseline.toml", "runs/same.toml"],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("already read the same results file"),
+        "{}",
+        render(&out)
+    );
+    assert!(stdout(&out).is_empty(), "no gate ran:\n{}", render(&out));
+    assert_eq!(snapshot(dir.path()), before);
+}
+
+/// The copy takes the baseline manifest's name; the old results file is left alone.
+#[test]
+fn promote_names_the_copy_after_the_baseline_manifest() {
+    let dir = demo_copy();
+    std::fs::rename(
+        dir.path().join("runs/baseline.toml"),
+        dir.path().join("runs/current.toml"),
+    )
+    .unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "promote",
+            "--allow-failed-file",
+            "runs/accepted-failures.csv",
+            "runs/current.toml",
+            "runs/candidate.toml",
+        ],
+    );
+    assert_code(&out, 0);
+    assert!(read(dir.path(), "runs/current.toml").contains("results = \"current.csv\""));
+    assert_eq!(
+        read(dir.path(), "runs/current.csv"),
+        read(dir.path(), "runs/candidate.csv")
+    );
+    assert!(
+        stdout(&out).contains(
+            "note: runs/baseline.csv is no longer named by runs/current.toml; left in place"
+        ),
+        "{}",
+        render(&out)
+    );
+    assert!(dir.path().join("runs/baseline.csv").exists());
+    let r = compare_json(
+        dir.path(),
+        &[
+            "compare",
+            "--format",
+            "json",
+            "runs/current.toml",
+            "runs/candidate.toml",
+        ],
+        0,
+    );
+    assert_nothing_moved(&r);
+}
+
+#[cfg(unix)]
+#[test]
+fn promote_keeps_the_baseline_file_modes() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = demo_copy();
+    let mode = |rel: &str| {
+        std::fs::metadata(dir.path().join(rel))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let set = |rel: &str, m: u32| {
+        std::fs::set_permissions(dir.path().join(rel), std::fs::Permissions::from_mode(m)).unwrap()
+    };
+    set("runs/baseline.toml", 0o640);
+    set("runs/baseline.csv", 0o604);
+    set("runs/candidate.csv", 0o600);
+    assert_code(&run(dir.path(), &ALLOW), 0);
+    assert_eq!(mode("runs/baseline.toml"), 0o640);
+    assert_eq!(mode("runs/baseline.csv"), 0o604);
+}
