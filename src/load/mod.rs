@@ -182,13 +182,25 @@ pub fn read_runs(
     extra_ok: &[&str],
     diag: &mut Diagnostics,
 ) -> Vec<Option<EvaluatedRun>> {
+    read_runs_keeping(metas, gold, extra_ok, run::Keep::NONE, diag)
+}
+
+/// [`read_runs`], each run keeping the unjudged docs `keep` names by id
+/// (docs/contract.md §16).
+pub fn read_runs_keeping(
+    metas: Vec<RunMeta>,
+    gold: &GoldSet,
+    extra_ok: &[&str],
+    keep: run::Keep,
+    diag: &mut Diagnostics,
+) -> Vec<Option<EvaluatedRun>> {
     let paths: Vec<&Path> = metas.iter().map(|m| m.results.as_path()).collect();
     let bar = progress::Bytes::new(&paths);
     let inc = |n: u64| bar.inc(n);
     let results: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = metas
             .into_iter()
-            .map(|meta| s.spawn(|| run::read(meta, gold, extra_ok, &inc)))
+            .map(|meta| s.spawn(move || run::read_keeping(meta, gold, extra_ok, keep, &inc)))
             .collect();
         handles
             .into_iter()

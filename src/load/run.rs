@@ -11,11 +11,29 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::csvio::{self, Header};
 use crate::load::lines::{self, parse_rank, split_fields};
-use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Observed, RunMeta};
+use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Id, Observed, RankedDoc, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// Told how many more bytes were read.
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+pub use crate::model::Wanted;
+
+/// Which unjudged docs a reader keeps by id in [`Observed::unjudged`]: those in the
+/// first `top` ranks, and those `wanted` at any rank.
+#[derive(Clone, Copy, Default)]
+pub struct Keep<'w> {
+    pub top: u32,
+    pub wanted: Option<&'w Wanted>,
+}
+
+impl Keep<'_> {
+    /// Keep no doc by id (what `eval` and `validate` need).
+    pub const NONE: Keep<'static> = Keep {
+        top: 0,
+        wanted: None,
+    };
+}
 
 /// Read a run against `gold`. `extra_ok` lists columns expected beside the run's own
 /// (the one-file layout). Problems go to the returned diagnostics; the run is `None`
@@ -25,6 +43,17 @@ pub fn read(
     meta: RunMeta,
     gold: &GoldSet,
     extra_ok: &[&str],
+    progress: Progress,
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+    read_keeping(meta, gold, extra_ok, Keep::NONE, progress)
+}
+
+/// [`read`], keeping the unjudged docs `keep` names by id.
+pub fn read_keeping(
+    meta: RunMeta,
+    gold: &GoldSet,
+    extra_ok: &[&str],
+    keep: Keep,
     progress: Progress,
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
     let display = meta.results.display().to_string();
@@ -39,7 +68,7 @@ pub fn read(
                 reason: e.to_string(),
             })
     };
-    read_from(meta, &display, &source, gold, extra_ok, progress)
+    read_from(meta, &display, &source, gold, (extra_ok, keep), progress)
 }
 
 /// Read run results from memory (the fuzz targets and tests use this).
@@ -49,9 +78,20 @@ pub fn read_bytes(
     gold: &GoldSet,
     extra_ok: &[&str],
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+    read_bytes_keeping(meta, bytes, gold, extra_ok, Keep::NONE)
+}
+
+/// [`read_bytes`], keeping the unjudged docs `keep` names by id.
+pub fn read_bytes_keeping(
+    meta: RunMeta,
+    bytes: &[u8],
+    gold: &GoldSet,
+    extra_ok: &[&str],
+    keep: Keep,
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
     let display = meta.results.display().to_string();
     let source = || -> Result<Box<dyn Read + '_>, ProblemKind> { Ok(Box::new(bytes)) };
-    read_from(meta, &display, &source, gold, extra_ok, &|_| {})
+    read_from(meta, &display, &source, gold, (extra_ok, keep), &|_| {})
 }
 
 /// Read from `source`, which can be opened again: a TREC run whose queries turn out
@@ -61,7 +101,7 @@ fn read_from<'s>(
     display: &str,
     source: &dyn Fn() -> Result<Box<dyn Read + 's>, ProblemKind>,
     gold: &GoldSet,
-    extra_ok: &[&str],
+    (extra_ok, keep): (&[&str], Keep),
     progress: Progress,
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
     let mut diag = Diagnostics::default();
@@ -79,12 +119,14 @@ fn read_from<'s>(
     match meta.format {
         DataFormat::Csv => {
             let mut c = Collector::new(gold, display, depth, true, gold.stand_in);
+            c.keep = keep;
             let version = read_csv(input, display, extra_ok, &mut c, &mut diag, progress);
             c.finish_csv(&mut diag);
             (Some(c.into_run(meta)), diag, version)
         }
         DataFormat::Trec => {
             let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            c.keep = keep;
             if read_trec(input, display, false, &mut c, &mut diag, progress) {
                 c.finish_trec(&mut diag);
                 return (Some(c.into_run(meta)), diag, None);
@@ -94,6 +136,7 @@ fn read_from<'s>(
                 return (None, diag, None);
             };
             let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            c.keep = keep;
             read_trec(input, display, true, &mut c, &mut diag, &|_| {});
             c.finish_trec(&mut diag);
             (Some(c.into_run(meta)), diag, None)
@@ -124,6 +167,8 @@ struct Collector<'g> {
     longest: u32,
     table: Vec<(u64, u32)>,
     hashes: Vec<u64>,
+    /// Unjudged docs to keep by id.
+    keep: Keep<'g>,
 }
 
 const SAMPLE: usize = 10;
@@ -153,6 +198,7 @@ impl<'g> Collector<'g> {
             longest: 0,
             table: Vec::new(),
             hashes: Vec::new(),
+            keep: Keep::NONE,
         }
     }
 
@@ -293,11 +339,38 @@ impl<'g> Collector<'g> {
                 }
             }
         }
+        let unjudged = self.unjudged(qi, docs, &hits);
         self.observed[qi] = Some(Observed {
             len,
             hits,
             list_hash: list.finish(),
+            unjudged,
         });
+    }
+
+    /// The unjudged docs of one ranking that [`Keep`] asks for, in rank order
+    /// (`hits` holds the judged ones, in rank order).
+    fn unjudged(&self, qi: usize, docs: &[&str], hits: &[Hit]) -> Vec<RankedDoc> {
+        let wanted = self.keep.wanted.and_then(|w| w.get(&(qi as u32)));
+        let scan = match wanted {
+            Some(_) => docs.len(),
+            None => docs.len().min(self.keep.top as usize),
+        };
+        let mut out = Vec::new();
+        let mut judged = hits.iter().map(|h| h.rank).peekable();
+        for (i, doc) in docs.iter().take(scan).enumerate() {
+            let rank = i as u32 + 1;
+            if judged.next_if_eq(&rank).is_some() {
+                continue;
+            }
+            if i < self.keep.top as usize || wanted.is_some_and(|w| w.iter().any(|d| d == doc)) {
+                out.push(RankedDoc {
+                    rank,
+                    doc: Id::from(*doc),
+                });
+            }
+        }
+        out
     }
 
     fn finish_csv(&mut self, diag: &mut Diagnostics) {
