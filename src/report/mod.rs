@@ -30,7 +30,7 @@ pub enum Format {
     LabelQueue,
 }
 
-pub const SCHEMA_VERSION: &str = "1.0.0";
+pub const SCHEMA_VERSION: &str = "1.1.0";
 
 /// The gold set as every report shows it (SPEC section 7).
 #[derive(Debug, Clone, Serialize)]

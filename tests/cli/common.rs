@@ -94,6 +94,7 @@ pub struct EvalJson {
     pub means: Means,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
+    pub notes: Vec<String>,
 }
 
 /// Read a key whose value may be `null` but which must be present (serde's derive
@@ -148,6 +149,7 @@ pub struct Row {
     pub precision: f64,
     pub ndcg: f64,
     pub ap: f64,
+    pub unjudged_at_k: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -159,6 +161,7 @@ pub struct Means {
     pub precision: f64,
     pub ndcg: f64,
     pub ap: f64,
+    pub judged: f64,
 }
 
 impl EvalJson {
@@ -224,9 +227,11 @@ pub struct CompareJson {
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
     pub still_failing: Vec<String>,
+    pub suspect: Vec<String>,
     pub accepted: Vec<AcceptedJson>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
+    pub notes: Vec<String>,
     pub gate: GateJson,
     pub resamples: u32,
     pub seed: u64,
@@ -307,6 +312,7 @@ pub struct CompareMeans {
     pub ndcg: TestedMeanJson,
     pub precision: MeanJson,
     pub ap: MeanJson,
+    pub judged: MeanJson,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -355,6 +361,10 @@ pub struct CompareRow {
     pub failure_kind: Option<FailureKind>,
     pub lost: Vec<String>,
     pub gained: Vec<String>,
+    pub baseline_unjudged_at_k: u32,
+    pub candidate_unjudged_at_k: u32,
+    pub unjudged_entered: u32,
+    pub suspect: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

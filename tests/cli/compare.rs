@@ -56,7 +56,7 @@ fn demo() {
 #[test]
 fn demo_json_has_every_status() {
     let r = compare_json(crate_dir(), &["compare", "--format", "json"], 1);
-    assert_eq!(r.schema_version, "1.0.0");
+    assert_eq!(r.schema_version, "1.1.0");
     assert_eq!(r.k, 3);
     assert_eq!(r.bump, Bump::Minor, "2.3.0 -> 2.4.0");
     assert_eq!((r.resamples, r.seed), (1000, 0), "the default statistics");
