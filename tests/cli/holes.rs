@@ -364,3 +364,121 @@ fn bad_non_relevant_cells_are_input_errors(#[case] dir: &str, #[case] message: &
         assert!(stdout(&out).is_empty(), "{}", render(&out));
     }
 }
+
+// ---------------------------------------------------------------------------------
+// Parity: Judged@k against ir_measures (tests/fixtures/holes/make_expected.py).
+
+const SKIPPED: &str =
+    "skipped: RAGDIFF_REFERENCE_DIR is unset (Judged@k parity needs ../shared/reference)";
+
+/// One line of `parity/judged.*.tsv`: k, query, docs returned, judged docs in the
+/// top k (counted by the script), ir_measures' Judged@k.
+struct Judged {
+    k: u32,
+    query: String,
+    returned: u32,
+    judged: u32,
+    ir_measures: f64,
+}
+
+fn read_judged(name: &str) -> Vec<Judged> {
+    let path = fixture(&format!("holes/parity/judged.{name}.tsv"));
+    let text = std::fs::read_to_string(&path).expect("the expected values");
+    text.lines()
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            let [k, query, returned, judged, value] = f[..] else {
+                panic!("{}: not 5 fields: {line}", path.display());
+            };
+            Judged {
+                k: k.parse().expect("k"),
+                query: query.to_string(),
+                returned: returned.parse().expect("returned"),
+                judged: judged.parse().expect("judged"),
+                ir_measures: value.parse().expect("a value"),
+            }
+        })
+        .collect()
+}
+
+/// ragdiff's unjudged_at_k and means.judged against ir_measures on `qrels` + `run`
+/// (paths from `dir`): equal wherever a list holds at least k docs; on shorter lists
+/// ir_measures divides by the list's length and ragdiff by k. Returns how many
+/// per-query values were compared.
+fn judged_parity(name: &str, dir: &std::path::Path, qrels: &str, run: &str) -> usize {
+    let expected = read_judged(name);
+    let mut compared = 0;
+    for k in [1u32, 3, 5, 10, 100] {
+        let k_text = k.to_string();
+        let e = eval_json(
+            dir,
+            &["eval", qrels, run, "--format", "json", "--k", &k_text],
+        );
+        let lines: Vec<&Judged> = expected.iter().filter(|j| j.k == k).collect();
+        let mut ours = Vec::new();
+        for row in &e.per_query {
+            let j = lines
+                .iter()
+                .find(|j| j.query == row.id)
+                .unwrap_or_else(|| panic!("{name} k={k}: no ir_measures value for {}", row.id));
+            let what = format!("{name} k={k} query {}", row.id);
+            let in_top = j.returned.min(k);
+            assert_eq!(in_top - row.unjudged_at_k, j.judged, "{what}: judged docs");
+            let ir_measures_way = if j.returned == 0 {
+                0.0
+            } else {
+                f64::from(in_top - row.unjudged_at_k) / f64::from(in_top)
+            };
+            assert_close(ir_measures_way, j.ir_measures, &what);
+            if j.returned >= k {
+                let judged_at_k = f64::from(k - row.unjudged_at_k) / f64::from(k);
+                assert_close(judged_at_k, j.ir_measures, &format!("{what} (Judged@k)"));
+            }
+            ours.push(f64::from(in_top - row.unjudged_at_k) / f64::from(k));
+            compared += 1;
+        }
+        let mean = ours.iter().sum::<f64>() / ours.len() as f64;
+        assert_close(e.means.judged, mean, &format!("{name} k={k}: means.judged"));
+    }
+    compared
+}
+
+#[test]
+fn judged_at_k_matches_ir_measures_on_trec_eval_data() {
+    let Some(reference) = crate::common::reference_dir() else {
+        crate::common::say_skipped(SKIPPED);
+        return;
+    };
+    let dir = reference.join("trec_eval");
+    let mut compared = 0;
+    for (qrels, run) in [
+        ("qrels.test", "results.test"),
+        ("qrels.rel_level", "results.test"),
+        ("qrels.test", "results.trunc"),
+        ("qrels.comment.test", "results.comment.test"),
+    ] {
+        compared += judged_parity(&format!("{qrels}.{run}"), &dir, qrels, run);
+    }
+    assert!(compared > 150, "only {compared} values compared");
+}
+
+#[test]
+fn judged_at_k_matches_ir_measures_on_vaswani() {
+    let Some(reference) = crate::common::reference_dir() else {
+        crate::common::say_skipped(SKIPPED);
+        return;
+    };
+    let qrels = reference.join("vaswani/qrels");
+    let qrels = qrels.to_str().expect("a UTF-8 path");
+    let mut compared = 0;
+    for run in ["a", "b"] {
+        let name = format!("vaswani.run.{run}");
+        compared += judged_parity(
+            &name,
+            &fixture("vaswani"),
+            qrels,
+            &format!("run.{run}.trec"),
+        );
+    }
+    assert_eq!(compared, 2 * 5 * 93);
+}
