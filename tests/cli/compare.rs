@@ -228,12 +228,12 @@ fn demo_json_keys() {
     let plain = set(&["baseline", "candidate", "delta"]);
     assert_eq!(
         keys(&v["means"]),
-        set(&["rr", "recall", "hit", "ndcg", "precision", "ap"])
+        set(&["rr", "recall", "hit", "ndcg", "precision", "ap", "judged"])
     );
     for m in ["rr", "recall", "hit", "ndcg"] {
         assert_eq!(keys(&v["means"][m]), stats, "means.{m}");
     }
-    for m in ["precision", "ap"] {
+    for m in ["precision", "ap", "judged"] {
         assert_eq!(keys(&v["means"][m]), plain, "means.{m}");
     }
     assert_eq!(keys(&v["zero_rr"]), plain);
@@ -260,7 +260,11 @@ fn demo_json_keys() {
                 "delta",
                 "failure_kind",
                 "lost",
-                "gained"
+                "gained",
+                "baseline_unjudged_at_k",
+                "candidate_unjudged_at_k",
+                "unjudged_entered",
+                "suspect"
             ])
         );
         assert_eq!(keys(&row["baseline"]), scores);
