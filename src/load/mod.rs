@@ -22,7 +22,12 @@ pub const DEFAULT_CANDIDATE: &str = "runs/candidate.toml";
 
 /// Columns of the seeds' one-file layout beside the gold's and the run's own.
 pub const ONE_FILE_GOLD_EXTRA: &[&str] = &["retrieved_doc_ids", "index_version"];
-pub const ONE_FILE_RUN_EXTRA: &[&str] = &["question", "expected_doc_ids", "index_version"];
+pub const ONE_FILE_RUN_EXTRA: &[&str] = &[
+    "question",
+    "expected_doc_ids",
+    gold::NON_RELEVANT,
+    "index_version",
+];
 
 /// The gold manifest to use: the one given, or the only `*.toml` in `gold/`.
 pub fn default_gold(diag: &mut Diagnostics) -> Option<PathBuf> {

@@ -543,6 +543,9 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
             if !q.lost.is_empty() {
                 msg.push_str(&format!("; lost from top {}: {}", r.k, q.lost.join(" ")));
             }
+            if let Some(marker) = suspect_marker(q, r.k) {
+                msg.push_str(&format!("; {marker}"));
+            }
             if accepted {
                 msg.push_str(" (accepted by the allow-list)");
             }

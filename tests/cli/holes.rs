@@ -482,3 +482,40 @@ fn judged_at_k_matches_ir_measures_on_vaswani() {
     }
     assert_eq!(compared, 2 * 5 * 93);
 }
+
+#[test]
+fn github_actions_annotation_marks_the_suspect() {
+    let out = crate::common::ragdiff(fixture("holes/suspect"))
+        .args(suspect_args(&[]))
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .expect("ragdiff runs");
+    assert_code(&out, 1);
+    assert_line(
+        &stderr(&out),
+        "::error title=ragdiff%3A S-1 newly failed::query S-1 newly failed (ranking): first relevant rank 1 -> 4; lost from top 3: D-1; suspect: 2 unjudged docs entered the top 3",
+    );
+}
+
+#[test]
+fn one_file_layout_reads_the_non_relevant_column() {
+    let dir = tempfile::tempdir().expect("a folder");
+    std::fs::write(
+        dir.path().join("one.csv"),
+        "id,expected_doc_ids,non_relevant_doc_ids,retrieved_doc_ids\nQ-1,D-1,N-1,N-1;X-1;D-1\n",
+    )
+    .expect("written");
+    let out = run(
+        dir.path(),
+        &["eval", "--k", "3", "one.csv", "--format", "json"],
+    );
+    assert_code(&out, 0);
+    assert!(
+        !stderr(&out).contains("ignoring extra column"),
+        "{}",
+        render(&out)
+    );
+    let e: crate::common::EvalJson = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(e.row("Q-1").unjudged_at_k, 1);
+    assert!(e.notes.is_empty());
+}
