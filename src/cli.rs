@@ -67,6 +67,13 @@ pub enum Format {
     Csv,
 }
 
+/// `--suspects`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SuspectsArg {
+    Fail,
+    Warn,
+}
+
 /// `eval` prints a table or JSON (Markdown and CSV are comparison reports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EvalFormat {
@@ -153,6 +160,9 @@ pub struct PromoteArgs {
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,
+    /// What a suspect new failure does: fail the gate, or only warn
+    #[arg(long, value_enum, default_value_t = SuspectsArg::Fail)]
+    pub suspects: SuspectsArg,
     /// Promote even when the gate fails (invalid input and refusals still stop it)
     #[arg(long)]
     pub force: bool,
@@ -180,6 +190,12 @@ pub struct CompareArgs {
     /// Also write the per-query CSV to FILE (- for stdout)
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
+    /// Also write the label queue to FILE (- for stdout): CSV query_id,doc_id,candidate_rank,baseline_rank,status of every unjudged doc in the candidate's top k of newly failed, regressed and still-failing queries
+    #[arg(long, value_name = "FILE")]
+    pub export_label_queue: Option<PathBuf>,
+    /// What a suspect new failure does (a newly failed query whose top k gained unjudged docs): fail the gate, or only warn
+    #[arg(long, value_enum, default_value_t = SuspectsArg::Fail)]
+    pub suspects: SuspectsArg,
     /// Seed of the resampling generator
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::metrics::judged::{judged_at_k, unjudged_at_k};
 use crate::metrics::{self, Scores};
 use crate::model::{EvaluatedRun, GoldSet};
 
@@ -11,10 +12,39 @@ pub struct EvalRow {
     pub id: String,
     #[serde(flatten)]
     pub scores: Scores,
+    /// Docs in the top k the gold has no judgement for (docs/contract.md §16).
+    pub unjudged_at_k: u32,
+    /// Judged@k, averaged into `means.judged`.
+    #[serde(skip)]
+    pub judged: f64,
 }
 
 /// Means over the queries with at least one relevant doc.
 pub type Means = metrics::Values;
+
+/// `eval`'s means: every metric's, and Judged@k's (docs/contract.md §16).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct EvalMeans {
+    #[serde(flatten)]
+    pub values: Means,
+    pub judged: f64,
+}
+
+impl EvalMeans {
+    pub fn of(rows: &[EvalRow]) -> Self {
+        Self {
+            values: Means::mean_of(rows.iter().map(|r| &r.scores)),
+            judged: metrics::mean(rows.iter().map(|r| r.judged)),
+        }
+    }
+}
+
+impl std::ops::Deref for EvalMeans {
+    type Target = Means;
+    fn deref(&self) -> &Means {
+        &self.values
+    }
+}
 
 /// Score every gold query with a relevant doc; no-answer queries are listed apart.
 /// Rows are in byte order of id.
@@ -29,6 +59,8 @@ pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, V
         rows.push(EvalRow {
             id: q.id.to_string(),
             scores: metrics::evaluate(q, obs.as_ref(), k, gold.meta.min_grade),
+            unjudged_at_k: unjudged_at_k(obs.as_ref(), k),
+            judged: judged_at_k(obs.as_ref(), k),
         });
     }
     rows.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));

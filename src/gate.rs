@@ -18,6 +18,16 @@ pub struct Policy {
     pub allowed: Vec<(String, String)>,
     pub fail_on_significant_drop: bool,
     pub enforced: bool,
+    /// What a suspect new failure does (docs/contract.md §16).
+    pub suspects: Suspects,
+}
+
+/// `--suspects`: whether a suspect new failure fails the gate or only warns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Suspects {
+    #[default]
+    Fail,
+    Warn,
 }
 
 /// A newly failed query the allow-list accepts, with the list's reason.
@@ -40,6 +50,9 @@ pub struct Verdict {
     /// The reasons, structured, for formats that write ids their own way.
     #[serde(skip)]
     pub causes: Vec<Reason>,
+    /// Suspect new failures that only warn (`--suspects warn`), in byte order.
+    #[serde(skip)]
+    pub suspects_warned: Vec<String>,
 }
 
 /// Why the gate failed, kept structured so each format can write the ids its way.
@@ -48,6 +61,8 @@ pub enum Reason {
     NewlyFailed {
         k: u32,
         ids: Vec<String>,
+        /// How many of them are suspect (docs/contract.md §16).
+        suspect: usize,
     },
     Nondeterministic {
         ids: Vec<String>,
@@ -71,9 +86,14 @@ impl Reason {
     /// The reason in one sentence, ids written by `id`.
     pub fn render(&self, id: &dyn Fn(&str) -> String) -> String {
         match self {
-            Reason::NewlyFailed { k, ids } => format!(
-                "{} newly failed (RR@{k} fell to 0): {}",
+            Reason::NewlyFailed { k, ids, suspect } => format!(
+                "{} newly failed ({}RR@{k} fell to 0): {}",
                 plural(ids.len(), "query", "queries"),
+                if *suspect > 0 {
+                    format!("{suspect} suspect: label first; ")
+                } else {
+                    String::new()
+                },
                 name_ids_with(ids, id)
             ),
             Reason::Nondeterministic { ids } => format!(
@@ -119,12 +139,19 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         .map(|s| s.to_string())
         .collect();
     failing.sort_unstable();
+    let (failing, suspect, suspects_warned, warned) = split_suspects(policy, cmp, failing, k);
+    let mut warnings = warnings;
+    warnings.extend(warned);
     let mut causes = Vec::new();
     if cmp.same_results && cmp.bump != crate::compare::Bump::Same {
         causes.push(Reason::SameResults);
     }
     if !failing.is_empty() {
-        causes.push(Reason::NewlyFailed { k, ids: failing });
+        causes.push(Reason::NewlyFailed {
+            k,
+            ids: failing,
+            suspect,
+        });
     }
     if !cmp.nondeterministic.is_empty() {
         causes.push(Reason::Nondeterministic {
@@ -138,8 +165,50 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         codes: causes.iter().map(Reason::code).collect(),
         enforced: policy.enforced,
         causes,
+        suspects_warned,
     };
     (verdict, accepted, warnings)
+}
+
+/// Apply `--suspects` to the failing ids: with `warn`, suspect ones leave the list
+/// for a warning. Returns the failing ids, how many of them are suspect, the ids
+/// that only warn, and the warning.
+fn split_suspects(
+    policy: &Policy,
+    cmp: &Comparison,
+    failing: Vec<String>,
+    k: u32,
+) -> (Vec<String>, usize, Vec<String>, Option<String>) {
+    let entered = |id: &str| {
+        cmp.rows
+            .iter()
+            .find(|r| r.id == id && r.holes.suspect)
+            .map(|r| r.holes.unjudged_entered)
+    };
+    let (suspect, rest): (Vec<String>, Vec<String>) =
+        failing.into_iter().partition(|id| entered(id).is_some());
+    if policy.suspects == Suspects::Fail || suspect.is_empty() {
+        let n = suspect.len();
+        let mut all: Vec<String> = rest.into_iter().chain(suspect).collect();
+        all.sort_unstable();
+        return (all, n, Vec::new(), None);
+    }
+    let named: Vec<String> = suspect
+        .iter()
+        .map(|id| format!("{} ({})", safe_id(id), entered(id).unwrap_or(0)))
+        .collect();
+    let warning = format!(
+        "{} newly failed but {} suspect, so {} not fail the gate (--suspects warn); label the unjudged docs that entered the top {k} first (unjudged docs entered): {}",
+        plural(suspect.len(), "query", "queries"),
+        if suspect.len() == 1 { "is" } else { "are" },
+        if suspect.len() == 1 {
+            "it does"
+        } else {
+            "they do"
+        },
+        name_ids_with(&named, &|s| s.to_string())
+    );
+    (rest, 0, suspect, Some(warning))
 }
 
 /// Split the allow-list into accepted new failures and a warning naming the entries

@@ -35,8 +35,8 @@ impl DataFormat {
     }
 }
 
-/// One judged document of a gold query that matters to some metric: relevant
-/// (grade >= `min_grade`) or with a positive gain for nDCG.
+/// One judged document of a gold query: every line the gold has for it, whatever its
+/// grade (grade 0 and negative grades are judged, not relevant: docs/contract.md §16).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Judgement {
     pub doc: Id,
@@ -53,22 +53,24 @@ pub fn doc_hash(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
-/// One gold query: the judged documents that matter to a metric, ordered by
-/// [`doc_hash`] (with the hashes beside them, for a fast look-up of every returned
-/// doc), and how many of them are relevant. Build it with [`GoldQuery::new`].
+/// One gold query: every judged document, ordered by [`doc_hash`] (with the hashes
+/// beside them, for a fast look-up of every returned doc), how many of them are
+/// relevant and how many were judged not relevant. Build it with [`GoldQuery::new`].
 #[derive(Debug, Clone)]
 pub struct GoldQuery {
     pub id: Id,
     pub judged: Vec<Judgement>,
     pub num_rel: u32,
+    /// Judged docs below `min_grade`: a person looked at them and said no
+    /// (docs/contract.md §16).
+    pub non_relevant: u32,
     hashes: Vec<u64>,
 }
 
 impl GoldQuery {
-    /// Keep the judgements that matter to a metric (relevant, or a positive nDCG
-    /// gain), sorted by doc id, and count the relevant ones.
-    pub fn new(id: Id, mut judged: Vec<Judgement>, min_grade: i64) -> Self {
-        judged.retain(|j| j.grade >= min_grade || j.grade > 0);
+    /// Keep every judgement (a doc is judged whatever its grade), sorted by hash,
+    /// and count the relevant and the judged-not-relevant ones.
+    pub fn new(id: Id, judged: Vec<Judgement>, min_grade: i64) -> Self {
         let mut keyed: Vec<(u64, Judgement)> = judged
             .into_iter()
             .map(|j| (doc_hash(j.doc.as_bytes()), j))
@@ -78,6 +80,7 @@ impl GoldQuery {
         let num_rel = judged.iter().filter(|j| j.grade >= min_grade).count() as u32;
         Self {
             id,
+            non_relevant: judged.len() as u32 - num_rel,
             judged,
             num_rel,
             hashes,
@@ -216,6 +219,12 @@ impl GoldSet {
         self.lookup(id).is_some()
     }
 
+    /// Whether any query has a doc judged not relevant; when none has, every doc
+    /// outside the relevant ones is merely unlabelled (docs/contract.md §16).
+    pub fn judges_non_relevant(&self) -> bool {
+        self.queries.iter().any(|q| q.non_relevant > 0)
+    }
+
     /// How many queries have 0, 1, 2, … relevant docs.
     pub fn relevant_per_query(&self) -> BTreeMap<u32, usize> {
         let mut counts = BTreeMap::new();
@@ -250,16 +259,40 @@ pub struct Hit {
     pub judged: u32,
 }
 
+/// Unjudged docs a run reader is asked to find at any rank, by gold query index
+/// (the label queue's baseline ranks: docs/contract.md §16).
+pub type Wanted = FxHashMap<u32, Vec<Id>>;
+
+/// An unjudged doc kept by id, with its rank (from 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankedDoc {
+    pub rank: u32,
+    pub doc: Id,
+}
+
 /// All ragdiff keeps of one ranking: enough to compute every metric at any k, the
 /// relevant ids in the top k, and whether two rankings are identical.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Observed {
     /// How many docs were returned.
     pub len: u32,
-    /// Judged docs that matter, in rank order.
+    /// Judged docs (any grade), in rank order.
     pub hits: Vec<Hit>,
     /// A hash of the whole ordered list of doc ids.
     pub list_hash: u64,
+    /// Unjudged docs kept by id, in rank order: those in the first ranks the reader
+    /// was asked to keep (k for `compare`, none otherwise), and any it was asked to
+    /// find (docs/contract.md §16). At most that many per query: memory stays
+    /// bounded by the gold set times k.
+    pub unjudged: Vec<RankedDoc>,
+}
+
+impl Observed {
+    /// Unjudged docs in the top k: the returned docs there minus the judged ones.
+    pub fn unjudged_at(&self, k: u32) -> u32 {
+        let judged = self.hits.iter().take_while(|h| h.rank <= k).count() as u32;
+        self.len.min(k) - judged
+    }
 }
 
 /// One run read against a gold set: what was observed for each gold query, by the

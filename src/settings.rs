@@ -137,6 +137,11 @@ impl Outputs {
             (Format::Markdown, "--export-markdown", &args.export_markdown),
             (Format::Json, "--export-json", &args.export_json),
             (Format::Csv, "--export-csv", &args.export_csv),
+            (
+                Format::LabelQueue,
+                "--export-label-queue",
+                &args.export_label_queue,
+            ),
         ];
         let mut files = Vec::new();
         let mut on_stdout: Vec<Format> = args.format.map(report_format).into_iter().collect();
@@ -165,6 +170,12 @@ impl Outputs {
             .map(|(_, f, p)| (*f, p.as_path()))
             .collect()
     }
+
+    /// Whether the label queue is written somewhere (a file or stdout).
+    pub fn wants_label_queue(&self) -> bool {
+        self.stdout == Format::LabelQueue
+            || self.files.iter().any(|(f, _, _)| *f == Format::LabelQueue)
+    }
 }
 
 fn report_format(f: cli::Format) -> Format {
@@ -192,6 +203,7 @@ pub struct Compare {
     pub fail_on_significant_drop: bool,
     pub require_frozen: bool,
     pub enforced: bool,
+    pub suspects: crate::gate::Suspects,
 }
 
 impl Compare {
@@ -237,6 +249,10 @@ impl Compare {
             fail_on_significant_drop: args.fail_on_significant_drop,
             require_frozen: args.require_frozen,
             enforced: !args.no_gate,
+            suspects: match args.suspects {
+                cli::SuspectsArg::Fail => crate::gate::Suspects::Fail,
+                cli::SuspectsArg::Warn => crate::gate::Suspects::Warn,
+            },
         })
     }
 }
@@ -259,6 +275,8 @@ impl Promote {
             export_markdown: None,
             export_json: None,
             export_csv: None,
+            export_label_queue: None,
+            suspects: args.suspects,
             seed: args.seed,
             resamples: args.resamples,
             max_drop: args.max_drop,

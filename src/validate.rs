@@ -71,6 +71,12 @@ pub enum ProblemKind {
     DuplicateDocInRanking { query: String, doc: String },
     #[error("query {query} lists expected doc {doc} twice")]
     DuplicateDocInGold { query: String, doc: String },
+    #[error("query {query} lists non-relevant doc {doc} twice")]
+    DuplicateNonRelevant { query: String, doc: String },
+    #[error(
+        "query {query} lists doc {doc} both in expected_doc_ids and in non_relevant_doc_ids; a doc is judged one way: keep it in one column"
+    )]
+    JudgedBothWays { query: String, doc: String },
     #[error(
         "query {query} returned {len} docs, more than the run's depth {depth}; a list may be shorter than depth, never longer: fix the export or the manifest's depth"
     )]

@@ -473,7 +473,7 @@ proptest! {
         let header: Vec<String> = reader.headers().expect("a header").iter().map(String::from).collect();
         prop_assert_eq!(header, [
             "id", "status", "baseline_rank", "candidate_rank", "baseline_rr", "candidate_rr",
-            "delta_rr", "baseline_recall", "candidate_recall", "delta_recall",
+            "delta_rr", "baseline_recall", "candidate_recall", "delta_recall", "suspect",
         ]);
         let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a CSV row")).collect();
         prop_assert_eq!(records.len(), rows.len());

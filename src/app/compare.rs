@@ -40,7 +40,13 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     }
     let gold = inputs.gold;
     let same_results = load::same_results(&bm.results, &cm.results);
-    let runs = load::read_runs(vec![bm, cm], &gold, &[], &mut diag);
+    // Each side keeps its top k's unjudged docs by id: suspects and the label queue
+    // need them (docs/contract.md §16); memory stays gold x k.
+    let keep = load::run::Keep {
+        top: inputs.k,
+        wanted: None,
+    };
+    let runs = load::read_runs_keeping(vec![bm, cm], &gold, &[], keep, &mut diag);
     let [baseline, candidate] =
         <[Option<EvaluatedRun>; 2]>::try_from(runs).unwrap_or_else(|_| [None, None]);
     let baseline = diag.require(baseline)?;
@@ -52,6 +58,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         allowed: inputs.allowed,
         fail_on_significant_drop: s.fail_on_significant_drop,
         enforced: s.enforced,
+        suspects: s.suspects,
     };
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
@@ -64,7 +71,13 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         notes: std::mem::take(&mut diag.notes),
     };
     let runs = [&baseline.meta, &candidate.meta];
-    let report = CompareReport::new(&gold, runs, cmp, decided, (s.resamples, s.seed));
+    let queue = s
+        .outputs
+        .wants_label_queue()
+        .then(|| label_queue(&gold, &baseline, &candidate, &cmp))
+        .transpose()?;
+    let mut report = CompareReport::new(&gold, runs, cmp, decided, (s.resamples, s.seed));
+    report.label_queue = queue.unwrap_or_default();
     print_warnings(&report.warnings);
     report::emit_ci_annotations(&report);
     write_outputs(&report, &s.outputs)?;
@@ -107,6 +120,33 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
         k,
         allowed,
     })
+}
+
+/// The label queue (docs/contract.md §16). Baseline ranks below k are not kept
+/// while reading, so the baseline is read once more to find just the queued docs.
+fn label_queue(
+    gold: &GoldSet,
+    baseline: &EvaluatedRun,
+    candidate: &EvaluatedRun,
+    cmp: &Comparison,
+) -> anyhow::Result<Vec<compare::holes::LabelItem>> {
+    let items = compare::holes::label_queue(gold, baseline, candidate, &cmp.rows, cmp.k);
+    let wanted = compare::holes::wanted(gold, &items);
+    if wanted.is_empty() {
+        return Ok(items);
+    }
+    let keep = load::run::Keep {
+        top: cmp.k,
+        wanted: Some(&wanted),
+    };
+    let mut diag = Diagnostics::default();
+    let again = load::read_runs_keeping(vec![baseline.meta.clone()], gold, &[], keep, &mut diag);
+    // The file was valid a moment ago; should it have changed, say so (exit 2).
+    diag.check()?;
+    let again = diag.require(again.into_iter().next().flatten())?;
+    Ok(compare::holes::label_queue(
+        gold, &again, candidate, &cmp.rows, cmp.k,
+    ))
 }
 
 /// Warnings about the comparison itself: swapped versions, too few queries.

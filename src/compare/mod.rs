@@ -10,6 +10,8 @@ use crate::metrics::{self, Metric, Scores};
 use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta};
 use crate::stats;
 
+pub mod holes;
+
 /// A query's status, in the order reports list them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -182,6 +184,9 @@ pub struct QueryRow {
     pub lost: Vec<String>,
     /// Relevant ids in the candidate's top k but not the baseline's.
     pub gained: Vec<String>,
+    /// Unjudged docs in each top k, and whether a new failure is suspect.
+    #[serde(flatten)]
+    pub holes: holes::Holes,
 }
 
 /// A mean with its delta and, for RR, Recall, Hit and nDCG, its statistics.
@@ -206,6 +211,8 @@ pub struct MeansReport {
     pub ndcg: MeanDelta,
     pub precision: MeanDelta,
     pub ap: MeanDelta,
+    /// Judged@k (docs/contract.md §16); no statistics.
+    pub judged: MeanDelta,
 }
 
 impl MeansReport {
@@ -288,7 +295,9 @@ pub fn compare(
             no_answer.push(q.id.to_string());
             continue;
         }
-        rows.push(query_row(q, bo, co, k, gold.meta.min_grade));
+        let mut row = query_row(q, bo, co, k, gold.meta.min_grade);
+        row.holes = holes::holes(q, bo, co, k, row.status);
+        rows.push(row);
     }
     // Means and statistics go over the rows in id order, as `eval` does, so a run's
     // mean never depends on the run it is compared with.
@@ -354,6 +363,7 @@ fn query_row(
         failure_kind,
         lost,
         gained,
+        holes: holes::Holes::default(),
     }
 }
 
@@ -388,6 +398,7 @@ fn means_of(rows: &[QueryRow], resamples: u32, seed: u64) -> MeansReport {
         ndcg: mean(Metric::Ndcg),
         precision: mean(Metric::Precision),
         ap: mean(Metric::Ap),
+        judged: holes::judged_mean(rows),
     }
 }
 

@@ -84,7 +84,7 @@ fn parse_csv(
         return out;
     };
     let required = "`id` and `expected_doc_ids`";
-    let mut known = vec!["id", "question", "expected_doc_ids"];
+    let mut known = vec!["id", "question", "expected_doc_ids", NON_RELEVANT];
     known.extend_from_slice(extra_ok);
     let Some(header) = Header::read(
         &mut reader,
@@ -101,6 +101,7 @@ fn parse_csv(
     ) else {
         return out;
     };
+    let non_rel_col = header.position(NON_RELEVANT);
     let mut first_line: FxHashMap<Id, u64> = FxHashMap::default();
     let mut rows = 0u64;
     csvio::for_each_row(
@@ -145,6 +146,10 @@ fn parse_csv(
                     grade: 1,
                 });
             }
+            if let Some(col) = non_rel_col {
+                let at = Location::line(display, line);
+                non_relevant(record, col, &id, at, &mut judged, diag);
+            }
             out.push((Id::from(id), judged));
         },
     );
@@ -152,6 +157,46 @@ fn parse_csv(
         diag.problem(Location::file(display), ProblemKind::HeaderOnly);
     }
     out
+}
+
+/// The optional CSV column of docs a person judged not relevant (docs/contract.md §16).
+pub const NON_RELEVANT: &str = "non_relevant_doc_ids";
+
+/// Add a row's `non_relevant_doc_ids` to `judged` with grade 0; a doc listed twice
+/// there, or also among the expected docs, is a problem at `at`.
+fn non_relevant(
+    record: &csv::ByteRecord,
+    col: usize,
+    query: &str,
+    at: Location,
+    judged: &mut Vec<Judgement>,
+    diag: &mut Diagnostics,
+) {
+    let line = at.line.unwrap_or(0);
+    let Some(docs) = csvio::id_list(record, col, query, line, &at.file, diag) else {
+        return;
+    };
+    let expected = judged.len();
+    for doc in docs {
+        let kind = match judged.iter().position(|j| &*j.doc == doc) {
+            None => {
+                judged.push(Judgement {
+                    doc: doc.into(),
+                    grade: 0,
+                });
+                continue;
+            }
+            Some(i) if i < expected => ProblemKind::JudgedBothWays {
+                query: query.to_string(),
+                doc: doc.to_string(),
+            },
+            Some(_) => ProblemKind::DuplicateNonRelevant {
+                query: query.to_string(),
+                doc: doc.to_string(),
+            },
+        };
+        diag.problem(at.clone(), kind);
+    }
 }
 
 fn parse_qrels(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQuery> {

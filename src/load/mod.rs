@@ -22,7 +22,12 @@ pub const DEFAULT_CANDIDATE: &str = "runs/candidate.toml";
 
 /// Columns of the seeds' one-file layout beside the gold's and the run's own.
 pub const ONE_FILE_GOLD_EXTRA: &[&str] = &["retrieved_doc_ids", "index_version"];
-pub const ONE_FILE_RUN_EXTRA: &[&str] = &["question", "expected_doc_ids", "index_version"];
+pub const ONE_FILE_RUN_EXTRA: &[&str] = &[
+    "question",
+    "expected_doc_ids",
+    gold::NON_RELEVANT,
+    "index_version",
+];
 
 /// The gold manifest to use: the one given, or the only `*.toml` in `gold/`.
 pub fn default_gold(diag: &mut Diagnostics) -> Option<PathBuf> {
@@ -183,13 +188,25 @@ pub fn read_runs(
     extra_ok: &[&str],
     diag: &mut Diagnostics,
 ) -> Vec<Option<EvaluatedRun>> {
+    read_runs_keeping(metas, gold, extra_ok, run::Keep::NONE, diag)
+}
+
+/// [`read_runs`], each run keeping the unjudged docs `keep` names by id
+/// (docs/contract.md §16).
+pub fn read_runs_keeping(
+    metas: Vec<RunMeta>,
+    gold: &GoldSet,
+    extra_ok: &[&str],
+    keep: run::Keep,
+    diag: &mut Diagnostics,
+) -> Vec<Option<EvaluatedRun>> {
     let paths: Vec<&Path> = metas.iter().map(|m| m.results.as_path()).collect();
     let bar = progress::Bytes::new(&paths);
     let inc = |n: u64| bar.inc(n);
     let results: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = metas
             .into_iter()
-            .map(|meta| s.spawn(|| run::read(meta, gold, extra_ok, &inc)))
+            .map(|meta| s.spawn(move || run::read_keeping(meta, gold, extra_ok, keep, &inc)))
             .collect();
         handles
             .into_iter()

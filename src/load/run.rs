@@ -11,11 +11,29 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::csvio::{self, Header};
 use crate::load::lines::{self, Guard, GuardError, parse_rank, split_fields};
-use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Observed, RunMeta};
+use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Id, Observed, RankedDoc, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// Told how many more bytes were read.
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+pub use crate::model::Wanted;
+
+/// Which unjudged docs a reader keeps by id in [`Observed::unjudged`]: those in the
+/// first `top` ranks, and those `wanted` at any rank.
+#[derive(Clone, Copy, Default)]
+pub struct Keep<'w> {
+    pub top: u32,
+    pub wanted: Option<&'w Wanted>,
+}
+
+impl Keep<'_> {
+    /// Keep no doc by id (what `eval` and `validate` need).
+    pub const NONE: Keep<'static> = Keep {
+        top: 0,
+        wanted: None,
+    };
+}
 
 /// Read a run against `gold`. `extra_ok` lists columns expected beside the run's own
 /// (the one-file layout). Problems go to the returned diagnostics; the run is `None`
@@ -27,13 +45,25 @@ pub fn read(
     extra_ok: &[&str],
     progress: Progress,
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+    read_keeping(meta, gold, extra_ok, Keep::NONE, progress)
+}
+
+/// [`read`], keeping the unjudged docs `keep` names by id.
+pub fn read_keeping(
+    meta: RunMeta,
+    gold: &GoldSet,
+    extra_ok: &[&str],
+    keep: Keep,
+    progress: Progress,
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
     let display = meta.results.display().to_string();
     let path = meta.results.clone();
     let source = || -> Result<Box<dyn Read>, ProblemKind> {
         crate::load::fs::open_regular(&path, "run results", &display)
             .map(|f| Box::new(f) as Box<dyn Read>)
     };
-    let (run, diag, version, _) = read_from(meta, &display, &source, gold, extra_ok, progress);
+    let (run, diag, version, _) =
+        read_from(meta, &display, &source, gold, (extra_ok, keep), progress);
     (run, diag, version)
 }
 
@@ -52,7 +82,19 @@ pub fn read_bytes(
     gold: &GoldSet,
     extra_ok: &[&str],
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
-    let (run, diag, version, _) = read_bytes_with_stats(meta, bytes, gold, extra_ok);
+    let (run, diag, version, _) = read_bytes_with(meta, bytes, gold, extra_ok, Keep::NONE);
+    (run, diag, version)
+}
+
+/// [`read_bytes`], keeping the unjudged docs `keep` names by id.
+pub fn read_bytes_keeping(
+    meta: RunMeta,
+    bytes: &[u8],
+    gold: &GoldSet,
+    extra_ok: &[&str],
+    keep: Keep,
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+    let (run, diag, version, _) = read_bytes_with(meta, bytes, gold, extra_ok, keep);
     (run, diag, version)
 }
 
@@ -63,9 +105,19 @@ pub fn read_bytes_with_stats(
     gold: &GoldSet,
     extra_ok: &[&str],
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
+    read_bytes_with(meta, bytes, gold, extra_ok, Keep::NONE)
+}
+
+fn read_bytes_with(
+    meta: RunMeta,
+    bytes: &[u8],
+    gold: &GoldSet,
+    extra_ok: &[&str],
+    keep: Keep,
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
     let display = meta.results.display().to_string();
     let source = || -> Result<Box<dyn Read + '_>, ProblemKind> { Ok(Box::new(bytes)) };
-    read_from(meta, &display, &source, gold, extra_ok, &|_| {})
+    read_from(meta, &display, &source, gold, (extra_ok, keep), &|_| {})
 }
 
 /// Read from `source`, which can be opened again: a TREC run whose queries turn out
@@ -75,7 +127,7 @@ fn read_from<'s>(
     display: &str,
     source: &dyn Fn() -> Result<Box<dyn Read + 's>, ProblemKind>,
     gold: &GoldSet,
-    extra_ok: &[&str],
+    (extra_ok, keep): (&[&str], Keep),
     progress: Progress,
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
     let mut diag = Diagnostics::default();
@@ -93,6 +145,7 @@ fn read_from<'s>(
     match meta.format {
         DataFormat::Csv => {
             let mut c = Collector::new(gold, display, depth, true, gold.stand_in);
+            c.keep = keep;
             let version = read_csv(
                 Guard::csv(input),
                 display,
@@ -107,6 +160,7 @@ fn read_from<'s>(
         }
         DataFormat::Trec => {
             let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            c.keep = keep;
             if read_trec(
                 Guard::lines(input),
                 display,
@@ -125,6 +179,7 @@ fn read_from<'s>(
                 return (None, diag, None, first);
             };
             let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            c.keep = keep;
             read_trec(
                 Guard::lines(input),
                 display,
@@ -170,6 +225,8 @@ struct Collector<'g> {
     table: Vec<(u64, u32)>,
     hashes: Vec<u64>,
     stats: ReadStats,
+    /// Unjudged docs to keep by id.
+    keep: Keep<'g>,
 }
 
 const SAMPLE: usize = 10;
@@ -201,6 +258,7 @@ impl<'g> Collector<'g> {
             table: Vec::new(),
             hashes: Vec::new(),
             stats: ReadStats::default(),
+            keep: Keep::NONE,
         }
     }
 
@@ -340,11 +398,38 @@ impl<'g> Collector<'g> {
                 }
             }
         }
+        let unjudged = self.unjudged(qi, docs, &hits);
         self.observed[qi] = Some(Observed {
             len,
             hits,
             list_hash: list.finish(),
+            unjudged,
         });
+    }
+
+    /// The unjudged docs of one ranking that [`Keep`] asks for, in rank order
+    /// (`hits` holds the judged ones, in rank order).
+    fn unjudged(&self, qi: usize, docs: &[&str], hits: &[Hit]) -> Vec<RankedDoc> {
+        let wanted = self.keep.wanted.and_then(|w| w.get(&(qi as u32)));
+        let scan = match wanted {
+            Some(_) => docs.len(),
+            None => docs.len().min(self.keep.top as usize),
+        };
+        let mut out = Vec::new();
+        let mut judged = hits.iter().map(|h| h.rank).peekable();
+        for (i, doc) in docs.iter().take(scan).enumerate() {
+            let rank = i as u32 + 1;
+            if judged.next_if_eq(&rank).is_some() {
+                continue;
+            }
+            if i < self.keep.top as usize || wanted.is_some_and(|w| w.iter().any(|d| d == doc)) {
+                out.push(RankedDoc {
+                    rank,
+                    doc: Id::from(*doc),
+                });
+            }
+        }
+        out
     }
 
     fn finish_csv(&mut self, diag: &mut Diagnostics) {

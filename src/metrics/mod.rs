@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+pub mod judged;
+
 use crate::model::{GoldQuery, Observed};
 
 /// Every metric of one query at one k.

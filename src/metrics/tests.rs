@@ -48,6 +48,7 @@ fn observe(q: &GoldQuery, ranking: &[&str]) -> Observed {
         len: ranking.len() as u32,
         hits,
         list_hash: 0,
+        ..Default::default()
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::report::CompareReport;
 
-pub const HEADER: [&str; 10] = [
+pub const HEADER: [&str; 11] = [
     "id",
     "status",
     "baseline_rank",
@@ -14,6 +14,7 @@ pub const HEADER: [&str; 10] = [
     "baseline_recall",
     "candidate_recall",
     "delta_recall",
+    "suspect",
 ];
 
 /// An id cell a spreadsheet will not run as a formula: a leading `'` when it
@@ -49,6 +50,12 @@ pub fn render(r: &CompareReport) -> String {
                 q.baseline.recall.to_string(),
                 q.candidate.recall.to_string(),
                 q.delta.recall.to_string(),
+                // docs/contract.md §16: the unjudged docs that entered, for a suspect.
+                if q.holes.suspect {
+                    q.holes.unjudged_entered.to_string()
+                } else {
+                    String::new()
+                },
             ],
         );
     }

@@ -9,6 +9,7 @@ use std::fmt::Write;
 use crate::compare::QueryRow;
 use crate::report::{
     CompareReport, Rows, VerdictWord, change_cells, filters_text, means_cells, means_header, rank,
+    suspect_marker,
 };
 use crate::text::and_more;
 
@@ -238,11 +239,14 @@ fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: u
             .find(|a| a.id == q.id)
             .map(|a| format!("yes: {}", escape(&a.reason)))
             .unwrap_or_default();
+        let mut failure = q.failure_kind.map(|f| f.name()).unwrap_or("").to_string();
+        if let Some(marker) = suspect_marker(q, k) {
+            failure.push_str(&format!(" · **{marker}**"));
+        }
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {accepted} |",
+            "| {} | {failure} | {} | {} | {accepted} |",
             code(&q.id),
-            q.failure_kind.map(|f| f.name()).unwrap_or(""),
             arrow(
                 rank(q.baseline.first_relevant_rank),
                 rank(q.candidate.first_relevant_rank)

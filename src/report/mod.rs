@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod json;
+pub mod label_queue;
 pub mod markdown;
 pub mod table;
 
@@ -10,8 +11,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::compare::holes::LabelItem;
 use crate::compare::{Bump, Comparison, MeansReport, QueryRow, Status, ZeroRr};
-use crate::eval::{EvalRow, Means};
+use crate::eval::{EvalMeans, EvalRow};
 use crate::gate::{Accepted, Verdict};
 use crate::metrics::Metric;
 use crate::model::{EvaluatedRun, GoldSet, RunMeta};
@@ -24,9 +26,11 @@ pub enum Format {
     Markdown,
     Json,
     Csv,
+    /// The label queue (docs/contract.md §16): an export, never `--format`.
+    LabelQueue,
 }
 
-pub const SCHEMA_VERSION: &str = "1.0.0";
+pub const SCHEMA_VERSION: &str = "1.1.0";
 
 /// The gold set as every report shows it (docs/contract.md §10.2).
 #[derive(Debug, Clone, Serialize)]
@@ -106,11 +110,12 @@ pub struct EvalReport {
     pub run: RunContext,
     pub k: u32,
     pub per_query: Vec<EvalRow>,
-    pub means: Means,
+    pub means: EvalMeans,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
-    /// Findings that are not warnings (tied scores ordered other than trec_eval's
-    /// tie-break): shown in the table, never a `::warning`.
+    /// Findings that are not warnings, never a `::warning`: tied scores ordered
+    /// other than trec_eval's tie-break, a gold that lists relevant docs only
+    /// (docs/contract.md §16).
     pub notes: Vec<String>,
 }
 
@@ -128,11 +133,11 @@ impl EvalReport {
             gold: GoldContext::of(gold),
             run: RunContext::of(&run.meta),
             k,
-            means: Means::mean_of(per_query.iter().map(|r| &r.scores)),
+            means: EvalMeans::of(&per_query),
             per_query,
             no_answer,
             warnings,
-            notes,
+            notes: [crate::compare::holes::gold_notes(gold), notes].concat(),
         }
     }
 }
@@ -162,16 +167,22 @@ pub struct CompareReport {
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
     pub still_failing: Vec<String>,
+    /// Suspect new failures (docs/contract.md §16), in byte order.
+    pub suspect: Vec<String>,
     pub accepted: Vec<Accepted>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
-    /// Findings that are not warnings: shown in the table and Markdown, never a
-    /// `::warning`.
+    /// Findings that are not warnings, never a `::warning`: tied scores ordered
+    /// other than trec_eval's tie-break, a gold that lists relevant docs only
+    /// (docs/contract.md §16).
     pub notes: Vec<String>,
     pub gate: Verdict,
     /// Resampling settings, so a reader can reproduce the statistics.
     pub resamples: u32,
     pub seed: u64,
+    /// The label queue, filled only when it is exported.
+    #[serde(skip)]
+    pub label_queue: Vec<LabelItem>,
 }
 
 impl CompareReport {
@@ -195,6 +206,7 @@ impl CompareReport {
             newly_failed: ids(Status::NewlyFailed),
             fixed: ids(Status::Fixed),
             still_failing: ids(Status::StillFailing),
+            suspect: suspect_ids(&cmp.rows),
             nondeterministic: cmp.nondeterministic,
             means: cmp.means,
             zero_rr: cmp.zero_rr,
@@ -202,10 +214,11 @@ impl CompareReport {
             accepted: decided.accepted,
             no_answer: cmp.no_answer,
             warnings: decided.warnings,
-            notes: decided.notes,
+            notes: [crate::compare::holes::gold_notes(gold), decided.notes].concat(),
             gate: decided.verdict,
             resamples: resampling.0,
             seed: resampling.1,
+            label_queue: Vec::new(),
         }
     }
 
@@ -234,6 +247,15 @@ impl CompareReport {
             let causes: Vec<String> = self.gate.causes.iter().map(|c| c.render(id)).collect();
             return causes.join("; ");
         }
+        let warned = &self.gate.suspects_warned;
+        if !warned.is_empty() {
+            return format!(
+                "{} newly failed ({} suspect: label first; --suspects warn): {}",
+                crate::text::plural(warned.len(), "query", "queries"),
+                warned.len(),
+                name_ids_with(warned, id)
+            );
+        }
         let ids: Vec<&str> = self.accepted.iter().map(|a| a.id.as_str()).collect();
         match ids.len() {
             0 => "no query newly failed".to_string(),
@@ -248,6 +270,17 @@ impl CompareReport {
     pub fn is_accepted(&self, id: &str) -> bool {
         self.accepted.iter().any(|a| a.id == id)
     }
+}
+
+/// Ids of the suspect rows, in byte order.
+fn suspect_ids(rows: &[QueryRow]) -> Vec<String> {
+    let mut ids: Vec<String> = rows
+        .iter()
+        .filter(|r| r.holes.suspect)
+        .map(|r| r.id.to_string())
+        .collect();
+    ids.sort_unstable();
+    ids
 }
 
 /// The rows the formats list, selected and ordered once: newly failed in id order
@@ -342,6 +375,15 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 6]> {
             ]
         })
         .collect();
+    let j = &r.means.judged;
+    rows.push([
+        format!("Judged@{}", r.k),
+        num(j.baseline),
+        num(j.candidate),
+        delta(j.delta),
+        String::new(),
+        String::new(),
+    ]);
     rows.push([
         format!("zero RR@{}", r.k),
         r.zero_rr.baseline.to_string(),
@@ -453,6 +495,14 @@ pub fn change_cells(
     ]
 }
 
+/// The marker of a suspect query ("suspect: 3 unjudged docs entered the top 10"),
+/// `None` for any other.
+pub fn suspect_marker(q: &QueryRow, k: u32) -> Option<String> {
+    q.holes
+        .suspect
+        .then(|| crate::compare::holes::suspect_marker(q.holes.unjudged_entered, k))
+}
+
 /// A rank or "-" when none was returned.
 pub fn rank(r: Option<u32>) -> String {
     r.map_or_else(|| "-".to_string(), |r| r.to_string())
@@ -474,6 +524,7 @@ pub fn write_compare(
         Format::Markdown => out.write_all(markdown::render(r).as_bytes()),
         Format::Json => json::write(r, out),
         Format::Csv => out.write_all(csv::render(r).as_bytes()),
+        Format::LabelQueue => label_queue::write(&r.label_queue, out),
     }
 }
 
@@ -503,6 +554,9 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
             if !q.lost.is_empty() {
                 let lost: Vec<String> = q.lost.iter().map(|d| safe_id(d)).collect();
                 msg.push_str(&format!("; lost from top {}: {}", r.k, lost.join(" ")));
+            }
+            if let Some(marker) = suspect_marker(q, r.k) {
+                msg.push_str(&format!("; {marker}"));
             }
             if accepted {
                 msg.push_str(" (accepted by the allow-list)");

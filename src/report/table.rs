@@ -6,7 +6,7 @@ use crate::compare::QueryRow;
 use crate::metrics::Metric;
 use crate::report::{
     CHANGE_HEADER, CompareReport, EvalReport, GoldContext, Rows, RunContext, VerdictWord,
-    change_cells, filters_text, means_cells, means_header, num, rank,
+    change_cells, filters_text, means_cells, means_header, num, rank, suspect_marker,
 };
 use crate::text::{and_more, plural, safe_id};
 
@@ -88,14 +88,17 @@ pub fn render_eval(r: &EvalReport) -> String {
     out.push('\n');
     let mut header = vec!["id".to_string(), "first rel".to_string()];
     header.extend(Metric::ALL.iter().map(|m| m.label(r.k)));
+    header.push(format!("Judged@{}", r.k));
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(r.per_query.len() + 1);
     for row in &r.per_query {
         let mut cells = vec![safe_id(&row.id), rank(row.scores.first_relevant_rank)];
         cells.extend(Metric::ALL.iter().map(|m| num(m.of(&row.scores))));
+        cells.push(num(row.judged));
         rows.push(cells);
     }
     let mut cells = vec![format!("mean ({})", r.per_query.len()), String::new()];
     cells.extend(Metric::ALL.iter().map(|m| num(r.means.get(*m))));
+    cells.push(num(r.means.judged));
     rows.push(cells);
     plain_table(&mut out, &header, &rows);
     if !r.no_answer.is_empty() {
@@ -192,6 +195,9 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
             );
             if !q.lost.is_empty() {
                 s.push_str(&format!("; lost {}", ids(&q.lost)));
+            }
+            if let Some(marker) = suspect_marker(q, r.k) {
+                s.push_str(&format!("; {marker}"));
             }
             if r.is_accepted(&q.id) {
                 s.push_str("; accepted");

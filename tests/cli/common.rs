@@ -149,6 +149,7 @@ pub struct Row {
     pub precision: f64,
     pub ndcg: f64,
     pub ap: f64,
+    pub unjudged_at_k: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -160,6 +161,7 @@ pub struct Means {
     pub precision: f64,
     pub ndcg: f64,
     pub ap: f64,
+    pub judged: f64,
 }
 
 impl EvalJson {
@@ -225,6 +227,7 @@ pub struct CompareJson {
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
     pub still_failing: Vec<String>,
+    pub suspect: Vec<String>,
     pub accepted: Vec<AcceptedJson>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
@@ -309,6 +312,7 @@ pub struct CompareMeans {
     pub ndcg: TestedMeanJson,
     pub precision: MeanJson,
     pub ap: MeanJson,
+    pub judged: MeanJson,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -357,6 +361,10 @@ pub struct CompareRow {
     pub failure_kind: Option<FailureKind>,
     pub lost: Vec<String>,
     pub gained: Vec<String>,
+    pub baseline_unjudged_at_k: u32,
+    pub candidate_unjudged_at_k: u32,
+    pub unjudged_entered: u32,
+    pub suspect: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -56,15 +56,16 @@ fn demo() {
 #[test]
 fn demo_json_has_every_status() {
     let r = compare_json(crate_dir(), &["compare", "--format", "json"], 1);
-    assert_eq!(r.schema_version, "1.0.0");
+    assert_eq!(r.schema_version, "1.1.0");
     assert_eq!(r.k, 3);
     assert_eq!(r.bump, Bump::Minor, "2.3.0 -> 2.4.0");
     assert_eq!((r.resamples, r.seed), (1000, 0), "the default statistics");
     assert!(!r.reproducibility_check);
     assert!(r.nondeterministic.is_empty());
     assert!(
-        r.notes.is_empty(),
-        "the demo's CSV runs have no tie order to note"
+        !r.notes.iter().any(|n| n.contains("tie-break")),
+        "the demo's CSV runs have no tie order to note: {:?}",
+        r.notes
     );
     assert_eq!(r.gold.name, "demo");
     assert!(r.gold.frozen);
@@ -232,12 +233,12 @@ fn demo_json_keys() {
     let plain = set(&["baseline", "candidate", "delta"]);
     assert_eq!(
         keys(&v["means"]),
-        set(&["rr", "recall", "hit", "ndcg", "precision", "ap"])
+        set(&["rr", "recall", "hit", "ndcg", "precision", "ap", "judged"])
     );
     for m in ["rr", "recall", "hit", "ndcg"] {
         assert_eq!(keys(&v["means"][m]), stats, "means.{m}");
     }
-    for m in ["precision", "ap"] {
+    for m in ["precision", "ap", "judged"] {
         assert_eq!(keys(&v["means"][m]), plain, "means.{m}");
     }
     assert_eq!(keys(&v["zero_rr"]), plain);
@@ -264,7 +265,11 @@ fn demo_json_keys() {
                 "delta",
                 "failure_kind",
                 "lost",
-                "gained"
+                "gained",
+                "baseline_unjudged_at_k",
+                "candidate_unjudged_at_k",
+                "unjudged_entered",
+                "suspect"
             ])
         );
         assert_eq!(keys(&row["baseline"]), scores);

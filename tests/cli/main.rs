@@ -9,6 +9,7 @@ mod freeze;
 mod hardening_load;
 mod hardening_out;
 mod hardening_rep;
+mod holes;
 mod interrupt;
 mod leak;
 mod parity;

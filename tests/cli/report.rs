@@ -485,7 +485,8 @@ fn csv_guards_ids_against_formula_injection() {
             "delta_rr",
             "baseline_recall",
             "candidate_recall",
-            "delta_recall"
+            "delta_recall",
+            "suspect"
         ]
     );
     let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a record")).collect();

@@ -327,8 +327,8 @@ fn eval_json_types_refuse_what_the_code_does_not_emit() {
         ),
         (
             "a new key in means",
-            |v| v["means"]["judged"] = 1.0.into(),
-            "unknown field `judged`",
+            |v| v["means"]["unjudged"] = 1.0.into(),
+            "unknown field `unjudged`",
         ),
         (
             "no first_relevant_rank key",

@@ -1,0 +1,154 @@
+//! Label holes (docs/contract.md §16): unjudged docs in each side's top k, the
+//! newly failed queries that may be a gap in the gold rather than a regression
+//! (suspect), and the queue of unjudged docs for annotators.
+
+use serde::Serialize;
+
+use crate::compare::{MeanDelta, QueryRow, Status};
+use crate::metrics::judged::{judged_at_k, unjudged_at_k};
+use crate::metrics::mean;
+use crate::model::{EvaluatedRun, GoldQuery, GoldSet, Id, Observed, RankedDoc};
+
+/// One query's label holes, per side (JSON keys of the per-query row).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Holes {
+    pub baseline_unjudged_at_k: u32,
+    pub candidate_unjudged_at_k: u32,
+    /// Unjudged docs in the candidate's top k that were not in the baseline's.
+    pub unjudged_entered: u32,
+    /// Newly failed, the gold judges a doc of this query not relevant, and an
+    /// unjudged doc entered the top k.
+    pub suspect: bool,
+    /// Judged@k of baseline and candidate.
+    #[serde(skip)]
+    pub judged: [f64; 2],
+}
+
+/// The unjudged docs of `o` within the top k (kept by id when the run was read).
+fn top_unjudged(o: Option<&Observed>, k: u32) -> impl Iterator<Item = &RankedDoc> {
+    o.map(|o| o.unjudged.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .take_while(move |d| d.rank <= k)
+}
+
+/// The label holes of one query with `status`.
+pub fn holes(
+    q: &GoldQuery,
+    bo: Option<&Observed>,
+    co: Option<&Observed>,
+    k: u32,
+    status: Status,
+) -> Holes {
+    let entered = top_unjudged(co, k)
+        .filter(|d| !top_unjudged(bo, k).any(|b| b.doc == d.doc))
+        .count() as u32;
+    Holes {
+        baseline_unjudged_at_k: unjudged_at_k(bo, k),
+        candidate_unjudged_at_k: unjudged_at_k(co, k),
+        unjudged_entered: entered,
+        suspect: status == Status::NewlyFailed && q.non_relevant > 0 && entered > 0,
+        judged: [judged_at_k(bo, k), judged_at_k(co, k)],
+    }
+}
+
+/// The mean Judged@k of both sides over `rows` (in id order, as every mean).
+pub fn judged_mean(rows: &[QueryRow]) -> MeanDelta {
+    let side = |i: usize| mean(rows.iter().map(|r| r.holes.judged[i]));
+    MeanDelta {
+        baseline: side(0),
+        candidate: side(1),
+        delta: mean(rows.iter().map(|r| r.holes.judged[1] - r.holes.judged[0])),
+        ci_low: None,
+        ci_high: None,
+        p_value: None,
+    }
+}
+
+/// The marker every format shows beside a suspect query.
+pub fn suspect_marker(entered: u32, k: u32) -> String {
+    format!(
+        "suspect: {entered} unjudged doc{} entered the top {k}",
+        if entered == 1 { "" } else { "s" }
+    )
+}
+
+/// The message, once per report, of a gold that judges no doc not relevant.
+pub const RELEVANT_ONLY: &str =
+    "the gold lists relevant docs only: every other doc counts as not relevant";
+
+/// The notes a comparison or an evaluation carries about the gold's judgements.
+pub fn gold_notes(gold: &GoldSet) -> Vec<String> {
+    if gold.judges_non_relevant() {
+        Vec::new()
+    } else {
+        vec![RELEVANT_ONLY.to_string()]
+    }
+}
+
+/// One line of the label queue: an unjudged doc in the candidate's top k.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelItem {
+    pub query: Id,
+    pub doc: Id,
+    pub candidate_rank: u32,
+    /// Its rank in the baseline's whole list; `None` when the baseline did not
+    /// return it (or its rank was not looked up: see [`wanted`]).
+    pub baseline_rank: Option<u32>,
+    pub status: Status,
+}
+
+/// The statuses whose queries enter the label queue, in its order.
+pub const QUEUED: [Status; 3] = [Status::NewlyFailed, Status::Regressed, Status::StillFailing];
+
+/// Every unjudged doc in the candidate's top k of every newly failed, regressed and
+/// still-failing query: status order, then query id, then candidate rank. Baseline
+/// ranks are those `b` kept: the top k, plus any doc it was asked to find.
+pub fn label_queue(
+    gold: &GoldSet,
+    b: &EvaluatedRun,
+    c: &EvaluatedRun,
+    rows: &[QueryRow],
+    k: u32,
+) -> Vec<LabelItem> {
+    let mut queued: Vec<&QueryRow> = rows.iter().filter(|r| QUEUED.contains(&r.status)).collect();
+    queued.sort_by(|x, y| {
+        x.status
+            .cmp(&y.status)
+            .then_with(|| x.id.as_bytes().cmp(y.id.as_bytes()))
+    });
+    let mut out = Vec::new();
+    for row in queued {
+        let Some(qi) = gold.lookup(&row.id) else {
+            continue;
+        };
+        let (bo, co) = (
+            b.observed[qi as usize].as_ref(),
+            c.observed[qi as usize].as_ref(),
+        );
+        let base = bo.map(|o| o.unjudged.as_slice()).unwrap_or_default();
+        for d in top_unjudged(co, k) {
+            out.push(LabelItem {
+                query: row.id.clone(),
+                doc: d.doc.clone(),
+                candidate_rank: d.rank,
+                baseline_rank: base.iter().find(|x| x.doc == d.doc).map(|x| x.rank),
+                status: row.status,
+            });
+        }
+    }
+    out
+}
+
+/// The queued docs whose baseline rank is not known yet (not in the baseline's top
+/// k), by gold query index: the baseline is read once more to find them, so memory
+/// never holds a whole list.
+pub fn wanted(gold: &GoldSet, items: &[LabelItem]) -> crate::model::Wanted {
+    let mut wanted = crate::model::Wanted::default();
+    for item in items.iter().filter(|i| i.baseline_rank.is_none()) {
+        if let Some(qi) = gold.lookup(&item.query) {
+            wanted.entry(qi).or_default().push(item.doc.clone());
+        }
+    }
+    wanted
+}
