@@ -153,9 +153,21 @@ pub struct CompareArgs {
     /// Accept the newly failed queries listed in a CSV file `id,reason`
     #[arg(long, value_name = "FILE")]
     pub allow_failed_file: Option<PathBuf>,
-    /// Fail when RR, Recall, Hit or nDCG drops with p < 0.05 (no multiple-comparison correction)
+    /// Fail when RR, Recall, Hit or nDCG drops with Holm-adjusted p < 0.05, overall or in a segment that is not too few
     #[arg(long)]
     pub fail_on_significant_drop: bool,
+    /// Segments with fewer queries are shown but not tested ("too few to test")
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..))]
+    pub min_segment_queries: u32,
+    /// Fail unless the 95% CI of the mean delta lies above -MARGIN; METRIC is rr|mrr|recall|hit|ndcg (repeatable)
+    #[arg(long, value_name = "METRIC=MARGIN")]
+    pub non_inferior: Vec<String>,
+    /// The same non-inferiority test in every segment that is not too few (repeatable)
+    #[arg(long, value_name = "METRIC=MARGIN")]
+    pub non_inferior_per_segment: Vec<String>,
+    /// Fail when a segment that is not too few drops by more than VALUE; METRIC as for --max-drop (repeatable)
+    #[arg(long, value_name = "METRIC=VALUE")]
+    pub max_drop_per_segment: Vec<String>,
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,

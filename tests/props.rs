@@ -203,6 +203,8 @@ fn gold_meta(format: DataFormat) -> GoldMeta {
         k: None,
         min_grade: 1,
         manifest: None,
+        tags_file: None,
+        tags_sha256: None,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod gold;
 pub mod lines;
 pub mod manifest;
 pub mod run;
+pub mod tags;
 
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,7 @@ pub const DEFAULT_CANDIDATE: &str = "runs/candidate.toml";
 
 /// Columns of the seeds' one-file layout beside the gold's and the run's own.
 pub const ONE_FILE_GOLD_EXTRA: &[&str] = &["retrieved_doc_ids", "index_version"];
-pub const ONE_FILE_RUN_EXTRA: &[&str] = &["question", "expected_doc_ids", "index_version"];
+pub const ONE_FILE_RUN_EXTRA: &[&str] = &["question", "expected_doc_ids", "index_version", "tags"];
 
 /// The gold manifest to use: the one given, or the only `*.toml` in `gold/`.
 pub fn default_gold(diag: &mut Diagnostics) -> Option<PathBuf> {
@@ -162,7 +163,10 @@ pub fn load_gold(
         });
     }
     let display = meta.data.display().to_string();
-    let gold = gold::load(meta, extra_ok, diag)?;
+    let mut gold = gold::load(meta, extra_ok, diag)?;
+    if !tags::from_side_file(&mut gold, diag) {
+        return None;
+    }
     if gold.queries.iter().all(|q| q.is_no_answer()) {
         diag.problem(
             Location::file(display),
