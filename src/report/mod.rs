@@ -559,7 +559,10 @@ pub fn emit_ci_annotations(r: &CompareReport) {
 /// metric is not tested (docs/contract.md §18).
 pub fn effect_cell(e: Option<Option<f64>>) -> String {
     match e {
-        Some(Some(d)) => format!("{d:+.2}"),
+        Some(Some(d)) => match format!("{d:+.2}") {
+            z if z == "+0.00" || z == "-0.00" => "0.00".to_string(),
+            text => text,
+        },
         Some(None) => "n/a".to_string(),
         None => String::new(),
     }

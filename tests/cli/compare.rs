@@ -56,7 +56,7 @@ fn demo() {
 #[test]
 fn demo_json_has_every_status() {
     let r = compare_json(crate_dir(), &["compare", "--format", "json"], 1);
-    assert_eq!(r.schema_version, "1.0.0");
+    assert_eq!(r.schema_version, "1.1.0");
     assert_eq!(r.k, 3);
     assert_eq!(r.bump, Bump::Minor, "2.3.0 -> 2.4.0");
     assert_eq!((r.resamples, r.seed), (1000, 0), "the default statistics");
@@ -224,6 +224,8 @@ fn demo_json_keys() {
         "ci_low",
         "ci_high",
         "p_value",
+        "p_adjusted",
+        "effect_size",
     ]);
     let plain = set(&["baseline", "candidate", "delta"]);
     assert_eq!(
@@ -754,11 +756,13 @@ fn fail_on_significant_drop_fails_when_every_query_drops() {
     assert_close(r.means.rr.delta, -0.5, "delta MRR@3");
     let p = r.means.rr.p_value;
     assert_close(p, 1.0 / 1001.0, "p of RR with 1000 resamples");
+    // docs/contract.md §18.3: Holm over the four tested metrics (two at p = 1).
+    assert_close(r.means.rr.p_adjusted, 4.0 / 1001.0, "Holm-adjusted p of RR");
     assert_eq!(
         r.gate.reasons,
         [
-            "mean MRR@3 dropped significantly: -0.5000, p = 0.0010 < 0.05",
-            "mean nDCG@3 dropped significantly: -0.3691, p = 0.0010 < 0.05",
+            "mean MRR@3 dropped significantly: -0.5000, adjusted p = 0.0040 < 0.05 (Holm)",
+            "mean nDCG@3 dropped significantly: -0.3691, adjusted p = 0.0040 < 0.05 (Holm)",
         ]
     );
 }

@@ -13,5 +13,6 @@ mod parity;
 mod report;
 mod review;
 mod scale;
+mod segments;
 mod snapshots_all;
 mod validate;
