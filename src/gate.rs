@@ -306,18 +306,19 @@ pub struct NonInferiority {
 /// Every non-inferiority test the policy asks for: overall, then each segment that
 /// is not too few (in report order).
 fn non_inferiority(policy: &Policy, cmp: &Comparison) -> Vec<NonInferiority> {
-    let test = |metric: Metric, margin: f64, segment: Option<&str>, m: &crate::compare::MeanDelta| {
-        let (ci_low, ci_high) = (m.ci_low?, m.ci_high?);
-        Some(NonInferiority {
-            metric: metric.key(),
-            segment: segment.map(str::to_string),
-            margin,
-            ci_low,
-            ci_high,
-            verdict: NiVerdict::of(margin, ci_low, ci_high),
-            of: metric,
-        })
-    };
+    let test =
+        |metric: Metric, margin: f64, segment: Option<&str>, m: &crate::compare::MeanDelta| {
+            let (ci_low, ci_high) = (m.ci_low?, m.ci_high?);
+            Some(NonInferiority {
+                metric: metric.key(),
+                segment: segment.map(str::to_string),
+                margin,
+                ci_low,
+                ci_high,
+                verdict: NiVerdict::of(margin, ci_low, ci_high),
+                of: metric,
+            })
+        };
     let mut out: Vec<NonInferiority> = policy
         .non_inferior
         .iter()

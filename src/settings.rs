@@ -226,7 +226,11 @@ impl SegmentSettings {
                 &args.non_inferior_per_segment,
                 true,
             ),
-            max_drop_per_segment: parse("--max-drop-per-segment", &args.max_drop_per_segment, false),
+            max_drop_per_segment: parse(
+                "--max-drop-per-segment",
+                &args.max_drop_per_segment,
+                false,
+            ),
         }
     }
 }

@@ -229,7 +229,11 @@ mod tests {
             let want = floats(&case["adjusted"]);
             assert_eq!(got.len(), want.len());
             for (g, w) in got.iter().zip(&want) {
-                assert!((g - w).abs() < 1e-12, "holm {:?}: {got:?} != {want:?}", case["p"]);
+                assert!(
+                    (g - w).abs() < 1e-12,
+                    "holm {:?}: {got:?} != {want:?}",
+                    case["p"]
+                );
             }
         }
     }
@@ -245,7 +249,10 @@ mod tests {
                 None => assert_eq!(got, None, "{deltas:?}"),
                 Some(w) => {
                     let g = got.unwrap_or_else(|| panic!("{deltas:?}: None, expected {w}"));
-                    assert!((g - w).abs() < 1e-9 * (1.0 + w.abs()), "{deltas:?}: {g} != {w}");
+                    assert!(
+                        (g - w).abs() < 1e-9 * (1.0 + w.abs()),
+                        "{deltas:?}: {g} != {w}"
+                    );
                 }
             }
         }

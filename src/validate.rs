@@ -186,9 +186,7 @@ pub enum ProblemKind {
     TagsShaWithoutFile,
     #[error("query {query}: {reason}")]
     BadTag { query: String, reason: String },
-    #[error(
-        "query {query} is not in the gold set; every id in a tags file must be a gold query"
-    )]
+    #[error("query {query} is not in the gold set; every id in a tags file must be a gold query")]
     TagsQueryNotInGold { query: String },
     #[error(
         "gold query {query} has no row in the tags file; add a row for it (an empty `tags` cell when it has none)"

@@ -63,6 +63,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     warnings.extend(comparison_warnings(&cmp, [&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
     warnings.extend(segment_warnings(&cmp, seg));
+    warnings.extend(holm_floor_warning(&cmp, &s));
     let decided = Decided {
         verdict,
         accepted,
@@ -169,11 +170,26 @@ fn segment_warnings(cmp: &Comparison, seg: &settings::SegmentSettings) -> Vec<St
         return Vec::new();
     }
     vec![if cmp.segments.is_empty() {
-        "--non-inferior-per-segment and --max-drop-per-segment test nothing: the gold has no tags".to_string()
+        "--non-inferior-per-segment and --max-drop-per-segment test nothing: the gold has no tags"
+            .to_string()
     } else {
         format!(
             "--non-inferior-per-segment and --max-drop-per-segment test nothing: every segment has fewer than {} queries (--min-segment-queries)",
             seg.min_queries
         )
     }]
+}
+
+/// Under `--fail-on-significant-drop`: a family so large that even the smallest p
+/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §18.3).
+fn holm_floor_warning(cmp: &Comparison, s: &settings::Compare) -> Option<String> {
+    let tests = compare::segments::family_size(cmp);
+    let floor = (tests as f64 / (1.0 + f64::from(s.resamples))).min(1.0);
+    (s.fail_on_significant_drop && floor >= gate::ALPHA).then(|| {
+        format!(
+            "with {tests} tests and {} resamples the smallest Holm-adjusted p is {floor:.4}, so --fail-on-significant-drop cannot fire; use --resamples {} or more",
+            s.resamples,
+            tests * 20
+        )
+    })
 }

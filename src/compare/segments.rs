@@ -159,6 +159,9 @@ mod tests {
     fn natural_order() {
         let mut v = vec!["Q-10", "Q-9", "Q-01", "Q-1", "b", "a2", "a10", "2", "10"];
         v.sort_by(|a, b| natural_cmp(a, b));
-        assert_eq!(v, ["2", "10", "Q-1", "Q-01", "Q-9", "Q-10", "a2", "a10", "b"]);
+        assert_eq!(
+            v,
+            ["2", "10", "Q-1", "Q-01", "Q-9", "Q-10", "a2", "a10", "b"]
+        );
     }
 }

@@ -185,7 +185,12 @@ pub fn from_side_file(gold: &mut GoldSet, diag: &mut Diagnostics) -> bool {
 }
 
 /// Parse a side file `id,tags`: every id a gold query, each once, none missing.
-fn parse_side_file(gold: &mut GoldSet, bytes: &[u8], display: &str, diag: &mut Diagnostics) -> bool {
+fn parse_side_file(
+    gold: &mut GoldSet,
+    bytes: &[u8],
+    display: &str,
+    diag: &mut Diagnostics,
+) -> bool {
     let before = diag.problems.len();
     let Some(mut reader) = csvio::open(bytes, display, diag) else {
         return false;
@@ -203,26 +208,32 @@ fn parse_side_file(gold: &mut GoldSet, bytes: &[u8], display: &str, diag: &mut D
     };
     let mut b = Builder::new(gold.queries.len());
     let mut first_line: Vec<u64> = vec![0; gold.queries.len()];
-    csvio::for_each_row(&mut reader, display, header.width, diag, |record, line, diag| {
-        let Some(id) = csvio::cell_id(record, id_col, "query", "", line, display, diag) else {
-            return;
-        };
-        let at = Location::line(display, line);
-        let Some(qi) = gold.lookup(&id).map(|i| i as usize) else {
-            diag.problem(at, ProblemKind::TagsQueryNotInGold { query: id });
-            return;
-        };
-        if first_line[qi] != 0 {
-            let first = first_line[qi];
-            diag.problem(at, ProblemKind::DuplicateQuery { query: id, first });
-            return;
-        }
-        first_line[qi] = line;
-        match parse_cell(csvio::cell_str(record, tags_col).unwrap_or_default()) {
-            Ok(labels) => b.set(qi, &labels),
-            Err(reason) => diag.problem(at, ProblemKind::BadTag { query: id, reason }),
-        }
-    });
+    csvio::for_each_row(
+        &mut reader,
+        display,
+        header.width,
+        diag,
+        |record, line, diag| {
+            let Some(id) = csvio::cell_id(record, id_col, "query", "", line, display, diag) else {
+                return;
+            };
+            let at = Location::line(display, line);
+            let Some(qi) = gold.lookup(&id).map(|i| i as usize) else {
+                diag.problem(at, ProblemKind::TagsQueryNotInGold { query: id });
+                return;
+            };
+            if first_line[qi] != 0 {
+                let first = first_line[qi];
+                diag.problem(at, ProblemKind::DuplicateQuery { query: id, first });
+                return;
+            }
+            first_line[qi] = line;
+            match parse_cell(csvio::cell_str(record, tags_col).unwrap_or_default()) {
+                Ok(labels) => b.set(qi, &labels),
+                Err(reason) => diag.problem(at, ProblemKind::BadTag { query: id, reason }),
+            }
+        },
+    );
     for (qi, &line) in first_line.iter().enumerate() {
         if line == 0 {
             diag.problem(

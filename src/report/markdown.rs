@@ -99,7 +99,11 @@ pub fn render(r: &CompareReport) -> String {
 /// (docs/contract.md §18), then the newly failed list.
 fn fit(r: &CompareReport) -> String {
     let rows = Rows::of(r);
-    let (newly, changed, segs) = (rows.newly_failed.len(), rows.changed.len(), r.segments.len());
+    let (newly, changed, segs) = (
+        rows.newly_failed.len(),
+        rows.changed.len(),
+        r.segments.len(),
+    );
     let fits = |nf: usize, n: usize, sg: usize| render_with(r, &rows, nf, n, sg).len() <= MAX_BYTES;
     let (nf, n, sg) = if fits(newly, changed, segs) {
         (newly, changed, segs)
@@ -461,7 +465,12 @@ fn non_inferiority(s: &mut String, r: &CompareReport) {
     }
     let tests = &r.gate.non_inferiority;
     let mut order: Vec<usize> = (0..tests.len()).collect();
-    order.sort_by_key(|&i| (tests[i].segment.is_some(), tests[i].verdict == NiVerdict::NonInferior));
+    order.sort_by_key(|&i| {
+        (
+            tests[i].segment.is_some(),
+            tests[i].verdict == NiVerdict::NonInferior,
+        )
+    });
     let _ = writeln!(
         s,
         "**Non-inferiority** (passes when the 95% CI of the delta lies above −margin)\n"

@@ -216,8 +216,13 @@ impl CompareReport {
             .per_query
             .iter()
             .map(|q| {
-                let tags = gold.lookup(&q.id).map_or(&[][..], |i| gold.tags.of(i as usize));
-                let labels: Vec<&str> = tags.iter().map(|&t| gold.tags.labels[t as usize].as_str()).collect();
+                let tags = gold
+                    .lookup(&q.id)
+                    .map_or(&[][..], |i| gold.tags.of(i as usize));
+                let labels: Vec<&str> = tags
+                    .iter()
+                    .map(|&t| gold.tags.labels[t as usize].as_str())
+                    .collect();
                 labels.join(";")
             })
             .collect();
@@ -602,7 +607,12 @@ pub fn segment_cells(
         ),
         _ => ("too few to test".to_string(), String::new()),
     };
-    let named: Vec<String> = s.newly_failed.iter().take(SEGMENT_IDS).map(|x| id(x)).collect();
+    let named: Vec<String> = s
+        .newly_failed
+        .iter()
+        .take(SEGMENT_IDS)
+        .map(|x| id(x))
+        .collect();
     let newly = match s.newly_failed.len() {
         0 => "0".to_string(),
         n => format!(

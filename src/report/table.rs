@@ -272,7 +272,13 @@ fn by_segment(out: &mut String, r: &CompareReport) {
             cells
                 .into_iter()
                 .enumerate()
-                .map(|(i, text)| if (1..9).contains(&i) { right(text) } else { Cell::new(text) })
+                .map(|(i, text)| {
+                    if (1..9).contains(&i) {
+                        right(text)
+                    } else {
+                        Cell::new(text)
+                    }
+                })
                 .collect::<Vec<_>>(),
         );
     }

@@ -55,9 +55,17 @@ fn segments_are_listed_worst_first_with_too_few_marked() {
     let de = r.segment("lang:de");
     assert!(de.too_few);
     assert_eq!(de.queries, 3);
-    for m in [&de.means.rr, &de.means.recall, &de.means.hit, &de.means.ndcg] {
+    for m in [
+        &de.means.rr,
+        &de.means.recall,
+        &de.means.hit,
+        &de.means.ndcg,
+    ] {
         assert_eq!((m.ci_low, m.p_value, m.p_adjusted), (None, None, None));
-        assert_eq!(m.effect_size, None, "no effect_size key on a too-few segment");
+        assert_eq!(
+            m.effect_size, None,
+            "no effect_size key on a too-few segment"
+        );
     }
     assert_close(de.means.rr.delta, -2.0 / 3.0, "lang:de ΔMRR");
     let ru = r.segment("lang:ru");
@@ -115,7 +123,10 @@ fn effect_sizes_follow_their_rules() {
     let sd = (deltas.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / 11.0).sqrt();
     assert_close(ru.expect("defined"), mean / sd, "lang:ru d_z");
     assert!(r.means.rr.effect_size.is_some());
-    assert_eq!(r.means.precision, r.means.precision, "precision has no effect size");
+    assert_eq!(
+        r.means.precision, r.means.precision,
+        "precision has no effect size"
+    );
 }
 
 /// 9 of 10 queries drop (RR 1 -> 0.5), one improves: raw p of MRR and nDCG near
@@ -123,14 +134,22 @@ fn effect_sizes_follow_their_rules() {
 #[test]
 fn fail_on_significant_drop_uses_the_adjusted_p() {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let mut queries: Vec<(String, Change)> =
-        (1..=9).map(|i| (format!("q{i}"), Change::Regressed)).collect();
+    let mut queries: Vec<(String, Change)> = (1..=9)
+        .map(|i| (format!("q{i}"), Change::Regressed))
+        .collect();
     queries.push(("q10".into(), Change::Improved));
     write_generated(dir.path(), &queries);
-    let args = with(&GENERATED, &["--format", "json", "--fail-on-significant-drop"]);
+    let args = with(
+        &GENERATED,
+        &["--format", "json", "--fail-on-significant-drop"],
+    );
     let r = compare_json(dir.path(), &args, 0);
     assert!(r.means.rr.p_value < 0.05, "raw p {}", r.means.rr.p_value);
-    assert!(r.means.rr.p_adjusted >= 0.05, "adjusted {}", r.means.rr.p_adjusted);
+    assert!(
+        r.means.rr.p_adjusted >= 0.05,
+        "adjusted {}",
+        r.means.rr.p_adjusted
+    );
     assert!(r.gate.passed, "{:?}", r.gate.reasons);
 }
 
@@ -182,22 +201,32 @@ fn non_inferiority_verdicts_and_gate() {
             ("rr", Some("lang:en"), NiVerdictJson::NonInferior),
         ]
     );
-    assert_close(ni[0].ci_low, r.means.rr.ci_low, "the CI is the reported one");
+    assert_close(
+        ni[0].ci_low,
+        r.means.rr.ci_low,
+        "the CI is the reported one",
+    );
     assert_close(ni[0].margin, 0.2, "margin");
     assert_eq!(
         r.gate.codes,
         [ReasonCode::NonInferiority, ReasonCode::NonInferiority]
     );
     assert!(
-        r.gate.reasons[0].starts_with("Recall@3 not shown non-inferior (margin 0): 95% CI of delta ["),
+        r.gate.reasons[0]
+            .starts_with("Recall@3 not shown non-inferior (margin 0): 95% CI of delta ["),
         "{:?}",
         r.gate.reasons
     );
     assert!(r.gate.reasons[0].ends_with("inconclusive"));
-    assert!(r.gate.reasons[1].starts_with("segment lang:ru: MRR@3 not shown non-inferior (margin 0.1)"));
+    assert!(
+        r.gate.reasons[1].starts_with("segment lang:ru: MRR@3 not shown non-inferior (margin 0.1)")
+    );
     assert!(r.gate.reasons[1].ends_with("worse"));
 
-    let pass = with(&BASIC, &["--allow-failed", "R12", "--non-inferior", "mrr=0.2"]);
+    let pass = with(
+        &BASIC,
+        &["--allow-failed", "R12", "--non-inferior", "mrr=0.2"],
+    );
     let r = compare_json(basic(), &pass, 0);
     assert_eq!(r.gate.non_inferiority.len(), 1);
 
@@ -222,7 +251,10 @@ fn r_ci(args: &[&str], tag: &str) -> (f64, f64) {
 
 #[test]
 fn max_drop_per_segment_skips_too_few_segments() {
-    let args = with(&BASIC, &["--allow-failed", "R12", "--max-drop-per-segment", "mrr=0.3"]);
+    let args = with(
+        &BASIC,
+        &["--allow-failed", "R12", "--max-drop-per-segment", "mrr=0.3"],
+    );
     let r = compare_json(basic(), &args, 1);
     assert_eq!(
         r.gate.reasons,
@@ -251,15 +283,24 @@ fn table_and_markdown_show_by_segment() {
         .lines()
         .find(|l| l.contains("lang:de"))
         .expect("a lang:de row");
-    assert!(de.contains("too few to test") && de.contains("1.0000 -> 0.3333"), "{de}");
-    let ru = text.lines().find(|l| l.contains("lang:ru ")).expect("a lang:ru row");
+    assert!(
+        de.contains("too few to test") && de.contains("1.0000 -> 0.3333"),
+        "{de}"
+    );
+    let ru = text
+        .lines()
+        .find(|l| l.contains("lang:ru "))
+        .expect("a lang:ru row");
     assert!(ru.contains("1: R12"), "{ru}");
 
     let md = stdout(&run(basic(), &with(&args, &["--format", "markdown"])));
     assert!(md.contains(
         "### By segment (4 tags, worst MRR change first; 1 with fewer than 10 queries: too few to test)"
     ));
-    assert!(md.contains("| `lang:de` | 3 | 1.0000 → 0.3333 | -0.6667 | too few to test |"), "{md}");
+    assert!(
+        md.contains("| `lang:de` | 3 | 1.0000 → 0.3333 | -0.6667 | too few to test |"),
+        "{md}"
+    );
     assert!(md.contains("| metric (43 queries) | baseline | candidate | delta | 95% CI of delta | p | p (Holm) | d_z |"));
     // The segment section comes before the newly failed list.
     assert!(md.find("### By segment") < md.find("### Newly failed"));
@@ -269,15 +310,28 @@ fn table_and_markdown_show_by_segment() {
 fn csv_export_has_a_tags_column() {
     let out = run(
         basic(),
-        &["compare", "--gold", "gold.toml", "base.toml", "cand.toml", "--format", "csv"],
+        &[
+            "compare",
+            "--gold",
+            "gold.toml",
+            "base.toml",
+            "cand.toml",
+            "--format",
+            "csv",
+        ],
     );
     let text = stdout(&out);
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("id,status,tags,baseline_rank,candidate_rank,baseline_rr,candidate_rr,delta_rr,baseline_recall,candidate_recall,delta_recall")
+        Some(
+            "id,status,tags,baseline_rank,candidate_rank,baseline_rr,candidate_rr,delta_rr,baseline_recall,candidate_recall,delta_recall"
+        )
     );
-    assert!(text.lines().any(|l| l.starts_with("R01,regressed,lang:ru;intent:billing,1,2,")));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("R01,regressed,lang:ru;intent:billing,1,2,"))
+    );
     assert!(text.lines().any(|l| l.starts_with("U1,unchanged,,1,1,")));
 }
 
@@ -287,13 +341,28 @@ fn csv_export_has_a_tags_column() {
 fn many_segments_stay_under_the_markdown_cap() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let queries: Vec<(String, Change)> = (0..200)
-        .map(|i| (format!("q{i:03}"), if i % 2 == 0 { Change::Regressed } else { Change::Improved }))
+        .map(|i| {
+            (
+                format!("q{i:03}"),
+                if i % 2 == 0 {
+                    Change::Regressed
+                } else {
+                    Change::Improved
+                },
+            )
+        })
         .collect();
     write_generated(dir.path(), &queries);
     let mut gold = String::from("id,expected_doc_ids,tags\n");
     for (i, (id, _)) in queries.iter().enumerate() {
         let tags: Vec<String> = (0..30)
-            .map(|t| format!("segment-with-a-long-name-{:04}-{t:02}-{}", i, "x".repeat(20)))
+            .map(|t| {
+                format!(
+                    "segment-with-a-long-name-{:04}-{t:02}-{}",
+                    i,
+                    "x".repeat(20)
+                )
+            })
             .collect();
         gold.push_str(&format!("{id},r,{}\n", tags.join(";")));
     }
@@ -342,16 +411,26 @@ fn a_tags_file_must_list_exactly_the_gold_queries() {
     let out = run(dir.path(), &BASIC);
     assert_code(&out, 2);
     let err = stderr(&out);
-    assert_line(&err, "tags.csv:4: query Q99 is not in the gold set; every id in a tags file must be a gold query");
-    assert_line(&err, "tags.csv:6: query Q3 appears more than once (first at line 5); each query id must be unique");
-    assert_line(&err, "tags.csv: gold query Q12 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)");
+    assert_line(
+        &err,
+        "tags.csv:4: query Q99 is not in the gold set; every id in a tags file must be a gold query",
+    );
+    assert_line(
+        &err,
+        "tags.csv:6: query Q3 appears more than once (first at line 5); each query id must be unique",
+    );
+    assert_line(
+        &err,
+        "tags.csv: gold query Q12 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)",
+    );
 }
 
 #[test]
 fn bad_labels_are_input_errors_with_file_and_line() {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let queries: Vec<(String, Change)> =
-        (1..=6).map(|i| (format!("q{i}"), Change::Unchanged)).collect();
+    let queries: Vec<(String, Change)> = (1..=6)
+        .map(|i| (format!("q{i}"), Change::Unchanged))
+        .collect();
     write_generated(dir.path(), &queries);
     let many: Vec<String> = (0..33).map(|i| format!("t{i}")).collect();
     let gold = format!(
@@ -479,7 +558,10 @@ fn segment_flags_are_checked() {
         &stderr(&out),
         "--max-drop-per-segment ndcg: expected METRIC=VALUE, like recall=0.02",
     );
-    assert_code(&run(basic(), &with(&BASIC, &["--min-segment-queries", "1"])), 2);
+    assert_code(
+        &run(basic(), &with(&BASIC, &["--min-segment-queries", "1"])),
+        2,
+    );
 }
 
 /// Without tags: no segments, and a per-segment gate says it tests nothing.
@@ -506,4 +588,26 @@ fn a_gold_without_tags_has_no_segments() {
         "{:?}",
         r.warnings
     );
+}
+
+/// With 20 tests and 20 resamples no adjusted p can fall below 0.05: a warning says
+/// so under --fail-on-significant-drop.
+#[test]
+fn a_family_too_large_for_the_resamples_is_named() {
+    let args = with(
+        &BASIC,
+        &[
+            "--fail-on-significant-drop",
+            "--min-segment-queries",
+            "2",
+            "--resamples",
+            "20",
+            "--allow-failed",
+            "R12",
+        ],
+    );
+    let r = compare_json(basic(), &args, 0);
+    let warning = "with 20 tests and 20 resamples the smallest Holm-adjusted p is 0.9524, so --fail-on-significant-drop cannot fire; use --resamples 400 or more";
+    assert!(r.warnings.iter().any(|w| w == warning), "{:?}", r.warnings);
+    assert!(r.gate.passed);
 }
