@@ -10,6 +10,10 @@
 //! `candidate.csv`; `baseline.toml`, `candidate.toml` (TREC) and `baseline-csv.toml`,
 //! `candidate-csv.toml`. `--interleave` writes the TREC runs with queries interleaved
 //! (line i of every query before line i+1 of any), as a non-grouped exporter might.
+//! `--tags N` also writes `tags.csv` (`id,tags`: 1-3 of N labels per query, skewed so
+//! segment sizes vary) with `gold-tags.toml` (the qrels and that side file), and
+//! `gold-tags.csv` (the CSV gold with a `tags` column) with `gold-csv-tags.toml`; the
+//! other files do not change, so the same runs compare with and without tags.
 //! Each query has 1-5 relevant docs; the baseline returns some of them at random
 //! ranks; the candidate moves some docs, drops some and gains some, so every status
 //! occurs. Scores strictly decrease with rank.
@@ -27,6 +31,7 @@ struct Args {
     seed: u64,
     out: PathBuf,
     interleave: bool,
+    tags: usize,
 }
 
 fn parse_args() -> Args {
@@ -36,6 +41,7 @@ fn parse_args() -> Args {
         seed: 1,
         out: PathBuf::from("synth"),
         interleave: false,
+        tags: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -49,6 +55,7 @@ fn parse_args() -> Args {
             "--seed" => args.seed = value().parse().unwrap_or_else(|_| usage("--seed S")),
             "--out" => args.out = PathBuf::from(value()),
             "--interleave" => args.interleave = true,
+            "--tags" => args.tags = value().parse().unwrap_or_else(|_| usage("--tags N")),
             _ => usage(&format!("unknown argument {flag}")),
         }
     }
@@ -59,7 +66,9 @@ fn parse_args() -> Args {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("synth: {msg}\nusage: synth --queries N --depth D --seed S --out DIR [--interleave]");
+    eprintln!(
+        "synth: {msg}\nusage: synth --queries N --depth D --seed S --out DIR [--interleave] [--tags N]"
+    );
     std::process::exit(2)
 }
 
@@ -212,6 +221,9 @@ fn main() -> std::io::Result<()> {
             ),
         )?;
     }
+    if args.tags > 0 {
+        write_tags(dir, &queries, args.tags, args.seed)?;
+    }
     eprintln!(
         "synth: {} queries x depth {} -> {}",
         args.queries,
@@ -231,6 +243,49 @@ fn write_trec_line(
     if let Some(d) = docs.get(rank) {
         let score = (docs.len() - rank) as f64 + 0.5;
         writeln!(out, "q{qi} Q0 D{d} {} {score:.4} {tag}", rank + 1)?;
+    }
+    Ok(())
+}
+
+/// The tagged gold files of `--tags N` (labels from their own generator, so every
+/// other file is the same as without tags).
+fn write_tags(
+    dir: &std::path::Path,
+    queries: &[Query],
+    n: usize,
+    seed: u64,
+) -> std::io::Result<()> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x7a95);
+    let mut side = create(dir, "tags.csv");
+    let mut gold = create(dir, "gold-tags.csv");
+    writeln!(side, "id,tags")?;
+    writeln!(gold, "id,expected_doc_ids,tags")?;
+    for (i, q) in queries.iter().enumerate() {
+        let mut labels: Vec<usize> = Vec::new();
+        for _ in 0..rng.random_range(1..=3u32) {
+            let u: f64 = rng.random_range(0.0..1.0);
+            let t = ((u * u) * n as f64) as usize;
+            if !labels.contains(&t) {
+                labels.push(t.min(n - 1));
+            }
+        }
+        let tags: Vec<String> = labels.iter().map(|t| format!("tag:{t}")).collect();
+        let ids: Vec<String> = q.relevant.iter().map(|d| format!("D{d}")).collect();
+        writeln!(side, "q{i},{}", tags.join(";"))?;
+        writeln!(gold, "q{i},{},{}", ids.join(";"), tags.join(";"))?;
+    }
+    side.flush()?;
+    gold.flush()?;
+    for (name, data, extra) in [
+        ("gold-tags.toml", "gold.qrels", "tags = \"tags.csv\"\n"),
+        ("gold-csv-tags.toml", "gold-tags.csv", ""),
+    ] {
+        std::fs::write(
+            dir.join(name),
+            format!(
+                "name = \"synth\"\nversion = \"1.0.0\"\ncorpus = \"synth\"\ndata = \"{data}\"\n{extra}"
+            ),
+        )?;
     }
     Ok(())
 }

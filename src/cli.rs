@@ -38,6 +38,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the size of the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compare a baseline and a candidate run (the main job; the gate)
@@ -131,38 +133,9 @@ pub struct FreezeArgs {
 /// `promote`: `compare`'s inputs and gate options, and `--force`.
 #[derive(Debug, Args)]
 pub struct PromoteArgs {
+    /// The comparison and gate that must pass first: every `compare` option
     #[command(flatten)]
-    pub gold: GoldArg,
-    /// Baseline and candidate run manifests; the candidate's is copied over the baseline's [default: runs/baseline.toml runs/candidate.toml]
-    #[arg(value_names = ["BASELINE", "CANDIDATE"], num_args = 2)]
-    pub runs: Vec<PathBuf>,
-    /// Evaluation cutoff [default: the gold's k, else the depth]; refused when the gold pins k
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    pub k: Option<u32>,
-    /// Seed of the resampling generator
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Draws for the bootstrap CI and the randomization test
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    pub resamples: u32,
-    /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap
-    #[arg(long, value_name = "METRIC=VALUE")]
-    pub max_drop: Vec<String>,
-    /// Accept a newly failed query (repeatable)
-    #[arg(long, value_name = "ID")]
-    pub allow_failed: Vec<String>,
-    /// Accept the newly failed queries listed in a CSV file `id,reason`
-    #[arg(long, value_name = "FILE")]
-    pub allow_failed_file: Option<PathBuf>,
-    /// Fail when RR, Recall, Hit or nDCG drops with p < 0.05 (no multiple-comparison correction)
-    #[arg(long)]
-    pub fail_on_significant_drop: bool,
-    /// Refuse an unfrozen gold set (exit 2)
-    #[arg(long)]
-    pub require_frozen: bool,
-    /// What a suspect new failure does: fail the gate, or only warn
-    #[arg(long, value_enum, default_value_t = SuspectsArg::Fail)]
-    pub suspects: SuspectsArg,
+    pub compare: CompareArgs,
     /// Promote even when the gate fails (invalid input and refusals still stop it)
     #[arg(long)]
     pub force: bool,
@@ -211,9 +184,21 @@ pub struct CompareArgs {
     /// Accept the newly failed queries listed in a CSV file `id,reason`
     #[arg(long, value_name = "FILE")]
     pub allow_failed_file: Option<PathBuf>,
-    /// Fail when RR, Recall, Hit or nDCG drops with p < 0.05 (no multiple-comparison correction)
+    /// Fail when RR, Recall, Hit or nDCG drops with Holm-adjusted p < 0.05, overall or in a segment that is not too few
     #[arg(long)]
     pub fail_on_significant_drop: bool,
+    /// Segments with fewer queries are shown but not tested ("too few to test")
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..))]
+    pub min_segment_queries: u32,
+    /// Fail unless the 95% CI of the mean delta lies above -MARGIN; METRIC is rr|mrr|recall|hit|ndcg (repeatable)
+    #[arg(long, value_name = "METRIC=MARGIN")]
+    pub non_inferior: Vec<String>,
+    /// The same non-inferiority test in every segment that is not too few (repeatable)
+    #[arg(long, value_name = "METRIC=MARGIN")]
+    pub non_inferior_per_segment: Vec<String>,
+    /// Fail when a segment that is not too few drops by more than VALUE; METRIC as for --max-drop (repeatable)
+    #[arg(long, value_name = "METRIC=VALUE")]
+    pub max_drop_per_segment: Vec<String>,
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,

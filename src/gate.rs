@@ -18,6 +18,12 @@ pub struct Policy {
     pub allowed: Vec<(String, String)>,
     pub fail_on_significant_drop: bool,
     pub enforced: bool,
+    /// `--non-inferior METRIC=MARGIN` (docs/contract.md §18).
+    pub non_inferior: Vec<(Metric, f64)>,
+    /// `--non-inferior-per-segment METRIC=MARGIN`.
+    pub non_inferior_per_segment: Vec<(Metric, f64)>,
+    /// `--max-drop-per-segment METRIC=VALUE`.
+    pub max_drop_per_segment: Vec<(Metric, f64)>,
     /// What a suspect new failure does (docs/contract.md §16).
     pub suspects: Suspects,
 }
@@ -43,10 +49,13 @@ pub struct Verdict {
     pub passed: bool,
     pub reasons: Vec<String>,
     /// One code per reason, in the same order: `newly_failed`, `nondeterministic`,
-    /// `max_drop`, `significant_drop`, `same_results`.
+    /// `max_drop`, `significant_drop`, `same_results`, `segment_significant_drop`,
+    /// `max_drop_per_segment`, `non_inferiority` (docs/contract.md §18).
     pub codes: Vec<&'static str>,
     /// False under `--no-gate`: the verdict is shown but never fails the run.
     pub enforced: bool,
+    /// Every non-inferiority test asked for, overall and per segment.
+    pub non_inferiority: Vec<NonInferiority>,
     /// The reasons, structured, for formats that write ids their own way.
     #[serde(skip)]
     pub causes: Vec<Reason>,
@@ -80,6 +89,29 @@ pub enum Reason {
     /// Both runs read the same results, under different index versions: the
     /// candidate's results cannot come from its index.
     SameResults,
+    /// A segment's mean dropped with Holm-adjusted p < 0.05.
+    SegmentSignificant {
+        segment: String,
+        label: String,
+        delta: f64,
+        p: f64,
+        tests: usize,
+    },
+    /// A segment's mean dropped by more than `--max-drop-per-segment` allows.
+    SegmentDrop {
+        segment: String,
+        label: String,
+        by: f64,
+        allowed: f64,
+    },
+    /// A non-inferiority test that did not show the candidate non-inferior.
+    NotNonInferior {
+        segment: Option<String>,
+        label: String,
+        margin: f64,
+        ci: (f64, f64),
+        verdict: NiVerdict,
+    },
 }
 
 impl Reason {
@@ -105,9 +137,10 @@ impl Reason {
                 format!("mean {label} dropped by {by:.4}, more than the allowed {allowed}")
             }
             Reason::Significant { label, delta, p } => {
-                format!("mean {label} dropped significantly: {delta:+.4}, p = {p:.4} < {ALPHA}")
+                format!("mean {label} dropped significantly: {delta:+.4}, adjusted p = {p:.4} < {ALPHA} (Holm)")
             }
             Reason::SameResults => "baseline and candidate read the same results, yet their index versions differ: the candidate's results cannot come from its index".to_string(),
+            other => render_segment_reason(other, id),
         }
     }
 
@@ -119,6 +152,9 @@ impl Reason {
             Reason::Drop { .. } => "max_drop",
             Reason::Significant { .. } => "significant_drop",
             Reason::SameResults => "same_results",
+            Reason::SegmentSignificant { .. } => "segment_significant_drop",
+            Reason::SegmentDrop { .. } => "max_drop_per_segment",
+            Reason::NotNonInferior { .. } => "non_inferiority",
         }
     }
 }
@@ -159,11 +195,15 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         });
     }
     causes.extend(mean_causes(policy, cmp, k));
+    causes.extend(segment_causes(policy, cmp, k));
+    let non_inferiority = non_inferiority(policy, cmp);
+    causes.extend(non_inferiority_causes(&non_inferiority, k));
     let verdict = Verdict {
         passed: causes.is_empty(),
         reasons: causes.iter().map(|c| c.render(&safe_id)).collect(),
         codes: causes.iter().map(Reason::code).collect(),
         enforced: policy.enforced,
+        non_inferiority,
         causes,
         suspects_warned,
     };
@@ -261,7 +301,7 @@ fn mean_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
     if policy.fail_on_significant_drop {
         for metric in TESTED {
             let m = cmp.means.get(metric);
-            if let Some(p) = m.p_value
+            if let Some(p) = m.p_adjusted
                 && m.delta < 0.0
                 && p < ALPHA
             {
@@ -274,4 +314,185 @@ fn mean_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
         }
     }
     causes
+}
+
+/// A non-inferiority test's verdict (docs/contract.md §18).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NiVerdict {
+    /// The CI's lower end is above -margin: shown no worse than the margin.
+    NonInferior,
+    /// The CI's upper end is below -margin: shown worse than the margin.
+    Worse,
+    /// Neither: the data cannot tell.
+    Inconclusive,
+}
+
+impl NiVerdict {
+    pub fn of(margin: f64, ci_low: f64, ci_high: f64) -> Self {
+        if ci_low > -margin {
+            Self::NonInferior
+        } else if ci_high < -margin {
+            Self::Worse
+        } else {
+            Self::Inconclusive
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::NonInferior => "non_inferior",
+            Self::Worse => "worse",
+            Self::Inconclusive => "inconclusive",
+        }
+    }
+
+    /// In words, for the reports.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::NonInferior => "non-inferior",
+            Self::Worse => "worse",
+            Self::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// One non-inferiority test (JSON `gate.non_inferiority[]`).
+#[derive(Debug, Clone, Serialize)]
+pub struct NonInferiority {
+    pub metric: &'static str,
+    /// The segment's tag; `None` (null) for the overall test.
+    pub segment: Option<String>,
+    pub margin: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub verdict: NiVerdict,
+    /// The metric, for labels.
+    #[serde(skip)]
+    pub of: Metric,
+}
+
+/// Every non-inferiority test the policy asks for: overall, then each segment that
+/// is not too few (in report order).
+fn non_inferiority(policy: &Policy, cmp: &Comparison) -> Vec<NonInferiority> {
+    let test =
+        |metric: Metric, margin: f64, segment: Option<&str>, m: &crate::compare::MeanDelta| {
+            let (ci_low, ci_high) = (m.ci_low?, m.ci_high?);
+            Some(NonInferiority {
+                metric: metric.key(),
+                segment: segment.map(str::to_string),
+                margin,
+                ci_low,
+                ci_high,
+                verdict: NiVerdict::of(margin, ci_low, ci_high),
+                of: metric,
+            })
+        };
+    let mut out: Vec<NonInferiority> = policy
+        .non_inferior
+        .iter()
+        .filter_map(|&(metric, margin)| test(metric, margin, None, cmp.means.get(metric)))
+        .collect();
+    for s in cmp.segments.iter().filter(|s| !s.too_few) {
+        for &(metric, margin) in &policy.non_inferior_per_segment {
+            out.extend(test(metric, margin, Some(&s.tag), s.means.get(metric)));
+        }
+    }
+    out
+}
+
+fn non_inferiority_causes(tests: &[NonInferiority], k: u32) -> Vec<Reason> {
+    tests
+        .iter()
+        .filter(|t| t.verdict != NiVerdict::NonInferior)
+        .map(|t| Reason::NotNonInferior {
+            segment: t.segment.clone(),
+            label: t.of.label(k),
+            margin: t.margin,
+            ci: (t.ci_low, t.ci_high),
+            verdict: t.verdict,
+        })
+        .collect()
+}
+
+/// The reasons that come from segments that are not too few: a significant drop
+/// (Holm-adjusted p, under `--fail-on-significant-drop`) and
+/// `--max-drop-per-segment`.
+fn segment_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
+    let tests = crate::compare::segments::family_size(cmp);
+    let mut causes = Vec::new();
+    for s in cmp.segments.iter().filter(|s| !s.too_few) {
+        for (metric, allowed) in &policy.max_drop_per_segment {
+            let m = s.means.get(*metric);
+            if -m.delta > allowed + 1e-12 {
+                causes.push(Reason::SegmentDrop {
+                    segment: s.tag.clone(),
+                    label: metric.label(k),
+                    by: -m.delta,
+                    allowed: *allowed,
+                });
+            }
+        }
+        if !policy.fail_on_significant_drop {
+            continue;
+        }
+        for metric in TESTED {
+            let m = s.means.get(metric);
+            if let Some(p) = m.p_adjusted
+                && m.delta < 0.0
+                && p < ALPHA
+            {
+                causes.push(Reason::SegmentSignificant {
+                    segment: s.tag.clone(),
+                    label: metric.label(k),
+                    delta: m.delta,
+                    p,
+                    tests,
+                });
+            }
+        }
+    }
+    causes
+}
+
+/// The sentences of the segment and non-inferiority reasons, tags written by `id`.
+fn render_segment_reason(reason: &Reason, id: &dyn Fn(&str) -> String) -> String {
+    match reason {
+        Reason::SegmentSignificant {
+            segment,
+            label,
+            delta,
+            p,
+            tests,
+        } => format!(
+            "segment {}: mean {label} dropped significantly: {delta:+.4}, adjusted p = {p:.4} < {ALPHA} (Holm over {tests} tests)",
+            id(segment)
+        ),
+        Reason::SegmentDrop {
+            segment,
+            label,
+            by,
+            allowed,
+        } => format!(
+            "segment {}: mean {label} dropped by {by:.4}, more than the allowed {allowed}",
+            id(segment)
+        ),
+        Reason::NotNonInferior {
+            segment,
+            label,
+            margin,
+            ci,
+            verdict,
+        } => format!(
+            "{}{label} not shown non-inferior (margin {margin}): 95% CI of delta [{:+.4}, {:+.4}], {}",
+            segment
+                .as_ref()
+                .map(|s| format!("segment {}: ", id(s)))
+                .unwrap_or_default(),
+            ci.0,
+            ci.1,
+            verdict.words()
+        ),
+        _ => String::new(),
+    }
 }

@@ -130,6 +130,17 @@ pub struct GoldMeta {
     pub k: Option<u32>,
     pub min_grade: i64,
     pub manifest: Option<PathBuf>,
+    /// The tags side file (`tags = "tags.csv"`), docs/contract.md §18.
+    pub tags_file: Option<TagsFile>,
+    /// The recorded sha256 of the tags side file (written by `freeze`).
+    pub tags_sha256: Option<String>,
+}
+
+/// A gold manifest's tags side file: the path as written and as resolved.
+#[derive(Debug, Clone)]
+pub struct TagsFile {
+    pub display: String,
+    pub path: PathBuf,
 }
 
 impl GoldMeta {
@@ -152,6 +163,8 @@ impl GoldMeta {
             k: None,
             min_grade: 1,
             manifest: None,
+            tags_file: None,
+            tags_sha256: None,
         }
     }
 
@@ -177,6 +190,49 @@ pub struct GoldSet {
     /// A stand-in for a gold that failed to load: runs read against it are checked
     /// for their own structure only (`validate` still lists their problems).
     pub stand_in: bool,
+    /// The queries' tags (docs/contract.md §18); empty when the gold has none.
+    pub tags: Tags,
+}
+
+/// Every query's tags, stored flat: `labels` holds each distinct label once, and
+/// query `i` carries `labels[flat[offsets[i]..offsets[i + 1]]]`. Empty (no offsets)
+/// when the gold has no tags.
+#[derive(Debug, Clone, Default)]
+pub struct Tags {
+    pub labels: Vec<Id>,
+    offsets: Vec<u32>,
+    flat: Vec<u32>,
+}
+
+impl Tags {
+    /// Build from each query's label indices, in gold query order.
+    pub fn new(labels: Vec<Id>, per_query: Vec<Vec<u32>>) -> Self {
+        let mut offsets = Vec::with_capacity(per_query.len() + 1);
+        let mut flat = Vec::new();
+        offsets.push(0);
+        for q in per_query {
+            flat.extend(q);
+            offsets.push(flat.len() as u32);
+        }
+        Self {
+            labels,
+            offsets,
+            flat,
+        }
+    }
+
+    /// Whether any query carries a tag.
+    pub fn is_empty(&self) -> bool {
+        self.flat.is_empty()
+    }
+
+    /// The label indices of gold query `i`.
+    pub fn of(&self, i: usize) -> &[u32] {
+        match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.flat[a as usize..b as usize],
+            _ => &[],
+        }
+    }
 }
 
 impl GoldSet {
@@ -196,6 +252,7 @@ impl GoldSet {
             index,
             collisions,
             stand_in: false,
+            tags: Tags::default(),
         }
     }
 

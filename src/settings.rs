@@ -204,6 +204,79 @@ pub struct Compare {
     pub require_frozen: bool,
     pub enforced: bool,
     pub suspects: crate::gate::Suspects,
+    /// Segments and their gates (docs/contract.md §18).
+    pub segments: SegmentSettings,
+}
+
+/// `--min-segment-queries`, `--non-inferior`, `--non-inferior-per-segment` and
+/// `--max-drop-per-segment`, parsed.
+#[derive(Debug, Default)]
+pub struct SegmentSettings {
+    pub min_queries: usize,
+    pub non_inferior: Vec<(Metric, f64)>,
+    pub non_inferior_per_segment: Vec<(Metric, f64)>,
+    pub max_drop_per_segment: Vec<(Metric, f64)>,
+}
+
+impl SegmentSettings {
+    fn new(args: &CompareArgs, diag: &mut Diagnostics) -> Self {
+        let mut parse = |flag: &'static str, values: &[String], tested: bool| {
+            let mut out = Vec::new();
+            for text in values {
+                match parse_metric_value(flag, text, tested) {
+                    Ok(v) => out.push(v),
+                    Err(message) => diag.usage(message),
+                }
+            }
+            out
+        };
+        Self {
+            min_queries: args.min_segment_queries as usize,
+            non_inferior: parse("--non-inferior", &args.non_inferior, true),
+            non_inferior_per_segment: parse(
+                "--non-inferior-per-segment",
+                &args.non_inferior_per_segment,
+                true,
+            ),
+            max_drop_per_segment: parse(
+                "--max-drop-per-segment",
+                &args.max_drop_per_segment,
+                false,
+            ),
+        }
+    }
+}
+
+/// Parse `METRIC=VALUE` for `flag`; `tested` allows only the metrics with a CI (rr or
+/// mrr, recall, hit, ndcg). VALUE is a number >= 0.
+pub fn parse_metric_value(flag: &str, text: &str, tested: bool) -> Result<(Metric, f64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{flag} {text}: expected METRIC=VALUE, like recall=0.02"))?;
+    let metric = match name.trim().to_ascii_lowercase().as_str() {
+        "mrr" | "rr" => Metric::Rr,
+        "recall" => Metric::Recall,
+        "hit" => Metric::Hit,
+        "ndcg" => Metric::Ndcg,
+        "precision" | "p" if !tested => Metric::Precision,
+        "ap" | "map" if !tested => Metric::Ap,
+        other if tested => {
+            return Err(format!(
+                "{flag}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg",
+                crate::text::safe_id(other)
+            ));
+        }
+        other => {
+            return Err(format!(
+                "{flag}: unknown metric `{}`; use mrr, rr, recall, hit, precision, ndcg or ap",
+                crate::text::safe_id(other)
+            ));
+        }
+    };
+    match value.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok((metric, v)),
+        _ => Err(format!("{flag} {text}: the value must be a number >= 0")),
+    }
 }
 
 impl Compare {
@@ -219,6 +292,7 @@ impl Compare {
                 Err(message) => diag.usage(message),
             }
         }
+        let segments = SegmentSettings::new(&args, &mut diag);
         let runs: [PathBuf; 2] = match <[PathBuf; 2]>::try_from(args.runs) {
             Ok(runs) => runs,
             // clap takes exactly two or none.
@@ -249,6 +323,7 @@ impl Compare {
             fail_on_significant_drop: args.fail_on_significant_drop,
             require_frozen: args.require_frozen,
             enforced: !args.no_gate,
+            segments,
             suspects: match args.suspects {
                 cli::SuspectsArg::Fail => crate::gate::Suspects::Fail,
                 cli::SuspectsArg::Warn => crate::gate::Suspects::Warn,
@@ -257,8 +332,8 @@ impl Compare {
     }
 }
 
-/// `promote`'s settings: the gate's, as `compare` reads them (its report on stdout,
-/// no exports), and whether a failed gate still promotes.
+/// `promote`'s settings: the comparison and gate, as `compare` reads them (its
+/// report and exports), and whether a failed gate still promotes.
 #[derive(Debug)]
 pub struct Promote {
     pub compare: Compare,
@@ -267,27 +342,13 @@ pub struct Promote {
 
 impl Promote {
     pub fn new(args: PromoteArgs) -> Result<Self, InvalidInput> {
-        let compare = Compare::new(CompareArgs {
-            gold: args.gold,
-            runs: args.runs,
-            k: args.k,
-            format: None,
-            export_markdown: None,
-            export_json: None,
-            export_csv: None,
-            export_label_queue: None,
-            suspects: args.suspects,
-            seed: args.seed,
-            resamples: args.resamples,
-            max_drop: args.max_drop,
-            allow_failed: args.allow_failed,
-            allow_failed_file: args.allow_failed_file,
-            fail_on_significant_drop: args.fail_on_significant_drop,
-            require_frozen: args.require_frozen,
-            no_gate: false,
-        })?;
+        if args.compare.no_gate {
+            return Err(InvalidInput::usage(
+                "promote runs the gate first: --no-gate would promote whatever it says; use --force to promote a candidate that fails the gate",
+            ));
+        }
         Ok(Self {
-            compare,
+            compare: Compare::new(args.compare)?,
             force: args.force,
         })
     }

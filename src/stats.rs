@@ -163,3 +163,109 @@ pub fn paired(deltas: &[[f64; METRICS]], resamples: u32, seed: u64) -> [DeltaSta
         }
     })
 }
+
+/// Holm's step-down adjustment (Holm 1979) of a family of p-values, in their
+/// order: sorted ascending, the i-th smallest (from 0) is multiplied by `m - i`, a
+/// running maximum keeps the order, and values are capped at 1. Equal to
+/// statsmodels' `multipletests(method="holm")` (docs/contract.md §18).
+pub fn holm(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
+    let mut out = vec![0.0; m];
+    let mut running = 0.0f64;
+    for (i, &at) in order.iter().enumerate() {
+        running = running.max(((m - i) as f64 * p[at]).min(1.0));
+        out[at] = running;
+    }
+    out
+}
+
+/// Cohen's d_z of paired deltas (Lakens 2013): their mean divided by their sample
+/// standard deviation (n - 1). `None` when undefined: fewer than 2 deltas, or all
+/// equal and not 0; `Some(0.0)` when every delta is 0 (docs/contract.md §18).
+pub fn effect_size(deltas: impl Iterator<Item = f64> + Clone) -> Option<f64> {
+    let n = deltas.clone().count();
+    if n < 2 {
+        return None;
+    }
+    let first = deltas.clone().next().unwrap_or(0.0);
+    if deltas.clone().all(|d| d == first) {
+        return (first == 0.0).then_some(0.0);
+    }
+    let mean = deltas.clone().sum::<f64>() / n as f64;
+    let ss: f64 = deltas.map(|d| (d - mean) * (d - mean)).sum();
+    let sd = (ss / (n - 1) as f64).sqrt();
+    (sd > 0.0).then(|| mean / sd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reference values from statsmodels and numpy (tests/fixtures/segments/
+    /// make_expected.py): each case's inputs and expected outputs.
+    const EXPECTED: &str = include_str!("../tests/fixtures/segments/expected.json");
+
+    fn cases(key: &str) -> Vec<serde_json::Value> {
+        let v: serde_json::Value = serde_json::from_str(EXPECTED).expect("the fixture parses");
+        v[key].as_array().expect("an array of cases").clone()
+    }
+
+    fn floats(v: &serde_json::Value) -> Vec<f64> {
+        v.as_array()
+            .expect("an array")
+            .iter()
+            .map(|x| x.as_f64().expect("a number"))
+            .collect()
+    }
+
+    #[test]
+    fn holm_matches_statsmodels() {
+        let all = cases("holm");
+        assert!(all.len() >= 8);
+        for case in all {
+            let got = holm(&floats(&case["p"]));
+            let want = floats(&case["adjusted"]);
+            assert_eq!(got.len(), want.len());
+            for (g, w) in got.iter().zip(&want) {
+                assert!(
+                    (g - w).abs() < 1e-12,
+                    "holm {:?}: {got:?} != {want:?}",
+                    case["p"]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn effect_size_matches_numpy() {
+        let all = cases("effect_size");
+        assert!(all.len() >= 8);
+        for case in all {
+            let deltas = floats(&case["deltas"]);
+            let got = effect_size(deltas.iter().copied());
+            match case["d_z"].as_f64() {
+                None => assert_eq!(got, None, "{deltas:?}"),
+                Some(w) => {
+                    let g = got.unwrap_or_else(|| panic!("{deltas:?}: None, expected {w}"));
+                    assert!(
+                        (g - w).abs() < 1e-9 * (1.0 + w.abs()),
+                        "{deltas:?}: {g} != {w}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn holm_never_lowers_a_p_value_and_keeps_the_order() {
+        let p = [0.04, 0.001, 0.2, 0.04, 0.5];
+        let adj = holm(&p);
+        for (a, q) in adj.iter().zip(&p) {
+            assert!(a >= q && *a <= 1.0);
+        }
+        assert_eq!(adj[0], adj[3]);
+        assert!(adj[1] <= adj[0] && adj[0] <= adj[2] && adj[2] <= adj[4]);
+    }
+}

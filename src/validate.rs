@@ -198,6 +198,30 @@ pub enum ProblemKind {
     VersionBelowFrozen { version: String, frozen: String },
     #[error("{message}")]
     Usage { message: String },
+    #[error(
+        "a CSV gold keeps its tags in its `tags` column; remove `tags` from the manifest (a side file is for TREC qrels)"
+    )]
+    TagsFileForCsv,
+    #[error(
+        "tags_sha256 is recorded but no `tags` file is named; restore `tags` or raise `version` and run `ragdiff freeze`"
+    )]
+    TagsShaWithoutFile,
+    #[error("query {query}: {reason}")]
+    BadTag { query: String, reason: String },
+    #[error("query {query} is not in the gold set; every id in a tags file must be a gold query")]
+    TagsQueryNotInGold { query: String },
+    #[error(
+        "gold query {query} has no row in the tags file; add a row for it (an empty `tags` cell when it has none)"
+    )]
+    TagsQueryMissing { query: String },
+    #[error(
+        "tags changed since the gold was frozen: sha256 is {actual}, the manifest records {recorded}; restore the tags file or raise `version` and run `ragdiff freeze`"
+    )]
+    TagsChanged { recorded: String, actual: String },
+    #[error(
+        "tags changed since the gold was frozen: the manifest records no tags_sha256 for {path}; raise `version` and run `ragdiff freeze`"
+    )]
+    TagsNotFrozen { path: String },
     #[error("cannot write {path}: {reason}")]
     Write { path: String, reason: String },
 }

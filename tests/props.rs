@@ -203,6 +203,8 @@ fn gold_meta(format: DataFormat) -> GoldMeta {
         k: None,
         min_grade: 1,
         manifest: None,
+        tags_file: None,
+        tags_sha256: None,
     }
 }
 
@@ -472,7 +474,7 @@ proptest! {
         let mut reader = csv::Reader::from_path(dir.path().join("out.csv")).expect("out.csv");
         let header: Vec<String> = reader.headers().expect("a header").iter().map(String::from).collect();
         prop_assert_eq!(header, [
-            "id", "status", "baseline_rank", "candidate_rank", "baseline_rr", "candidate_rr",
+            "id", "status", "tags", "baseline_rank", "candidate_rank", "baseline_rr", "candidate_rr",
             "delta_rr", "baseline_recall", "candidate_recall", "delta_recall", "suspect",
         ]);
         let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a CSV row")).collect();
@@ -482,14 +484,15 @@ proptest! {
             let guarded_id = guarded(id);
             prop_assert_eq!(&rec[0], guarded_id.as_str());
             prop_assert_eq!(&rec[1], row["status"].as_str().expect("a status"));
-            for (col, side) in [(2, "baseline"), (3, "candidate")] {
+            prop_assert_eq!(&rec[2], "", "no tags in this gold");
+            for (col, side) in [(3, "baseline"), (4, "candidate")] {
                 let rank = row[side]["first_relevant_rank"].as_str().unwrap_or("");
                 prop_assert_eq!(&rec[col], rank);
             }
             let numbers = [
-                (4, &row["baseline"]["rr"]), (5, &row["candidate"]["rr"]), (6, &row["delta"]["rr"]),
-                (7, &row["baseline"]["recall"]), (8, &row["candidate"]["recall"]),
-                (9, &row["delta"]["recall"]),
+                (5, &row["baseline"]["rr"]), (6, &row["candidate"]["rr"]), (7, &row["delta"]["rr"]),
+                (8, &row["baseline"]["recall"]), (9, &row["candidate"]["recall"]),
+                (10, &row["delta"]["recall"]),
             ];
             for (col, value) in numbers {
                 let from_csv: f64 = rec[col].parse().expect("a CSV number");

@@ -53,17 +53,24 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     let candidate = diag.require(candidate)?;
     let mut cmp = compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed);
     cmp.same_results = same_results;
+    let seg = &s.segments;
+    compare::segments::attach(&mut cmp, &gold, seg.min_queries, (s.resamples, s.seed));
     let policy = Policy {
         max_drop: s.max_drop.clone(),
         allowed: inputs.allowed,
         fail_on_significant_drop: s.fail_on_significant_drop,
         enforced: s.enforced,
         suspects: s.suspects,
+        non_inferior: seg.non_inferior.clone(),
+        non_inferior_per_segment: seg.non_inferior_per_segment.clone(),
+        max_drop_per_segment: seg.max_drop_per_segment.clone(),
     };
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(comparison_warnings(&cmp, [&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
+    warnings.extend(segment_warnings(&cmp, seg));
+    warnings.extend(holm_floor_warning(&cmp, &s));
     let decided = Decided {
         verdict,
         accepted,
@@ -78,6 +85,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         .transpose()?;
     let mut report = CompareReport::new(&gold, runs, cmp, decided, (s.resamples, s.seed));
     report.label_queue = queue.unwrap_or_default();
+    report.attach_tags(&gold, seg.min_queries);
     print_warnings(&report.warnings);
     report::emit_ci_annotations(&report);
     write_outputs(&report, &s.outputs)?;
@@ -199,4 +207,36 @@ fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow:
         report::write_compare(report, formats[i], i == stdout_index, out)
     })?;
     Ok(())
+}
+
+/// Per-segment gates that test nothing: the gold has no tags, or every segment is
+/// too few (docs/contract.md §18).
+fn segment_warnings(cmp: &Comparison, seg: &settings::SegmentSettings) -> Vec<String> {
+    let asked = !seg.non_inferior_per_segment.is_empty() || !seg.max_drop_per_segment.is_empty();
+    if !asked || cmp.segments.iter().any(|s| !s.too_few) {
+        return Vec::new();
+    }
+    vec![if cmp.segments.is_empty() {
+        "--non-inferior-per-segment and --max-drop-per-segment test nothing: the gold has no tags"
+            .to_string()
+    } else {
+        format!(
+            "--non-inferior-per-segment and --max-drop-per-segment test nothing: every segment has fewer than {} queries (--min-segment-queries)",
+            seg.min_queries
+        )
+    }]
+}
+
+/// Under `--fail-on-significant-drop`: a family so large that even the smallest p
+/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §18.3).
+fn holm_floor_warning(cmp: &Comparison, s: &settings::Compare) -> Option<String> {
+    let tests = compare::segments::family_size(cmp);
+    let floor = (tests as f64 / (1.0 + f64::from(s.resamples))).min(1.0);
+    (s.fail_on_significant_drop && floor >= gate::ALPHA).then(|| {
+        format!(
+            "with {tests} tests and {} resamples the smallest Holm-adjusted p is {floor:.4}, so --fail-on-significant-drop cannot fire; use --resamples {} or more",
+            s.resamples,
+            tests * 20
+        )
+    })
 }

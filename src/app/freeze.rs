@@ -1,7 +1,7 @@
 //! `freeze`: record the gold data's sha256 and frozen_version in its manifest.
 
 use crate::exit;
-use crate::load::{self, fs, gold, manifest};
+use crate::load::{self, fs, gold, manifest, tags};
 use crate::output;
 use crate::settings;
 use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
@@ -31,21 +31,30 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
     );
     let mut unchecked = meta.clone();
     unchecked.sha256 = None;
-    gold::load(unchecked, &[], &mut diag);
+    unchecked.tags_sha256 = None;
+    if let Some(mut g) = gold::load(unchecked, &[], &mut diag) {
+        tags::from_side_file(&mut g, &mut diag);
+    }
+    let tags_actual = tags_digest(&meta, &mut diag);
     let bytes = diag.require(bytes)?;
     let actual = gold::sha256_hex(&bytes);
+    let tags_note = tags_actual
+        .as_ref()
+        .map(|t| format!(", tags sha256 {}", &t[..12]))
+        .unwrap_or_default();
     // A manifest without a version records a problem, so this never stops here.
     let version = diag.require(meta.version.clone())?;
     if let Some(recorded) = &meta.sha256 {
-        if *recorded == actual && meta.frozen_version.as_ref() == Some(&version) {
+        let same = *recorded == actual && meta.tags_sha256 == tags_actual;
+        if same && meta.frozen_version.as_ref() == Some(&version) {
             output::stdout(&format!(
-                "{shown}: already frozen at version {version} (sha256 {})\n",
+                "{shown}: already frozen at version {version} (sha256 {}{tags_note})\n",
                 &actual[..12]
             ))?;
             return Ok(exit::SUCCESS);
         }
         let raised = meta.frozen_version.as_ref().is_some_and(|f| version > *f);
-        if *recorded != actual && !raised {
+        if !same && !raised {
             return Err(InvalidInput::one(
                 Location::file(&display),
                 ProblemKind::VersionNotRaised {
@@ -61,6 +70,12 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
     let mut doc = doc.doc.into_mut();
     doc["sha256"] = toml_edit::value(actual.clone());
     doc["frozen_version"] = toml_edit::value(version.to_string());
+    match &tags_actual {
+        Some(t) => doc["tags_sha256"] = toml_edit::value(t.clone()),
+        None => {
+            doc.remove("tags_sha256");
+        }
+    }
     // A first freeze keeps a date written by hand; a new version records today's.
     if doc.get("frozen_at").is_none() || meta.frozen_version.is_some() {
         doc["frozen_at"] = toml_edit::value(today());
@@ -69,10 +84,17 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
     let target = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
     output::write(&target, &doc.to_string())?;
     output::stdout(&format!(
-        "{shown}: frozen at version {version} (sha256 {})\n",
+        "{shown}: frozen at version {version} (sha256 {}{tags_note})\n",
         &actual[..12]
     ))?;
     Ok(exit::SUCCESS)
+}
+
+/// The sha256 of the tags side file the manifest names, if any (docs/contract.md §18).
+fn tags_digest(meta: &crate::model::GoldMeta, diag: &mut Diagnostics) -> Option<String> {
+    let file = meta.tags_file.as_ref()?;
+    let display = file.path.display().to_string();
+    fs::read_file(&file.path, "tags file", &display, diag).map(|b| gold::sha256_hex(&b))
 }
 
 /// Today's date (UTC) as YYYY-MM-DD, from the days since 1970-01-01.

@@ -62,6 +62,8 @@ pub fn judged_mean(rows: &[QueryRow]) -> MeanDelta {
         ci_low: None,
         ci_high: None,
         p_value: None,
+        p_adjusted: None,
+        effect_size: None,
     }
 }
 

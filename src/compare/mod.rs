@@ -201,6 +201,12 @@ pub struct MeanDelta {
     pub ci_high: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p_value: Option<f64>,
+    /// Holm-adjusted p over every test of the run (docs/contract.md §18).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_adjusted: Option<f64>,
+    /// Cohen's d_z of the per-query deltas; `Some(None)` is JSON null (undefined).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effect_size: Option<Option<f64>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -251,6 +257,9 @@ pub struct Comparison {
     /// Baseline and candidate read the same results: one file, or identical bytes
     /// (docs/contract.md §13); set by the caller, which knows the files.
     pub same_results: bool,
+    /// Per-tag results (docs/contract.md §18), worst RR delta first; set by
+    /// [`segments::attach`].
+    pub segments: Vec<segments::Segment>,
 }
 
 /// Order per-query rows: status, then delta RR ascending, then delta Recall
@@ -321,6 +330,7 @@ pub fn compare(
         nondeterministic,
         bump,
         same_results: false,
+        segments: Vec::new(),
     }
 }
 
@@ -389,6 +399,8 @@ fn means_of(rows: &[QueryRow], resamples: u32, seed: u64) -> MeansReport {
             ci_low: pos.map(|p| st[p].ci_low),
             ci_high: pos.map(|p| st[p].ci_high),
             p_value: pos.map(|p| st[p].p_value),
+            p_adjusted: None,
+            effect_size: pos.map(|p| stats::effect_size(deltas.iter().map(move |d| d[p]))),
         }
     };
     MeansReport {
@@ -412,6 +424,8 @@ pub fn ids_with(rows: &[QueryRow], status: Status) -> Vec<String> {
     ids.sort_unstable();
     ids
 }
+
+pub mod segments;
 
 #[cfg(test)]
 mod tests;

@@ -66,7 +66,14 @@ pub fn parse(
         .into_iter()
         .map(|(id, judged)| GoldQuery::new(id, judged, meta.min_grade))
         .collect();
-    Some(GoldSet::new(meta, queries))
+    let mut gold = GoldSet::new(meta, queries);
+    // docs/contract.md §18: a CSV gold's `tags` column.
+    if gold.meta.format == DataFormat::Csv
+        && !crate::load::tags::from_csv_column(&mut gold, bytes, &display, diag)
+    {
+        return None;
+    }
+    Some(gold)
 }
 
 type RawQuery = (Id, Vec<Judgement>);
@@ -84,7 +91,7 @@ fn parse_csv(
         return out;
     };
     let required = "`id` and `expected_doc_ids`";
-    let mut known = vec!["id", "question", "expected_doc_ids", NON_RELEVANT];
+    let mut known = vec!["id", "question", "expected_doc_ids", NON_RELEVANT, "tags"];
     known.extend_from_slice(extra_ok);
     let Some(header) = Header::read(
         &mut reader,

@@ -8,11 +8,10 @@ use semver::Version;
 use toml_edit::{Document, Table};
 
 use crate::load::fs::{check_path, read_file};
-use crate::model::{DataFormat, GoldMeta, RunMeta};
+use crate::model::{DataFormat, GoldMeta, RunMeta, TagsFile};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
-const GOLD_KEYS: &str =
-    "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version";
+const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256";
 const RUN_KEYS: &str = "index_version, corpus, depth, results, format, filters";
 
 /// A parsed manifest with its raw text, for line numbers.
@@ -321,6 +320,7 @@ pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
             .problem(loc, ProblemKind::InvalidSha { value: sha.clone() });
     }
     let frozen_version = keys.semver("frozen_version", false);
+    let tags = gold_tags_keys(&mut keys);
     if let (Some(v), Some(f)) = (&version, &frozen_version)
         && v < f
     {
@@ -338,6 +338,11 @@ pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
     }
     let (data_display, data) = data?;
     let format = format?.unwrap_or_else(|| DataFormat::from_extension(&data));
+    let (tags_file, tags_sha256) = tags;
+    if format == DataFormat::Csv && tags_file.is_some() {
+        diag.problem(m.key_location(table, "tags"), ProblemKind::TagsFileForCsv);
+        return None;
+    }
     Some(GoldMeta {
         name,
         version,
@@ -351,7 +356,28 @@ pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
         k,
         min_grade,
         manifest: Some(m.path.clone()),
+        tags_file,
+        tags_sha256,
     })
+}
+
+/// The gold manifest's `tags` side file and `tags_sha256` (docs/contract.md §18).
+fn gold_tags_keys(keys: &mut Keys) -> (Option<TagsFile>, Option<String>) {
+    let file = if keys.table.contains_key("tags") {
+        keys.data_path("tags", "tags file")
+            .map(|(display, path)| TagsFile { display, path })
+    } else {
+        None
+    };
+    let sha = keys.string("tags_sha256", false);
+    if let Some(s) = &sha
+        && (s.len() != 64 || !s.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        let loc = keys.loc("tags_sha256");
+        keys.diag
+            .problem(loc, ProblemKind::InvalidSha { value: s.clone() });
+    }
+    (file, sha.map(|s| s.to_ascii_lowercase()))
 }
 
 /// Load a run manifest's keys; the results file is checked to exist but not read.

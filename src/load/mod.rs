@@ -8,6 +8,7 @@ pub mod gold;
 pub mod lines;
 pub mod manifest;
 pub mod run;
+pub mod tags;
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +28,7 @@ pub const ONE_FILE_RUN_EXTRA: &[&str] = &[
     "expected_doc_ids",
     gold::NON_RELEVANT,
     "index_version",
+    "tags",
 ];
 
 /// The gold manifest to use: the one given, or the only `*.toml` in `gold/`.
@@ -168,7 +170,10 @@ pub fn load_gold(
         });
     }
     let display = meta.data.display().to_string();
-    let gold = gold::load(meta, extra_ok, diag)?;
+    let mut gold = gold::load(meta, extra_ok, diag)?;
+    if !tags::from_side_file(&mut gold, diag) {
+        return None;
+    }
     if gold.queries.iter().all(|q| q.is_no_answer()) {
         diag.problem(
             Location::file(display),

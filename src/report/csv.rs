@@ -3,9 +3,10 @@
 
 use crate::report::CompareReport;
 
-pub const HEADER: [&str; 11] = [
+pub const HEADER: [&str; 12] = [
     "id",
     "status",
+    "tags",
     "baseline_rank",
     "candidate_rank",
     "baseline_rr",
@@ -36,12 +37,14 @@ pub fn render(r: &CompareReport) -> String {
         w.write_record(rec).expect("writing to memory cannot fail");
     };
     write(&mut w, &HEADER.map(String::from));
-    for q in &r.per_query {
+    for (i, q) in r.per_query.iter().enumerate() {
         write(
             &mut w,
             &[
                 guard(&crate::text::shown(&q.id)),
                 q.status.name().to_string(),
+                // docs/contract.md §18: `;`-joined, empty without tags.
+                guard(r.row_tags.get(i).map_or("", String::as_str)),
                 rank(q.baseline.first_relevant_rank),
                 rank(q.candidate.first_relevant_rank),
                 q.baseline.rr.to_string(),

@@ -7,9 +7,10 @@
 use std::fmt::Write;
 
 use crate::compare::QueryRow;
+use crate::gate::NiVerdict;
 use crate::report::{
-    CompareReport, Rows, VerdictWord, change_cells, filters_text, means_cells, means_header, rank,
-    suspect_marker,
+    CompareReport, Rows, VerdictWord, change_cells, filters_text, means_cells, means_header,
+    non_inferiority_cells, rank, segment_cells, segment_header, suspect_marker,
 };
 use crate::text::and_more;
 
@@ -90,36 +91,37 @@ pub fn render(r: &CompareReport) -> String {
     cap(fit(r))
 }
 
-/// The largest rendering that fits: per-query rows cut first, then the newly failed
-/// list.
+/// The largest rendering that fits: per-query rows cut first, then segments
+/// (docs/contract.md §18), then the newly failed list.
 fn fit(r: &CompareReport) -> String {
     let rows = Rows::of(r);
-    let (newly, changed) = (rows.newly_failed.len(), rows.changed.len());
-    let full = render_with(r, &rows, newly, changed);
-    if full.len() <= MAX_BYTES {
-        return full;
-    }
-    // The largest number of rows that fits, first cutting per-query rows, then the
-    // newly failed list.
-    let fits = |nf: usize, n: usize| render_with(r, &rows, nf, n).len() <= MAX_BYTES;
-    if fits(newly, 0) {
-        let (mut lo, mut hi) = (0, changed);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if fits(newly, mid) {
-                lo = mid
-            } else {
-                hi = mid - 1
-            }
-        }
-        return render_with(r, &rows, newly, lo);
-    }
-    let (mut lo, mut hi) = (0, newly);
+    let (newly, changed, segs) = (
+        rows.newly_failed.len(),
+        rows.changed.len(),
+        r.segments.len(),
+    );
+    let fits = |nf: usize, n: usize, sg: usize| render_with(r, &rows, nf, n, sg).len() <= MAX_BYTES;
+    let (nf, n, sg) = if fits(newly, changed, segs) {
+        (newly, changed, segs)
+    } else if fits(newly, 0, segs) {
+        (newly, largest(changed, |n| fits(newly, n, segs)), segs)
+    } else if fits(newly, 0, 0) {
+        (newly, 0, largest(segs, |sg| fits(newly, 0, sg)))
+    } else {
+        (largest(newly, |nf| fits(nf, 0, 0)), 0, 0)
+    };
+    render_with(r, &rows, nf, n, sg)
+}
+
+/// The largest `x` in `0..=hi` for which `fits(x)` holds (`fits` is monotone; 0 when
+/// none does).
+fn largest(hi: usize, fits: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, hi);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if fits(mid, 0) { lo = mid } else { hi = mid - 1 }
+        if fits(mid) { lo = mid } else { hi = mid - 1 }
     }
-    render_with(r, &rows, lo, 0)
+    lo
 }
 
 /// The last resort when even the shortest rendering is too large (ids of many
@@ -145,11 +147,20 @@ fn cap(text: String) -> String {
     out
 }
 
-/// Render with at most `nf_rows` newly failed rows and `n_rows` per-query rows.
-fn render_with(r: &CompareReport, rows: &Rows, nf_rows: usize, n_rows: usize) -> String {
+/// Render with at most `nf_rows` newly failed rows, `n_rows` per-query rows and
+/// `seg_rows` segments.
+fn render_with(
+    r: &CompareReport,
+    rows: &Rows,
+    nf_rows: usize,
+    n_rows: usize,
+    seg_rows: usize,
+) -> String {
     let mut s = String::new();
     heading(&mut s, r);
     means(&mut s, r);
+    non_inferiority(&mut s, r);
+    by_segment(&mut s, r, seg_rows);
     newly_failed(&mut s, r, &rows.newly_failed, nf_rows);
     id_lists(&mut s, r);
     chart(&mut s, r);
@@ -207,7 +218,7 @@ fn heading(s: &mut String, r: &CompareReport) {
 /// The means table (cells shared with the terminal's).
 fn means(s: &mut String, r: &CompareReport) {
     let _ = writeln!(s, "| {} |", means_header(r).join(" | "));
-    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut rows = means_cells(r);
     let zero = rows.pop().unwrap_or_default();
     for row in rows {
@@ -215,7 +226,7 @@ fn means(s: &mut String, r: &CompareReport) {
     }
     let _ = writeln!(
         s,
-        "| {} queries | {} | {} | {} | | |\n",
+        "| {} queries | {} | {} | {} | | | | |\n",
         zero[0], zero[1], zero[2], zero[3]
     );
 }
@@ -396,4 +407,95 @@ fn chart(s: &mut String, r: &CompareReport) {
         series(&counts[0]),
         series(&counts[1])
     );
+}
+
+/// The Markdown "By segment" table holds this many segments; the rest go inside
+/// `<details>` (docs/contract.md §18).
+pub const SEGMENTS_SHOWN: usize = 20;
+
+/// At most this many non-inferiority tests are listed (JSON holds them all).
+const MAX_NI: usize = 20;
+
+/// "By segment": the 20 worst segments, the rest inside `<details>`, at most
+/// `shown` in all.
+fn by_segment(s: &mut String, r: &CompareReport, shown: usize) {
+    let segs = &r.segments;
+    if segs.is_empty() {
+        return;
+    }
+    let few = segs.iter().filter(|x| x.too_few).count();
+    let _ = writeln!(
+        s,
+        "### By segment ({} tags, worst MRR change first; {few} with fewer than {} queries: too few to test)\n",
+        segs.len(),
+        r.min_segment_queries
+    );
+    let table = |s: &mut String, part: &[crate::compare::segments::Segment]| {
+        let _ = writeln!(s, "| {} |", segment_header(r.k).join(" | "));
+        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+        for x in part {
+            let _ = writeln!(s, "| {} |", segment_cells(x, "→", &code).join(" | "));
+        }
+    };
+    let shown = shown.min(segs.len());
+    table(s, &segs[..shown.min(SEGMENTS_SHOWN)]);
+    if segs.len() > SEGMENTS_SHOWN {
+        let _ = writeln!(
+            s,
+            "\n<details><summary>{} more segments</summary>\n",
+            segs.len() - SEGMENTS_SHOWN
+        );
+        if shown > SEGMENTS_SHOWN {
+            table(s, &segs[SEGMENTS_SHOWN..shown]);
+        }
+    }
+    if shown < segs.len() {
+        let _ = writeln!(
+            s,
+            "\n… and {} more segments left out to keep this under {MAX_BYTES} bytes; the JSON report holds them all.",
+            segs.len() - shown
+        );
+    }
+    if segs.len() > SEGMENTS_SHOWN {
+        let _ = writeln!(s, "\n</details>");
+    }
+    s.push('\n');
+}
+
+/// The non-inferiority tests: overall ones and segment tests that did not pass
+/// first, at most [`MAX_NI`].
+fn non_inferiority(s: &mut String, r: &CompareReport) {
+    let cells = non_inferiority_cells(r, &code);
+    if cells.is_empty() {
+        return;
+    }
+    let tests = &r.gate.non_inferiority;
+    let mut order: Vec<usize> = (0..tests.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            tests[i].segment.is_some(),
+            tests[i].verdict == NiVerdict::NonInferior,
+        )
+    });
+    let _ = writeln!(
+        s,
+        "**Non-inferiority** (passes when the 95% CI of the delta lies above −margin)\n"
+    );
+    let _ = writeln!(s, "| test | margin | 95% CI of delta | verdict |");
+    let _ = writeln!(s, "|---|---:|---:|---|");
+    for &i in order.iter().take(MAX_NI) {
+        let _ = writeln!(s, "| {} |", cells[i].join(" | "));
+    }
+    if cells.len() > MAX_NI {
+        let passed = order[MAX_NI..]
+            .iter()
+            .filter(|&&i| tests[i].verdict == NiVerdict::NonInferior)
+            .count();
+        let _ = writeln!(
+            s,
+            "\n… and {} more tests ({passed} non-inferior); the JSON report lists them all.",
+            cells.len() - MAX_NI
+        );
+    }
+    s.push('\n');
 }

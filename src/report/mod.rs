@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::compare::holes::LabelItem;
+use crate::compare::segments::Segment;
 use crate::compare::{Bump, Comparison, MeansReport, QueryRow, Status, ZeroRr};
 use crate::eval::{EvalMeans, EvalRow};
 use crate::gate::{Accepted, Verdict};
@@ -163,6 +164,8 @@ pub struct CompareReport {
     pub nondeterministic: Vec<String>,
     pub means: MeansReport,
     pub zero_rr: ZeroRr,
+    /// Per-tag results, worst RR delta first (docs/contract.md §18).
+    pub segments: Vec<Segment>,
     pub per_query: Vec<QueryRow>,
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
@@ -183,6 +186,12 @@ pub struct CompareReport {
     /// The label queue, filled only when it is exported.
     #[serde(skip)]
     pub label_queue: Vec<LabelItem>,
+    /// `--min-segment-queries`: smaller segments are "too few to test".
+    pub min_segment_queries: usize,
+    /// Each per-query row's tags, `;`-joined, in `per_query`'s order (the CSV's
+    /// `tags` column); empty when the gold has none.
+    #[serde(skip)]
+    pub row_tags: Vec<String>,
 }
 
 impl CompareReport {
@@ -210,6 +219,7 @@ impl CompareReport {
             nondeterministic: cmp.nondeterministic,
             means: cmp.means,
             zero_rr: cmp.zero_rr,
+            segments: cmp.segments,
             per_query: cmp.rows,
             accepted: decided.accepted,
             no_answer: cmp.no_answer,
@@ -219,7 +229,31 @@ impl CompareReport {
             resamples: resampling.0,
             seed: resampling.1,
             label_queue: Vec::new(),
+            min_segment_queries: crate::compare::segments::MIN_QUERIES,
+            row_tags: Vec::new(),
         }
+    }
+
+    /// Record the segment threshold and every row's tags (docs/contract.md §18).
+    pub fn attach_tags(&mut self, gold: &GoldSet, min_segment_queries: usize) {
+        self.min_segment_queries = min_segment_queries;
+        if gold.tags.is_empty() {
+            return;
+        }
+        self.row_tags = self
+            .per_query
+            .iter()
+            .map(|q| {
+                let tags = gold
+                    .lookup(&q.id)
+                    .map_or(&[][..], |i| gold.tags.of(i as usize));
+                let labels: Vec<&str> = tags
+                    .iter()
+                    .map(|&t| gold.tags.labels[t as usize].as_str())
+                    .collect();
+                labels.join(";")
+            })
+            .collect();
     }
 
     pub fn count(&self, status: Status) -> usize {
@@ -343,7 +377,7 @@ impl VerdictWord {
 }
 
 /// The header of the means table (the terminal's and Markdown's).
-pub fn means_header(r: &CompareReport) -> [String; 6] {
+pub fn means_header(r: &CompareReport) -> [String; 8] {
     [
         format!("metric ({} queries)", r.per_query.len()),
         "baseline".into(),
@@ -351,13 +385,15 @@ pub fn means_header(r: &CompareReport) -> [String; 6] {
         "delta".into(),
         "95% CI of delta".into(),
         "p".into(),
+        "p (Holm)".into(),
+        "d_z".into(),
     ]
 }
 
 /// The cells of the means table, one row per metric and a last one for zero-RR
 /// queries, computed once for every format.
-pub fn means_cells(r: &CompareReport) -> Vec<[String; 6]> {
-    let mut rows: Vec<[String; 6]> = Metric::ALL
+pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
+    let mut rows: Vec<[String; 8]> = Metric::ALL
         .iter()
         .map(|&m| {
             let md = r.means.get(m);
@@ -372,6 +408,8 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 6]> {
                 delta(md.delta),
                 ci,
                 md.p_value.map(num).unwrap_or_default(),
+                md.p_adjusted.map(num).unwrap_or_default(),
+                effect_cell(md.effect_size),
             ]
         })
         .collect();
@@ -383,12 +421,16 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 6]> {
         delta(j.delta),
         String::new(),
         String::new(),
+        String::new(),
+        String::new(),
     ]);
     rows.push([
         format!("zero RR@{}", r.k),
         r.zero_rr.baseline.to_string(),
         r.zero_rr.candidate.to_string(),
         format!("{:+}", r.zero_rr.delta),
+        String::new(),
+        String::new(),
         String::new(),
         String::new(),
     ]);
@@ -588,4 +630,100 @@ pub fn emit_ci_annotations(r: &CompareReport) {
             crate::text::eprint_workflow_command(&line);
         }
     }
+}
+
+/// An effect size cell: d_z with 2 decimals, "n/a" when undefined, empty when the
+/// metric is not tested (docs/contract.md §18).
+pub fn effect_cell(e: Option<Option<f64>>) -> String {
+    match e {
+        Some(Some(d)) => match format!("{d:+.2}") {
+            z if z == "+0.00" || z == "-0.00" => "0.00".to_string(),
+            text => text,
+        },
+        Some(None) => "n/a".to_string(),
+        None => String::new(),
+    }
+}
+
+/// The header of the "By segment" table (the terminal's and Markdown's).
+pub fn segment_header(k: u32) -> [String; 10] {
+    [
+        "segment".into(),
+        "queries".into(),
+        format!("MRR@{k}"),
+        "ΔMRR".into(),
+        "95% CI of ΔMRR".into(),
+        "p (Holm)".into(),
+        "d_z".into(),
+        format!("ΔRecall@{k}"),
+        format!("ΔnDCG@{k}"),
+        "newly failed".into(),
+    ]
+}
+
+/// At most this many newly failed ids are named in a segment row.
+pub const SEGMENT_IDS: usize = 5;
+
+/// The cells of one segment row, computed once for every format; the tag and ids are
+/// written by `id`, the MRR change with `sign`.
+pub fn segment_cells(
+    s: &crate::compare::segments::Segment,
+    sign: &str,
+    id: &dyn Fn(&str) -> String,
+) -> [String; 10] {
+    let rr = &s.means.rr;
+    let (ci, p) = match (s.too_few, rr.ci_low, rr.ci_high) {
+        (false, Some(lo), Some(hi)) => (
+            format!("[{}, {}]", delta(lo), delta(hi)),
+            rr.p_adjusted.map(num).unwrap_or_default(),
+        ),
+        _ => ("too few to test".to_string(), String::new()),
+    };
+    let named: Vec<String> = s
+        .newly_failed
+        .iter()
+        .take(SEGMENT_IDS)
+        .map(|x| id(x))
+        .collect();
+    let newly = match s.newly_failed.len() {
+        0 => "0".to_string(),
+        n => format!(
+            "{n}: {}{}",
+            named.join(" "),
+            crate::text::and_more(n, SEGMENT_IDS)
+        ),
+    };
+    [
+        id(&s.tag),
+        s.queries.to_string(),
+        arrow(num(rr.baseline), num(rr.candidate), sign),
+        delta(rr.delta),
+        ci,
+        p,
+        effect_cell(rr.effect_size),
+        delta(s.means.recall.delta),
+        delta(s.means.ndcg.delta),
+        newly,
+    ]
+}
+
+/// One line per non-inferiority test: the test, margin, CI and verdict, tags
+/// written by `id`.
+pub fn non_inferiority_cells(r: &CompareReport, id: &dyn Fn(&str) -> String) -> Vec<[String; 4]> {
+    r.gate
+        .non_inferiority
+        .iter()
+        .map(|t| {
+            let place = match &t.segment {
+                Some(s) => format!("segment {}", id(s)),
+                None => "overall".to_string(),
+            };
+            [
+                format!("{} {place}", t.of.label(r.k)),
+                format!("{}", t.margin),
+                format!("[{}, {}]", delta(t.ci_low), delta(t.ci_high)),
+                t.verdict.words().to_string(),
+            ]
+        })
+        .collect()
 }

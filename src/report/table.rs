@@ -6,7 +6,8 @@ use crate::compare::QueryRow;
 use crate::metrics::Metric;
 use crate::report::{
     CHANGE_HEADER, CompareReport, EvalReport, GoldContext, Rows, RunContext, VerdictWord,
-    change_cells, filters_text, means_cells, means_header, num, rank, suspect_marker,
+    change_cells, filters_text, means_cells, means_header, non_inferiority_cells, num, rank,
+    segment_cells, segment_header, suspect_marker,
 };
 use crate::text::{and_more, plural, safe_id};
 
@@ -168,6 +169,8 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     }
     out.push_str(&t.to_string());
     out.push_str("\n\n");
+    non_inferiority(&mut out, r);
+    by_segment(&mut out, r);
     id_lists(&mut out, r, &rows.newly_failed);
     if !rows.changed.is_empty() {
         out.push('\n');
@@ -263,4 +266,60 @@ fn ids(list: &[String]) -> String {
         .map(|s| safe_id(s))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The terminal lists at most this many segments (JSON lists all).
+pub const MAX_SEGMENTS: usize = 50;
+
+/// "By segment" (docs/contract.md §18): worst MRR change first, at most
+/// [`MAX_SEGMENTS`].
+fn by_segment(out: &mut String, r: &CompareReport) {
+    if r.segments.is_empty() {
+        return;
+    }
+    let few = r.segments.iter().filter(|s| s.too_few).count();
+    out.push_str(&format!(
+        "by segment: {}, worst MRR change first; {few} with fewer than {} queries: too few to test\n",
+        plural(r.segments.len(), "tag", "tags"),
+        r.min_segment_queries
+    ));
+    let mut t = new_table(segment_header(r.k).to_vec());
+    for s in r.segments.iter().take(MAX_SEGMENTS) {
+        let cells = segment_cells(s, "->", &safe_id);
+        t.add_row(
+            cells
+                .into_iter()
+                .enumerate()
+                .map(|(i, text)| {
+                    if (1..9).contains(&i) {
+                        right(text)
+                    } else {
+                        Cell::new(text)
+                    }
+                })
+                .collect::<Vec<_>>(),
+        );
+    }
+    out.push_str(&t.to_string());
+    out.push('\n');
+    if r.segments.len() > MAX_SEGMENTS {
+        out.push_str(&format!(
+            "… and {} more segments (the JSON report lists them all)\n",
+            r.segments.len() - MAX_SEGMENTS
+        ));
+    }
+    out.push('\n');
+}
+
+/// One line per non-inferiority test.
+fn non_inferiority(out: &mut String, r: &CompareReport) {
+    for [test, margin, ci, verdict] in non_inferiority_cells(r, &safe_id) {
+        out.push_str(&format!(
+            "{:<18}{test}: {verdict} (margin {margin}, 95% CI of delta {ci})\n",
+            "non-inferiority"
+        ));
+    }
+    if !r.gate.non_inferiority.is_empty() {
+        out.push('\n');
+    }
 }

@@ -223,6 +223,7 @@ pub struct CompareJson {
     pub nondeterministic: Vec<String>,
     pub means: CompareMeans,
     pub zero_rr: ZeroRrJson,
+    pub segments: Vec<SegmentJson>,
     pub per_query: Vec<CompareRow>,
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
@@ -235,6 +236,7 @@ pub struct CompareJson {
     pub gate: GateJson,
     pub resamples: u32,
     pub seed: u64,
+    pub min_segment_queries: usize,
 }
 
 /// A query's status, in report order.
@@ -292,6 +294,10 @@ pub struct TestedMeanJson {
     pub ci_low: f64,
     pub ci_high: f64,
     pub p_value: f64,
+    pub p_adjusted: f64,
+    /// Cohen's d_z; null when undefined.
+    #[serde(deserialize_with = "nullable")]
+    pub effect_size: Option<f64>,
 }
 
 /// A mean of P or AP: its delta, never statistics (the keys are absent).
@@ -381,6 +387,7 @@ pub struct GateJson {
     pub reasons: Vec<String>,
     pub codes: Vec<ReasonCode>,
     pub enforced: bool,
+    pub non_inferiority: Vec<NonInferiorityJson>,
 }
 
 /// `gate.codes`: one per reason, in the same order.
@@ -392,6 +399,9 @@ pub enum ReasonCode {
     MaxDrop,
     SignificantDrop,
     SameResults,
+    SegmentSignificantDrop,
+    MaxDropPerSegment,
+    NonInferiority,
 }
 
 impl CompareJson {
@@ -555,4 +565,85 @@ pub fn demo_copy() -> tempfile::TempDir {
         }
     }
     dir
+}
+
+// ---------------------------------------------------------------------------------
+// Segments and honest statistics (docs/contract.md §18).
+
+/// A segment's mean: statistics keys present only for RR, Recall, Hit and nDCG of a
+/// segment that is not too few.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentMeanJson {
+    pub baseline: f64,
+    pub candidate: f64,
+    pub delta: f64,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    pub p_value: Option<f64>,
+    pub p_adjusted: Option<f64>,
+    #[serde(default, deserialize_with = "nullable_present")]
+    pub effect_size: Option<Option<f64>>,
+}
+
+/// `Some(None)` for a present null, `Some(Some(x))` for a number; a missing key stays
+/// `None` through `#[serde(default)]`.
+pub fn nullable_present<'de, D>(d: D) -> Result<Option<Option<f64>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Option::<f64>::deserialize(d).map(Some)
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentMeansJson {
+    pub rr: SegmentMeanJson,
+    pub recall: SegmentMeanJson,
+    pub hit: SegmentMeanJson,
+    pub ndcg: SegmentMeanJson,
+    pub precision: SegmentMeanJson,
+    pub ap: SegmentMeanJson,
+    pub judged: SegmentMeanJson,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentJson {
+    pub tag: String,
+    pub queries: usize,
+    pub too_few: bool,
+    pub means: SegmentMeansJson,
+    pub newly_failed: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NiVerdictJson {
+    NonInferior,
+    Worse,
+    Inconclusive,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NonInferiorityJson {
+    pub metric: String,
+    #[serde(deserialize_with = "nullable")]
+    pub segment: Option<String>,
+    pub margin: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub verdict: NiVerdictJson,
+}
+
+impl CompareJson {
+    /// The segment of `tag`; panics when it is not listed.
+    #[track_caller]
+    pub fn segment(&self, tag: &str) -> &SegmentJson {
+        self.segments
+            .iter()
+            .find(|s| s.tag == tag)
+            .unwrap_or_else(|| panic!("segment {tag} is not in segments"))
+    }
 }

@@ -229,6 +229,8 @@ fn demo_json_keys() {
         "ci_low",
         "ci_high",
         "p_value",
+        "p_adjusted",
+        "effect_size",
     ]);
     let plain = set(&["baseline", "candidate", "delta"]);
     assert_eq!(
@@ -763,11 +765,13 @@ fn fail_on_significant_drop_fails_when_every_query_drops() {
     assert_close(r.means.rr.delta, -0.5, "delta MRR@3");
     let p = r.means.rr.p_value;
     assert_close(p, 1.0 / 1001.0, "p of RR with 1000 resamples");
+    // docs/contract.md §18.3: Holm over the four tested metrics (two at p = 1).
+    assert_close(r.means.rr.p_adjusted, 4.0 / 1001.0, "Holm-adjusted p of RR");
     assert_eq!(
         r.gate.reasons,
         [
-            "mean MRR@3 dropped significantly: -0.5000, p = 0.0010 < 0.05",
-            "mean nDCG@3 dropped significantly: -0.3691, p = 0.0010 < 0.05",
+            "mean MRR@3 dropped significantly: -0.5000, adjusted p = 0.0040 < 0.05 (Holm)",
+            "mean nDCG@3 dropped significantly: -0.3691, adjusted p = 0.0040 < 0.05 (Holm)",
         ]
     );
 }

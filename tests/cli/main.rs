@@ -16,6 +16,7 @@ mod parity;
 mod report;
 mod review;
 mod scale;
+mod segments;
 mod ship;
 mod snapshots_all;
 mod validate;

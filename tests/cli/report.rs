@@ -478,6 +478,7 @@ fn csv_guards_ids_against_formula_injection() {
         [
             "id",
             "status",
+            "tags",
             "baseline_rank",
             "candidate_rank",
             "baseline_rr",
@@ -502,8 +503,9 @@ fn csv_guards_ids_against_formula_injection() {
         assert_eq!(&rec[1], row.status.name());
         seen.insert(row.id.clone());
         let rank = |r: Option<u32>| r.map(|v| v.to_string()).unwrap_or_default();
-        assert_eq!(&rec[2], rank(row.baseline.first_relevant_rank));
-        assert_eq!(&rec[3], rank(row.candidate.first_relevant_rank));
+        assert_eq!(&rec[2], "", "no tags in this gold");
+        assert_eq!(&rec[3], rank(row.baseline.first_relevant_rank));
+        assert_eq!(&rec[4], rank(row.candidate.first_relevant_rank));
         let numbers = [
             row.baseline.rr,
             row.candidate.rr,
@@ -513,7 +515,7 @@ fn csv_guards_ids_against_formula_injection() {
             row.delta.recall,
         ];
         for (i, expected) in numbers.iter().enumerate() {
-            let cell = &rec[4 + i];
+            let cell = &rec[5 + i];
             assert!(!cell.starts_with('\''), "a number is never guarded: {cell}");
             assert_eq!(
                 cell.parse::<f64>().expect("a number"),

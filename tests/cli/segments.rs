@@ -1,0 +1,613 @@
+//! Segments and honest statistics (docs/contract.md §18): tags, per-segment results,
+//! Holm, effect sizes, non-inferiority and the per-segment gates.
+//!
+//! `segments/basic` (CSV gold, k = 3): 24 `lang:en` queries improve (RR 0.5 -> 1; 12 of
+//! them also `intent:billing`), 11 `lang:ru` queries regress (RR 1 -> 0.5; 4 also
+//! `intent:billing`) and R12 (`lang:ru`) newly fails, 3 `lang:de` queries drop (too
+//! few), a no-answer query N1 carries `lang:xx` alone, 4 untagged queries stay. The
+//! mean MRR improves while `lang:ru` regresses.
+
+use std::path::Path;
+
+use crate::common::*;
+
+const BASIC: [&str; 7] = [
+    "compare",
+    "--gold",
+    "gold.toml",
+    "base.toml",
+    "cand.toml",
+    "--format",
+    "json",
+];
+
+fn basic() -> std::path::PathBuf {
+    fixture("segments/basic")
+}
+
+fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = base.to_vec();
+    v.extend_from_slice(extra);
+    v
+}
+
+/// Holm as its definition states it, to check which tests form the family.
+fn holm(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let mut idx: Vec<usize> = (0..m).collect();
+    idx.sort_by(|&a, &b| p[a].total_cmp(&p[b]));
+    let mut out = vec![0.0; m];
+    let mut run = 0.0f64;
+    for (i, &j) in idx.iter().enumerate() {
+        run = run.max(((m - i) as f64 * p[j]).min(1.0));
+        out[j] = run;
+    }
+    out
+}
+
+#[test]
+fn segments_are_listed_worst_first_with_too_few_marked() {
+    let r = compare_json(basic(), &BASIC, 1);
+    assert_eq!(r.schema_version, "1.1.0");
+    let tags: Vec<&str> = r.segments.iter().map(|s| s.tag.as_str()).collect();
+    // No `lang:xx`: its only query has no relevant doc.
+    assert_eq!(tags, ["lang:de", "lang:ru", "intent:billing", "lang:en"]);
+    let de = r.segment("lang:de");
+    assert!(de.too_few);
+    assert_eq!(de.queries, 3);
+    for m in [
+        &de.means.rr,
+        &de.means.recall,
+        &de.means.hit,
+        &de.means.ndcg,
+    ] {
+        assert_eq!((m.ci_low, m.p_value, m.p_adjusted), (None, None, None));
+        assert_eq!(
+            m.effect_size, None,
+            "no effect_size key on a too-few segment"
+        );
+    }
+    assert_close(de.means.rr.delta, -2.0 / 3.0, "lang:de ΔMRR");
+    let ru = r.segment("lang:ru");
+    assert!(!ru.too_few);
+    assert_eq!(ru.queries, 12);
+    assert_eq!(ru.newly_failed, ["R12"]);
+    assert_close(ru.means.rr.baseline, 1.0, "lang:ru baseline MRR");
+    assert_close(ru.means.rr.delta, -6.5 / 12.0, "lang:ru ΔMRR");
+    assert!(ru.means.rr.ci_high.is_some_and(|h| h < 0.0));
+    assert_eq!(r.segment("intent:billing").queries, 16);
+    assert_eq!(r.segment("lang:en").queries, 24);
+    // The mean improves while one segment regresses.
+    assert!(r.means.rr.delta > 0.0 && ru.means.rr.delta < 0.0);
+    assert_eq!(r.min_segment_queries, 10);
+}
+
+/// The Holm family is the four tested metrics overall and in each segment that is
+/// not too few (here 4 × 4 = 16 tests; `lang:de` is out).
+#[test]
+fn holm_adjusts_over_overall_and_tested_segments() {
+    let r = compare_json(basic(), &BASIC, 1);
+    let mut raw = Vec::new();
+    let mut adjusted = Vec::new();
+    let m = &r.means;
+    for t in [&m.rr, &m.recall, &m.hit, &m.ndcg] {
+        raw.push(t.p_value);
+        adjusted.push(t.p_adjusted);
+    }
+    for s in r.segments.iter().filter(|s| !s.too_few) {
+        let m = &s.means;
+        for t in [&m.rr, &m.recall, &m.hit, &m.ndcg] {
+            raw.push(t.p_value.expect("a tested segment has p"));
+            adjusted.push(t.p_adjusted.expect("a tested segment has p_adjusted"));
+        }
+    }
+    assert_eq!(raw.len(), 16);
+    for (got, want) in adjusted.iter().zip(holm(&raw)) {
+        assert_close(*got, want, "Holm-adjusted p");
+    }
+    assert!(adjusted.iter().zip(&raw).all(|(a, p)| a >= p));
+}
+
+/// A single segment's d_z: undefined when every delta is equal and not 0 (`lang:en`
+/// MRR, all +0.5), 0 when every delta is 0 (`lang:en` Recall), a number otherwise.
+#[test]
+fn effect_sizes_follow_their_rules() {
+    let r = compare_json(basic(), &BASIC, 1);
+    let en = r.segment("lang:en");
+    assert_eq!(en.means.rr.effect_size, Some(None));
+    assert_eq!(en.means.recall.effect_size, Some(Some(0.0)));
+    // lang:ru MRR: eleven -0.5 and one -1: mean -0.5417, sd 0.1443.
+    let ru = r.segment("lang:ru").means.rr.effect_size.flatten();
+    let deltas: Vec<f64> = std::iter::repeat_n(-0.5, 11).chain([-1.0]).collect();
+    let mean = deltas.iter().sum::<f64>() / 12.0;
+    let sd = (deltas.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / 11.0).sqrt();
+    assert_close(ru.expect("defined"), mean / sd, "lang:ru d_z");
+    assert!(r.means.rr.effect_size.is_some());
+    assert_eq!(
+        r.means.precision, r.means.precision,
+        "precision has no effect size"
+    );
+}
+
+/// 9 of 10 queries drop (RR 1 -> 0.5), one improves: raw p of MRR and nDCG near
+/// 0.02, but Holm over four tests puts them near 0.08: no significant drop.
+#[test]
+fn fail_on_significant_drop_uses_the_adjusted_p() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let mut queries: Vec<(String, Change)> = (1..=9)
+        .map(|i| (format!("q{i}"), Change::Regressed))
+        .collect();
+    queries.push(("q10".into(), Change::Improved));
+    write_generated(dir.path(), &queries);
+    let args = with(
+        &GENERATED,
+        &["--format", "json", "--fail-on-significant-drop"],
+    );
+    let r = compare_json(dir.path(), &args, 0);
+    assert!(r.means.rr.p_value < 0.05, "raw p {}", r.means.rr.p_value);
+    assert!(
+        r.means.rr.p_adjusted >= 0.05,
+        "adjusted {}",
+        r.means.rr.p_adjusted
+    );
+    assert!(r.gate.passed, "{:?}", r.gate.reasons);
+}
+
+#[test]
+fn a_segment_that_drops_significantly_fails_the_gate() {
+    let args = with(
+        &BASIC,
+        &["--fail-on-significant-drop", "--allow-failed", "R12"],
+    );
+    let r = compare_json(basic(), &args, 1);
+    assert!(!r.gate.reasons.is_empty());
+    for (reason, code) in r.gate.reasons.iter().zip(&r.gate.codes) {
+        assert_eq!(*code, ReasonCode::SegmentSignificantDrop, "{reason}");
+        assert!(reason.starts_with("segment lang:ru: mean "), "{reason}");
+        assert!(reason.ends_with("(Holm over 16 tests)"), "{reason}");
+    }
+    // lang:de drops further, but is too few to test.
+    assert!(r.gate.reasons.iter().all(|x| !x.contains("lang:de")));
+}
+
+#[test]
+fn non_inferiority_verdicts_and_gate() {
+    let args = with(
+        &BASIC,
+        &[
+            "--allow-failed",
+            "R12",
+            "--non-inferior",
+            "mrr=0.2",
+            "--non-inferior",
+            "Recall=0",
+            "--non-inferior-per-segment",
+            "rr=0.1",
+        ],
+    );
+    let r = compare_json(basic(), &args, 1);
+    let ni = &r.gate.non_inferiority;
+    let got: Vec<(&str, Option<&str>, NiVerdictJson)> = ni
+        .iter()
+        .map(|t| (t.metric.as_str(), t.segment.as_deref(), t.verdict))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("rr", None, NiVerdictJson::NonInferior),
+            ("recall", None, NiVerdictJson::Inconclusive),
+            ("rr", Some("lang:ru"), NiVerdictJson::Worse),
+            ("rr", Some("intent:billing"), NiVerdictJson::NonInferior),
+            ("rr", Some("lang:en"), NiVerdictJson::NonInferior),
+        ]
+    );
+    assert_close(
+        ni[0].ci_low,
+        r.means.rr.ci_low,
+        "the CI is the reported one",
+    );
+    assert_close(ni[0].margin, 0.2, "margin");
+    assert_eq!(
+        r.gate.codes,
+        [ReasonCode::NonInferiority, ReasonCode::NonInferiority]
+    );
+    assert!(
+        r.gate.reasons[0]
+            .starts_with("Recall@3 not shown non-inferior (margin 0): 95% CI of delta ["),
+        "{:?}",
+        r.gate.reasons
+    );
+    assert!(r.gate.reasons[0].ends_with("inconclusive"));
+    assert!(
+        r.gate.reasons[1].starts_with("segment lang:ru: MRR@3 not shown non-inferior (margin 0.1)")
+    );
+    assert!(r.gate.reasons[1].ends_with("worse"));
+
+    let pass = with(
+        &BASIC,
+        &["--allow-failed", "R12", "--non-inferior", "mrr=0.2"],
+    );
+    let r = compare_json(basic(), &pass, 0);
+    assert_eq!(r.gate.non_inferiority.len(), 1);
+
+    let table = run(basic(), &with(&args[..5], &args[7..]));
+    assert_code(&table, 1);
+    assert_line(
+        &stdout(&table),
+        &format!(
+            "non-inferiority   MRR@3 segment lang:ru: worse (margin 0.1, 95% CI of delta [{:+.4}, {:+.4}])",
+            r_ci(&args, "lang:ru").0,
+            r_ci(&args, "lang:ru").1
+        ),
+    );
+}
+
+/// The CI of a segment's MRR delta, from JSON.
+fn r_ci(args: &[&str], tag: &str) -> (f64, f64) {
+    let r = compare_json(basic(), args, 1);
+    let m = &r.segment(tag).means.rr;
+    (m.ci_low.expect("tested"), m.ci_high.expect("tested"))
+}
+
+#[test]
+fn max_drop_per_segment_skips_too_few_segments() {
+    let args = with(
+        &BASIC,
+        &["--allow-failed", "R12", "--max-drop-per-segment", "mrr=0.3"],
+    );
+    let r = compare_json(basic(), &args, 1);
+    assert_eq!(
+        r.gate.reasons,
+        ["segment lang:ru: mean MRR@3 dropped by 0.5417, more than the allowed 0.3"]
+    );
+    assert_eq!(r.gate.codes, [ReasonCode::MaxDropPerSegment]);
+    // With a lower threshold lang:de is tested, and fails too.
+    let lower = with(&args, &["--min-segment-queries", "3"]);
+    let r = compare_json(basic(), &lower, 1);
+    assert_eq!(r.gate.reasons.len(), 2, "{:?}", r.gate.reasons);
+    assert!(r.gate.reasons[0].starts_with("segment lang:de: mean MRR@3 dropped by 0.6667"));
+    assert!(!r.segment("lang:de").too_few);
+}
+
+#[test]
+fn table_and_markdown_show_by_segment() {
+    let args = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
+    let out = run(basic(), &args);
+    assert_code(&out, 1);
+    let text = stdout(&out);
+    assert_line(
+        &text,
+        "by segment: 4 tags, worst MRR change first; 1 with fewer than 10 queries: too few to test",
+    );
+    let de = text
+        .lines()
+        .find(|l| l.contains("lang:de"))
+        .expect("a lang:de row");
+    assert!(
+        de.contains("too few to test") && de.contains("1.0000 -> 0.3333"),
+        "{de}"
+    );
+    let ru = text
+        .lines()
+        .find(|l| l.contains("lang:ru "))
+        .expect("a lang:ru row");
+    assert!(ru.contains("1: R12"), "{ru}");
+
+    let md = stdout(&run(basic(), &with(&args, &["--format", "markdown"])));
+    assert!(md.contains(
+        "### By segment (4 tags, worst MRR change first; 1 with fewer than 10 queries: too few to test)"
+    ));
+    assert!(
+        md.contains("| `lang:de` | 3 | 1.0000 → 0.3333 | -0.6667 | too few to test |"),
+        "{md}"
+    );
+    assert!(md.contains("| metric (43 queries) | baseline | candidate | delta | 95% CI of delta | p | p (Holm) | d_z |"));
+    // The segment section comes before the newly failed list.
+    assert!(md.find("### By segment") < md.find("### Newly failed"));
+}
+
+#[test]
+fn csv_export_has_a_tags_column() {
+    let out = run(
+        basic(),
+        &[
+            "compare",
+            "--gold",
+            "gold.toml",
+            "base.toml",
+            "cand.toml",
+            "--format",
+            "csv",
+        ],
+    );
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "id,status,tags,baseline_rank,candidate_rank,baseline_rr,candidate_rr,delta_rr,baseline_recall,candidate_recall,delta_recall,suspect"
+        )
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("R01,regressed,lang:ru;intent:billing,1,2,"))
+    );
+    assert!(text.lines().any(|l| l.starts_with("U1,unchanged,,1,1,")));
+}
+
+/// A gold of 200 queries with 30 long labels each (6,000 segments): the Markdown
+/// lists 20 in its table, puts the rest in `<details>`, and stays under 60,000 bytes.
+#[test]
+fn many_segments_stay_under_the_markdown_cap() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let queries: Vec<(String, Change)> = (0..200)
+        .map(|i| {
+            (
+                format!("q{i:03}"),
+                if i % 2 == 0 {
+                    Change::Regressed
+                } else {
+                    Change::Improved
+                },
+            )
+        })
+        .collect();
+    write_generated(dir.path(), &queries);
+    let mut gold = String::from("id,expected_doc_ids,tags\n");
+    for (i, (id, _)) in queries.iter().enumerate() {
+        let tags: Vec<String> = (0..30)
+            .map(|t| {
+                format!(
+                    "segment-with-a-long-name-{:04}-{t:02}-{}",
+                    i,
+                    "x".repeat(20)
+                )
+            })
+            .collect();
+        gold.push_str(&format!("{id},r,{}\n", tags.join(";")));
+    }
+    std::fs::write(dir.path().join("gold.csv"), gold).expect("written");
+    let out = run(dir.path(), &with(&GENERATED, &["--format", "markdown"]));
+    assert_code(&out, 0);
+    let md = stdout(&out);
+    assert!(md.len() <= 60_000, "{} bytes", md.len());
+    assert!(md.contains("### By segment (6000 tags"));
+    assert!(md.contains("<details><summary>5980 more segments</summary>"));
+    assert!(md.contains("more segments left out to keep this under 60000 bytes"));
+    let first_table = md
+        .split("### By segment")
+        .nth(1)
+        .and_then(|s| s.split("<details>").next())
+        .expect("the section");
+    assert_eq!(first_table.matches("| `segment-with").count(), 20);
+    // The verdict and the means still lead.
+    assert!(md.starts_with("## ragdiff: ✅ PASS"));
+}
+
+#[test]
+fn a_trec_gold_reads_its_tags_side_file() {
+    let r = compare_json(fixture("segments/trec"), &BASIC, 0);
+    let tags: Vec<(&str, usize, bool)> = r
+        .segments
+        .iter()
+        .map(|s| (s.tag.as_str(), s.queries, s.too_few))
+        .collect();
+    assert_eq!(tags, [("topic:a", 10, false), ("topic:b", 2, true)]);
+    assert_close(r.segment("topic:a").means.rr.delta, -0.5, "topic:a ΔMRR");
+}
+
+fn trec_copy() -> tempfile::TempDir {
+    temp_copy(&fixture("segments/trec"))
+}
+
+#[test]
+fn a_tags_file_must_list_exactly_the_gold_queries() {
+    let dir = trec_copy();
+    std::fs::write(
+        dir.path().join("tags.csv"),
+        "id,tags\nQ1,topic:a\nQ2,topic:a\nQ99,topic:z\nQ3,x\nQ3,y\nQ4,x\nQ5,x\nQ6,x\nQ7,x\nQ8,x\nQ9,x\nQ10,x\nQ11,x\n",
+    )
+    .expect("written");
+    let out = run(dir.path(), &BASIC);
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    assert_line(
+        &err,
+        "tags.csv:4: query Q99 is not in the gold set; every id in a tags file must be a gold query",
+    );
+    assert_line(
+        &err,
+        "tags.csv:6: query Q3 appears more than once (first at line 5); each query id must be unique",
+    );
+    assert_line(
+        &err,
+        "tags.csv: gold query Q12 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)",
+    );
+}
+
+#[test]
+fn bad_labels_are_input_errors_with_file_and_line() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let queries: Vec<(String, Change)> = (1..=6)
+        .map(|i| (format!("q{i}"), Change::Unchanged))
+        .collect();
+    write_generated(dir.path(), &queries);
+    let many: Vec<String> = (0..33).map(|i| format!("t{i}")).collect();
+    let gold = format!(
+        "id,expected_doc_ids,tags\nq1,r,a;;b\nq2,r,a;\nq3,r,\"a\u{1}b\"\nq4,r,{}\nq5,r,lang:ru; lang:ru\nq6,r, ok ; Ok \n",
+        many.join(";")
+    );
+    std::fs::write(dir.path().join("gold.csv"), gold).expect("written");
+    let out = run(dir.path(), &GENERATED);
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    for line in [
+        "error: invalid input: 5 problems",
+        "gold.csv:2: query q1: tag 2 is empty (a `;` with nothing beside it, or a trailing `;`); remove it",
+        "gold.csv:3: query q2: tag 2 is empty (a `;` with nothing beside it, or a trailing `;`); remove it",
+        "gold.csv:4: query q3: tag a\\u{1}b contains a control character (a newline, tab or similar)",
+        "gold.csv:5: query q4: 33 tags, more than 32 per query",
+        "gold.csv:6: query q5: lists tag lang:ru twice",
+    ] {
+        assert_line(&err, line);
+    }
+    // Labels are trimmed and case-sensitive: ` ok ` and ` Ok ` are two labels.
+    assert!(!err.contains("q6"));
+}
+
+fn set_tags_line(dir: &Path, tags: &str) {
+    std::fs::write(dir.join("tags.csv"), tags).expect("written");
+}
+
+fn tags_of_12(a: &str) -> String {
+    let mut s = String::from("id,tags\n");
+    for i in 1..=12 {
+        s.push_str(&format!("Q{i},{a}\n"));
+    }
+    s
+}
+
+#[test]
+fn freeze_records_tags_sha256_and_every_command_checks_it() {
+    let dir = trec_copy();
+    let out = run(dir.path(), &["freeze", "gold.toml"]);
+    assert_code(&out, 0);
+    assert!(stdout(&out).contains(", tags sha256 "), "{}", stdout(&out));
+    let manifest = std::fs::read_to_string(dir.path().join("gold.toml")).expect("read");
+    assert!(manifest.contains("tags_sha256 = \""), "{manifest}");
+    assert_code(&run(dir.path(), &with(&BASIC, &["--require-frozen"])), 0);
+
+    set_tags_line(dir.path(), &tags_of_12("topic:c"));
+    for args in [
+        BASIC.to_vec(),
+        vec!["validate", "--gold", "gold.toml", "base.toml"],
+        vec!["eval", "--gold", "gold.toml", "base.toml"],
+    ] {
+        let out = run(dir.path(), &args);
+        assert_code(&out, 2);
+        let err = stderr(&out);
+        assert!(
+            err.contains("gold.toml: tags changed since the gold was frozen: sha256 is "),
+            "{args:?}: {err}"
+        );
+    }
+    // Freeze refuses until the version is raised.
+    assert_code(&run(dir.path(), &["freeze", "gold.toml"]), 2);
+    let raised = manifest.replace("\nversion = \"1.0.0\"\n", "\nversion = \"1.1.0\"\n");
+    std::fs::write(dir.path().join("gold.toml"), raised).expect("written");
+    assert_code(&run(dir.path(), &["freeze", "gold.toml"]), 0);
+    let r = compare_json(dir.path(), &BASIC, 0);
+    assert_eq!(r.segments.len(), 1);
+    assert_eq!(r.segments[0].tag, "topic:c");
+}
+
+#[test]
+fn a_tags_file_added_after_freeze_is_refused() {
+    let dir = trec_copy();
+    let manifest = std::fs::read_to_string(dir.path().join("gold.toml")).expect("read");
+    let without = manifest.replace("tags = \"tags.csv\"\n", "");
+    std::fs::write(dir.path().join("gold.toml"), &without).expect("written");
+    assert_code(&run(dir.path(), &["freeze", "gold.toml"]), 0);
+    let frozen = std::fs::read_to_string(dir.path().join("gold.toml")).expect("read");
+    assert!(!frozen.contains("tags_sha256"));
+    std::fs::write(
+        dir.path().join("gold.toml"),
+        format!("{frozen}tags = \"tags.csv\"\n"),
+    )
+    .expect("written");
+    let out = run(dir.path(), &BASIC);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "gold.toml: tags changed since the gold was frozen: the manifest records no tags_sha256 for tags.csv; raise `version` and run `ragdiff freeze`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_csv_gold_keeps_its_tags_in_its_column() {
+    let dir = temp_copy(&basic());
+    let manifest = std::fs::read_to_string(dir.path().join("gold.toml")).expect("read");
+    std::fs::write(dir.path().join("tags.csv"), "id,tags\n").expect("written");
+    std::fs::write(
+        dir.path().join("gold.toml"),
+        format!("{manifest}tags = \"tags.csv\"\n"),
+    )
+    .expect("written");
+    let out = run(dir.path(), &BASIC);
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        "gold.toml:6: a CSV gold keeps its tags in its `tags` column; remove `tags` from the manifest (a side file is for TREC qrels)",
+    );
+}
+
+#[test]
+fn segment_flags_are_checked() {
+    let out = run(basic(), &with(&BASIC, &["--non-inferior", "ap=0.1"]));
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        "--non-inferior: metric `ap` has no confidence interval; use rr, mrr, recall, hit or ndcg",
+    );
+    let out = run(basic(), &with(&BASIC, &["--max-drop-per-segment", "ndcg"]));
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        "--max-drop-per-segment ndcg: expected METRIC=VALUE, like recall=0.02",
+    );
+    assert_code(
+        &run(basic(), &with(&BASIC, &["--min-segment-queries", "1"])),
+        2,
+    );
+}
+
+/// Without tags: no segments, and a per-segment gate says it tests nothing.
+#[test]
+fn a_gold_without_tags_has_no_segments() {
+    let r = compare_json(
+        crate_dir(),
+        &[
+            "compare",
+            "--format",
+            "json",
+            "--allow-failed",
+            "Q-21",
+            "--max-drop-per-segment",
+            "mrr=0",
+        ],
+        0,
+    );
+    assert!(r.segments.is_empty());
+    assert!(r.gate.non_inferiority.is_empty());
+    assert!(
+        r.warnings.iter().any(|w| w
+            == "--non-inferior-per-segment and --max-drop-per-segment test nothing: the gold has no tags"),
+        "{:?}",
+        r.warnings
+    );
+}
+
+/// With 20 tests and 20 resamples no adjusted p can fall below 0.05: a warning says
+/// so under --fail-on-significant-drop.
+#[test]
+fn a_family_too_large_for_the_resamples_is_named() {
+    let args = with(
+        &BASIC,
+        &[
+            "--fail-on-significant-drop",
+            "--min-segment-queries",
+            "2",
+            "--resamples",
+            "20",
+            "--allow-failed",
+            "R12",
+        ],
+    );
+    let r = compare_json(basic(), &args, 0);
+    let warning = "with 20 tests and 20 resamples the smallest Holm-adjusted p is 0.9524, so --fail-on-significant-drop cannot fire; use --resamples 400 or more";
+    assert!(r.warnings.iter().any(|w| w == warning), "{:?}", r.warnings);
+    assert!(r.gate.passed);
+}
