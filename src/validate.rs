@@ -178,6 +178,29 @@ pub enum ProblemKind {
     Usage { message: String },
     #[error("cannot write {path}: {reason}")]
     Write { path: String, reason: String },
+    #[error("malformed JSON: {reason}")]
+    MalformedJson { reason: String },
+    #[error(
+        "looks like {looks}: set format = \"{format}\" in the manifest (or name the file .{format}); it was read as {read_as}"
+    )]
+    FormatMismatch {
+        looks: &'static str,
+        format: &'static str,
+        read_as: &'static str,
+    },
+    #[error("at {pointer}: expected {expected}")]
+    JsonShape {
+        pointer: String,
+        expected: &'static str,
+    },
+    #[error(
+        "query {query}: {scores} scores for {docs} retrieved docs; `scores` must be as long as `retrieved_doc_ids`"
+    )]
+    ScoresLength {
+        query: String,
+        scores: usize,
+        docs: usize,
+    },
 }
 
 /// A problem at a place.

@@ -75,8 +75,16 @@ fn read_from<'s>(
     let Some(input) = open(&mut diag) else {
         return (None, diag, None);
     };
+    let Some(input) = formats::check_content(input, meta.format, display, &mut diag) else {
+        return (None, diag, None);
+    };
     let depth = meta.depth_declared.then_some(meta.depth);
     match meta.format {
+        DataFormat::Json | DataFormat::Jsonl => {
+            let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            formats::read(input, meta.format, &mut c, &mut diag, progress);
+            (Some(c.into_run(meta)), diag, None)
+        }
         DataFormat::Csv => {
             let mut c = Collector::new(gold, display, depth, true, gold.stand_in);
             let version = read_csv(input, display, extra_ok, &mut c, &mut diag, progress);
@@ -102,6 +110,8 @@ fn read_from<'s>(
 }
 
 use crate::model::doc_hash as hash_bytes;
+
+mod formats;
 
 /// Reduces each complete ranking to what the metrics need, and checks it.
 struct Collector<'g> {
