@@ -27,6 +27,7 @@ struct Args {
     seed: u64,
     out: PathBuf,
     interleave: bool,
+    json: bool,
 }
 
 fn parse_args() -> Args {
@@ -36,6 +37,7 @@ fn parse_args() -> Args {
         seed: 1,
         out: PathBuf::from("synth"),
         interleave: false,
+        json: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -49,6 +51,7 @@ fn parse_args() -> Args {
             "--seed" => args.seed = value().parse().unwrap_or_else(|_| usage("--seed S")),
             "--out" => args.out = PathBuf::from(value()),
             "--interleave" => args.interleave = true,
+            "--json" => args.json = true,
             _ => usage(&format!("unknown argument {flag}")),
         }
     }
@@ -59,7 +62,7 @@ fn parse_args() -> Args {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("synth: {msg}\nusage: synth --queries N --depth D --seed S --out DIR [--interleave]");
+    eprintln!("synth: {msg}\nusage: synth --queries N --depth D --seed S --out DIR [--interleave] [--json]");
     std::process::exit(2)
 }
 
@@ -190,10 +193,15 @@ fn main() -> std::io::Result<()> {
         }
         trec.flush()?;
         csv.flush()?;
+        if args.json {
+            write_json(dir, name, &queries, pick)?;
+        }
         let version = if name == "baseline" { "1.0.0" } else { "1.1.0" };
         for (suffix, results) in [
             ("", format!("{name}.trec")),
             ("-csv", format!("{name}.csv")),
+            ("-json", format!("{name}.json")),
+            ("-jsonl", format!("{name}.jsonl")),
         ] {
             std::fs::write(
                 dir.join(format!("{name}{suffix}.toml")),
@@ -233,4 +241,39 @@ fn write_trec_line(
         writeln!(out, "q{qi} Q0 D{d} {} {score:.4} {tag}", rank + 1)?;
     }
     Ok(())
+}
+
+/// One run as JSON (a dict of dicts, scores as in the TREC file) and as JSONL (ids in
+/// rank order with their scores).
+fn write_json(
+    dir: &std::path::Path,
+    name: &str,
+    queries: &[Query],
+    pick: fn(&Query) -> &Vec<u64>,
+) -> std::io::Result<()> {
+    let mut json = create(dir, &format!("{name}.json"));
+    let mut jsonl = create(dir, &format!("{name}.jsonl"));
+    write!(json, "{{")?;
+    for (i, q) in queries.iter().enumerate() {
+        let docs = pick(q);
+        let score = |rank: usize| (docs.len() - rank) as f64 + 0.5;
+        let sep = if i == 0 { "" } else { "," };
+        let entries: Vec<String> = docs
+            .iter()
+            .enumerate()
+            .map(|(r, d)| format!("\"D{d}\": {:.4}", score(r)))
+            .collect();
+        writeln!(json, "{sep}\n\"q{i}\": {{{}}}", entries.join(", "))?;
+        let ids: Vec<String> = docs.iter().map(|d| format!("\"D{d}\"")).collect();
+        let scores: Vec<String> = (0..docs.len()).map(|r| format!("{:.4}", score(r))).collect();
+        writeln!(
+            jsonl,
+            "{{\"id\": \"q{i}\", \"retrieved_doc_ids\": [{}], \"scores\": [{}]}}",
+            ids.join(", "),
+            scores.join(", ")
+        )?;
+    }
+    writeln!(json, "}}")?;
+    json.flush()?;
+    jsonl.flush()
 }

@@ -17,7 +17,7 @@ pub struct EvalRow {
 pub type Means = metrics::Values;
 
 /// Score every gold query with a relevant doc; no-answer queries are listed apart.
-/// Rows are in byte order of id.
+/// Rows are in natural order of id (`docs/contract.md §19`).
 pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, Vec<String>) {
     let mut rows = Vec::new();
     let mut no_answer = Vec::new();
@@ -31,7 +31,7 @@ pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, V
             scores: metrics::evaluate(q, obs.as_ref(), k, gold.meta.min_grade),
         });
     }
-    rows.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
-    no_answer.sort_unstable();
+    rows.sort_unstable_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
+    crate::text::sort_natural(&mut no_answer);
     (rows, no_answer)
 }

@@ -118,7 +118,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         .filter(|id| !accepted.iter().any(|a| a.id == **id))
         .map(|s| s.to_string())
         .collect();
-    failing.sort_unstable();
+    crate::text::sort_natural(&mut failing);
     let mut causes = Vec::new();
     if cmp.same_results && cmp.bump != crate::compare::Bump::Same {
         causes.push(Reason::SameResults);
@@ -160,8 +160,8 @@ fn accept(allowed: &[(String, String)], newly: &[&str]) -> (Vec<Accepted>, Vec<S
             not_failed.push(id.clone());
         }
     }
-    not_failed.sort_unstable();
-    accepted.sort_by(|a, b| a.id.cmp(&b.id));
+    crate::text::sort_natural(&mut not_failed);
+    accepted.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
     let warnings = match not_failed.len() {
         0 => Vec::new(),
         1 => vec![format!(

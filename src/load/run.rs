@@ -329,7 +329,7 @@ impl<'g> Collector<'g> {
 
     fn finish_trec(&mut self, diag: &mut Diagnostics) {
         let list = |ids: &mut Vec<String>, total: usize| {
-            ids.sort_unstable();
+            crate::text::sort_natural(ids);
             let more = total.saturating_sub(ids.len());
             let mut s = ids.join(", ");
             if more > 0 {

@@ -249,7 +249,7 @@ impl<'a> Rows<'a> {
             .iter()
             .filter(|q| q.status == Status::NewlyFailed)
             .collect();
-        newly_failed.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+        newly_failed.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
         let changed = r
             .per_query
             .iter()
