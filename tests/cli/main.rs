@@ -7,6 +7,7 @@ mod compare;
 mod eval;
 mod freeze;
 mod hardening_out;
+mod inputs;
 mod interrupt;
 mod leak;
 mod parity;
