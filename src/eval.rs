@@ -6,11 +6,16 @@ use serde::Serialize;
 use crate::metrics::{self, Scores};
 use crate::model::{EvaluatedRun, GoldSet};
 
+pub mod cutoffs;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct EvalRow {
     pub id: String,
     #[serde(flatten)]
     pub scores: Scores,
+    /// Values at each extra cutoff (`--cutoffs`, `docs/contract.md §19`).
+    #[serde(skip_serializing_if = "cutoffs::ByCutoff::is_empty")]
+    pub at: cutoffs::ByCutoff,
 }
 
 /// Means over the queries with at least one relevant doc.
@@ -29,6 +34,7 @@ pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, V
         rows.push(EvalRow {
             id: q.id.to_string(),
             scores: metrics::evaluate(q, obs.as_ref(), k, gold.meta.min_grade),
+            at: Default::default(),
         });
     }
     rows.sort_unstable_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));

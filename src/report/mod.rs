@@ -107,11 +107,34 @@ pub struct EvalReport {
     pub k: u32,
     pub per_query: Vec<EvalRow>,
     pub means: Means,
+    /// Means at each extra cutoff (`--cutoffs`, `docs/contract.md §19`).
+    #[serde(skip_serializing_if = "crate::eval::cutoffs::ByCutoff::is_empty")]
+    pub means_at: crate::eval::cutoffs::ByCutoff,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
 }
 
 impl EvalReport {
+    /// Add the values at each extra cutoff and order the rows (`docs/contract.md §19`).
+    pub fn with_cutoffs(
+        mut self,
+        gold: &GoldSet,
+        run: &EvaluatedRun,
+        cutoffs: &[u32],
+        sort: crate::eval::cutoffs::SortBy,
+    ) -> Self {
+        use crate::eval::cutoffs;
+        if !cutoffs.is_empty() {
+            let mut at = cutoffs::run_at_cutoffs(gold, run, cutoffs);
+            for row in &mut self.per_query {
+                row.at = at.remove(&row.id).unwrap_or_default();
+            }
+            self.means_at = cutoffs::means_at(self.per_query.iter().map(|r| &r.at), cutoffs);
+        }
+        cutoffs::sort_eval_rows(&mut self.per_query, sort);
+        self
+    }
+
     pub fn new(gold: &GoldSet, run: &EvaluatedRun, k: u32, warnings: Vec<String>) -> Self {
         let (per_query, no_answer) = crate::eval::score_run(gold, run, k);
         Self {
@@ -120,6 +143,7 @@ impl EvalReport {
             run: RunContext::of(&run.meta),
             k,
             means: Means::mean_of(per_query.iter().map(|r| &r.scores)),
+            means_at: Default::default(),
             per_query,
             no_answer,
             warnings,

@@ -179,3 +179,59 @@ fn ids_in_natural_order() {
     let at = |id: &str| text.find(&format!("\n{id} ")).unwrap_or_else(|| panic!("{id}\n{text}"));
     assert!(at("Q-2") < at("Q-10"), "{text}");
 }
+
+/// `eval --cutoffs 1,2`: per-query `at` and `means_at` keyed by the cutoff as a
+/// string, equal to `--k` at that cutoff; the pinned k and the rows do not move.
+#[test]
+fn eval_cutoffs_report_each_cutoff() {
+    let args = ["eval", "gold.qrels", "run-trec.toml", "--format", "json"];
+    let json = eval_json(formats(), &[&args[..], &["--cutoffs", "2,1"]].concat());
+    assert_eq!(json.k, 3);
+    let means_at = json.means_at.as_ref().expect("means_at");
+    assert_eq!(means_at.keys().collect::<Vec<_>>(), ["1", "2"]);
+    for c in ["1", "2"] {
+        let at_k = eval_json(formats(), &[&args[..], &["--k", c]].concat());
+        let m = &means_at[c];
+        assert_eq!(
+            (m.rr, m.recall, m.hit, m.precision, m.ndcg),
+            (at_k.means.rr, at_k.means.recall, at_k.means.hit, at_k.means.precision, at_k.means.ndcg),
+            "cutoff {c}"
+        );
+        for row in &json.per_query {
+            let a = row.at.as_ref().expect("at")[c];
+            let r = at_k.row(&row.id);
+            assert_eq!((a.rr, a.recall, a.ndcg), (r.rr, r.recall, r.ndcg), "{} @{c}", row.id);
+        }
+    }
+    let plain = eval_json(formats(), &args);
+    assert!(plain.means_at.is_none() && plain.per_query[0].at.is_none());
+    // Each cutoff must lie in 1..=depth.
+    let out = run(formats(), &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "1,4"]);
+    assert_code(&out, 2);
+    assert!(stderr(&out).contains("--cutoffs: 4 is outside 1..=3"), "{}", render(&out));
+    let out = run(formats(), &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "0"]);
+    assert_code(&out, 2);
+    // The table gains the columns.
+    let out = run(formats(), &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "1"]);
+    let text = crate::common::stdout(&out);
+    for col in ["MRR@1", "Recall@1", "Hit@1", "P@1", "nDCG@1"] {
+        assert!(text.contains(col), "{col}\n{text}");
+    }
+}
+
+/// `eval --sort worst`: RR ascending, then Recall, then id; `--sort id` (default)
+/// natural order.
+#[test]
+fn eval_sort_worst_first() {
+    let args = ["eval", "gold.qrels", "run-trec.toml", "--format", "json"];
+    let ids = |extra: &[&str]| -> Vec<String> {
+        eval_json(formats(), &[&args[..], extra].concat())
+            .per_query
+            .into_iter()
+            .map(|r| r.id)
+            .collect()
+    };
+    assert_eq!(ids(&["--sort", "worst"]), ["Q-10", "Q-2", "Q-1"]);
+    assert_eq!(ids(&["--sort", "id"]), ["Q-1", "Q-2", "Q-10"]);
+    assert_eq!(ids(&[]), ["Q-1", "Q-2", "Q-10"]);
+}
