@@ -62,7 +62,9 @@ fn parse_args() -> Args {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("synth: {msg}\nusage: synth --queries N --depth D --seed S --out DIR [--interleave] [--json]");
+    eprintln!(
+        "synth: {msg}\nusage: synth --queries N --depth D --seed S --out DIR [--interleave] [--json]"
+    );
     std::process::exit(2)
 }
 
@@ -265,7 +267,9 @@ fn write_json(
             .collect();
         writeln!(json, "{sep}\n\"q{i}\": {{{}}}", entries.join(", "))?;
         let ids: Vec<String> = docs.iter().map(|d| format!("\"D{d}\"")).collect();
-        let scores: Vec<String> = (0..docs.len()).map(|r| format!("{:.4}", score(r))).collect();
+        let scores: Vec<String> = (0..docs.len())
+            .map(|r| format!("{:.4}", score(r)))
+            .collect();
         writeln!(
             jsonl,
             "{{\"id\": \"q{i}\", \"retrieved_doc_ids\": [{}], \"scores\": [{}]}}",

@@ -99,7 +99,10 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 
 /// A digit run without its leading zeros (its value, for comparing by length).
 fn trim_zeros(digits: &[u8]) -> &[u8] {
-    let start = digits.iter().position(|&c| c != b'0').unwrap_or(digits.len());
+    let start = digits
+        .iter()
+        .position(|&c| c != b'0')
+        .unwrap_or(digits.len());
     &digits[start..]
 }
 
@@ -114,18 +117,25 @@ mod tests {
 
     #[test]
     fn natural_order() {
-        let mut ids = vec!["10", "2", "1", "Q-10", "Q-9", "Q-01", "Q-1", "a", "11", "Q-1a", "0"];
+        let mut ids = vec![
+            "10", "2", "1", "Q-10", "Q-9", "Q-01", "Q-1", "a", "11", "Q-1a", "0",
+        ];
         sort_natural(&mut ids);
         assert_eq!(
             ids,
-            ["0", "1", "2", "10", "11", "Q-1", "Q-1a", "Q-01", "Q-9", "Q-10", "a"]
+            [
+                "0", "1", "2", "10", "11", "Q-1", "Q-1a", "Q-01", "Q-9", "Q-10", "a"
+            ]
         );
         use std::cmp::Ordering::*;
         assert_eq!(natural_cmp("Q-1", "Q-1"), Equal);
         assert_eq!(natural_cmp("Q-1", "Q-1x"), Less);
         assert_eq!(natural_cmp("x9", "x10"), Less);
         assert_eq!(natural_cmp("007", "7"), Greater);
-        assert_eq!(natural_cmp("99999999999999999999999", "100000000000000000000000"), Less);
+        assert_eq!(
+            natural_cmp("99999999999999999999999", "100000000000000000000000"),
+            Less
+        );
     }
 
     #[test]

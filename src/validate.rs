@@ -75,7 +75,9 @@ pub enum ProblemKind {
         "query {query} returned {len} docs, more than the run's depth {depth}; a list may be shorter than depth, never longer: fix the export or the manifest's depth"
     )]
     RankingTooLong { query: String, len: u64, depth: u32 },
-    #[error("query {query} is not in the gold set; a CSV or JSONL run holds exactly the gold's queries")]
+    #[error(
+        "query {query} is not in the gold set; a CSV or JSONL run holds exactly the gold's queries"
+    )]
     QueryNotInGold { query: String },
     #[error(
         "gold query {query} is missing from the run; add a row for it (an empty cell when nothing was retrieved)"

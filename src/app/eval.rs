@@ -52,8 +52,8 @@ pub fn run(s: settings::Eval) -> anyhow::Result<u8> {
     check_cutoffs(&s.cutoffs, run.meta.depth, &mut diag);
     diag.check()?;
     print_warnings(&diag.warnings);
-    let report =
-        EvalReport::new(&gold, &run, k, diag.warnings).with_cutoffs(&gold, &run, &s.cutoffs, s.sort);
+    let report = EvalReport::new(&gold, &run, k, diag.warnings)
+        .with_cutoffs(&gold, &run, &s.cutoffs, s.sort);
     match s.format {
         Format::Json => output::write_files(&[Path::new("-")], |_, out| {
             report::json::write(&report, out)

@@ -81,7 +81,12 @@ pub fn at_cutoffs(
     ByCutoff(
         cutoffs
             .iter()
-            .map(|&c| (c, At::of(&metrics::evaluate(q, observed, c, gold.meta.min_grade))))
+            .map(|&c| {
+                (
+                    c,
+                    At::of(&metrics::evaluate(q, observed, c, gold.meta.min_grade)),
+                )
+            })
             .collect(),
     )
 }

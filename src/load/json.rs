@@ -528,12 +528,36 @@ mod tests {
         let dict = br#"{"1": {"A": 7.0}}"#;
         let line = b"{\"id\": \"Q-1\", \"retrieved_doc_ids\": [\"D-1\"]}\n";
         let fmt = |p: &[u8], f| mismatch(p, f).map(|k| k.to_string());
-        assert!(fmt(dict, DataFormat::Trec).unwrap().contains("set format = \"json\""));
-        assert!(fmt(dict, DataFormat::Csv).unwrap().contains("looks like JSON:"));
-        assert!(fmt(line, DataFormat::Trec).unwrap().contains("set format = \"jsonl\""));
-        assert!(fmt(line, DataFormat::Json).unwrap().contains("set format = \"jsonl\""));
-        assert!(fmt(b"{\n \"q\": {}}", DataFormat::Jsonl).unwrap().contains("\"json\""));
-        assert!(fmt(b"q1 Q0 d 1 2 t\n", DataFormat::Json).unwrap().contains("\"trec\""));
+        assert!(
+            fmt(dict, DataFormat::Trec)
+                .unwrap()
+                .contains("set format = \"json\"")
+        );
+        assert!(
+            fmt(dict, DataFormat::Csv)
+                .unwrap()
+                .contains("looks like JSON:")
+        );
+        assert!(
+            fmt(line, DataFormat::Trec)
+                .unwrap()
+                .contains("set format = \"jsonl\"")
+        );
+        assert!(
+            fmt(line, DataFormat::Json)
+                .unwrap()
+                .contains("set format = \"jsonl\"")
+        );
+        assert!(
+            fmt(b"{\n \"q\": {}}", DataFormat::Jsonl)
+                .unwrap()
+                .contains("\"json\"")
+        );
+        assert!(
+            fmt(b"q1 Q0 d 1 2 t\n", DataFormat::Json)
+                .unwrap()
+                .contains("\"trec\"")
+        );
         assert_eq!(fmt(dict, DataFormat::Json), None);
         assert_eq!(fmt(line, DataFormat::Jsonl), None);
         assert_eq!(fmt(b"q1 Q0 d 1 2 t\n", DataFormat::Trec), None);

@@ -124,7 +124,11 @@ fn cutoff_header(at: &crate::eval::cutoffs::ByCutoff) -> Vec<String> {
 /// One row's cells at the extra cutoffs.
 fn cutoff_cells(at: &crate::eval::cutoffs::ByCutoff) -> Vec<String> {
     at.0.iter()
-        .flat_map(|(_, a)| crate::eval::cutoffs::AT_METRICS.iter().map(|m| num(a.get(*m))))
+        .flat_map(|(_, a)| {
+            crate::eval::cutoffs::AT_METRICS
+                .iter()
+                .map(|m| num(a.get(*m)))
+        })
         .collect()
 }
 

@@ -20,7 +20,12 @@ fn bad() -> std::path::PathBuf {
 fn one_run_same_numbers_in_every_format() {
     let mut seen: Vec<(String, EvalJson)> = Vec::new();
     for gold in ["gold.qrels", "gold.json", "gold.jsonl"] {
-        for run in ["run-csv.toml", "run-trec.toml", "run-json.toml", "run-jsonl.toml"] {
+        for run in [
+            "run-csv.toml",
+            "run-trec.toml",
+            "run-json.toml",
+            "run-jsonl.toml",
+        ] {
             let json = eval_json(formats(), &["eval", gold, run, "--format", "json"]);
             seen.push((format!("{gold} {run}"), json));
         }
@@ -46,7 +51,9 @@ fn vaswani_runs_same_numbers_in_every_format() {
     };
     let qrels = reference.join("vaswani/qrels").display().to_string();
     for r in ["a", "b"] {
-        let trec = fixture(&format!("vaswani/run.{r}.trec")).display().to_string();
+        let trec = fixture(&format!("vaswani/run.{r}.trec"))
+            .display()
+            .to_string();
         let base = eval_json(
             fixture("inputs/vaswani"),
             &["eval", &qrels, &trec, "--k", "10", "--format", "json"],
@@ -71,7 +78,10 @@ fn content_that_does_not_fit_its_format_is_named() {
     let out = run(formats(), &["eval", "gold.json", "run-json-as-trec.toml"]);
     assert_code(&out, 2);
     let err = stderr(&out);
-    assert!(err.contains("run.json: looks like JSON: set format = \"json\""), "{err}");
+    assert!(
+        err.contains("run.json: looks like JSON: set format = \"json\""),
+        "{err}"
+    );
     assert!(!err.contains("fields"), "{err}");
     let out = run(formats(), &["eval", "gold.json", "run-json-as-jsonl.toml"]);
     assert_code(&out, 2);
@@ -94,7 +104,16 @@ fn content_that_does_not_fit_its_format_is_named() {
 /// problems) and JSONL (file:line), all reported together.
 #[test]
 fn json_and_jsonl_runs_report_every_problem_at_its_line() {
-    let out = run(bad(), &["validate", "--gold", "gold.jsonl", "run-json.toml", "run-jsonl.toml"]);
+    let out = run(
+        bad(),
+        &[
+            "validate",
+            "--gold",
+            "gold.jsonl",
+            "run-json.toml",
+            "run-jsonl.toml",
+        ],
+    );
     assert_code(&out, 2);
     let err = stderr(&out);
     for line in [
@@ -116,8 +135,14 @@ fn json_and_jsonl_runs_report_every_problem_at_its_line() {
     }
     // A JSON run may leave a gold query out, as TREC does; queries not in the gold
     // are ignored and counted.
-    assert!(err.contains("run.json: 1 gold query is not in the run"), "{err}");
-    assert!(err.contains("run.json: 1 run query is not in the gold set"), "{err}");
+    assert!(
+        err.contains("run.json: 1 gold query is not in the run"),
+        "{err}"
+    );
+    assert!(
+        err.contains("run.json: 1 run query is not in the gold set"),
+        "{err}"
+    );
     let out = run(bad(), &["eval", "gold.jsonl", "trunc.json"]);
     assert_code(&out, 2);
     assert!(stderr(&out).contains("trunc.json:3: malformed JSON: EOF while parsing"));
@@ -164,19 +189,28 @@ fn json_and_jsonl_gold_report_every_problem_at_its_line() {
 /// Messages quote ids, never other input text (a score given as a string).
 #[test]
 fn json_messages_show_no_cell_contents() {
-    let out = run(bad(), &["validate", "--gold", "gold.jsonl", "run-json.toml"]);
+    let out = run(
+        bad(),
+        &["validate", "--gold", "gold.jsonl", "run-json.toml"],
+    );
     assert!(!stderr(&out).contains("high"), "{}", stderr(&out));
 }
 
 /// Ids are listed in natural order: Q-2 before Q-10 in rows and in warnings.
 #[test]
 fn ids_in_natural_order() {
-    let json = eval_json(formats(), &["eval", "gold.qrels", "run-trec.toml", "--format", "json"]);
+    let json = eval_json(
+        formats(),
+        &["eval", "gold.qrels", "run-trec.toml", "--format", "json"],
+    );
     let ids: Vec<&str> = json.per_query.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["Q-1", "Q-2", "Q-10"]);
     let out = run(formats(), &["eval", "gold.qrels", "run-trec.toml"]);
     let text = crate::common::stdout(&out);
-    let at = |id: &str| text.find(&format!("\n{id} ")).unwrap_or_else(|| panic!("{id}\n{text}"));
+    let at = |id: &str| {
+        text.find(&format!("\n{id} "))
+            .unwrap_or_else(|| panic!("{id}\n{text}"))
+    };
     assert!(at("Q-2") < at("Q-10"), "{text}");
 }
 
@@ -194,25 +228,49 @@ fn eval_cutoffs_report_each_cutoff() {
         let m = &means_at[c];
         assert_eq!(
             (m.rr, m.recall, m.hit, m.precision, m.ndcg),
-            (at_k.means.rr, at_k.means.recall, at_k.means.hit, at_k.means.precision, at_k.means.ndcg),
+            (
+                at_k.means.rr,
+                at_k.means.recall,
+                at_k.means.hit,
+                at_k.means.precision,
+                at_k.means.ndcg
+            ),
             "cutoff {c}"
         );
         for row in &json.per_query {
             let a = row.at.as_ref().expect("at")[c];
             let r = at_k.row(&row.id);
-            assert_eq!((a.rr, a.recall, a.ndcg), (r.rr, r.recall, r.ndcg), "{} @{c}", row.id);
+            assert_eq!(
+                (a.rr, a.recall, a.ndcg),
+                (r.rr, r.recall, r.ndcg),
+                "{} @{c}",
+                row.id
+            );
         }
     }
     let plain = eval_json(formats(), &args);
     assert!(plain.means_at.is_none() && plain.per_query[0].at.is_none());
     // Each cutoff must lie in 1..=depth.
-    let out = run(formats(), &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "1,4"]);
+    let out = run(
+        formats(),
+        &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "1,4"],
+    );
     assert_code(&out, 2);
-    assert!(stderr(&out).contains("--cutoffs: 4 is outside 1..=3"), "{}", render(&out));
-    let out = run(formats(), &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "0"]);
+    assert!(
+        stderr(&out).contains("--cutoffs: 4 is outside 1..=3"),
+        "{}",
+        render(&out)
+    );
+    let out = run(
+        formats(),
+        &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "0"],
+    );
     assert_code(&out, 2);
     // The table gains the columns.
-    let out = run(formats(), &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "1"]);
+    let out = run(
+        formats(),
+        &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "1"],
+    );
     let text = crate::common::stdout(&out);
     for col in ["MRR@1", "Recall@1", "Hit@1", "P@1", "nDCG@1"] {
         assert!(text.contains(col), "{col}\n{text}");
