@@ -32,6 +32,7 @@ struct Args {
     out: PathBuf,
     interleave: bool,
     tags: usize,
+    json: bool,
 }
 
 fn parse_args() -> Args {
@@ -42,6 +43,7 @@ fn parse_args() -> Args {
         out: PathBuf::from("synth"),
         interleave: false,
         tags: 0,
+        json: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -56,6 +58,7 @@ fn parse_args() -> Args {
             "--out" => args.out = PathBuf::from(value()),
             "--interleave" => args.interleave = true,
             "--tags" => args.tags = value().parse().unwrap_or_else(|_| usage("--tags N")),
+            "--json" => args.json = true,
             _ => usage(&format!("unknown argument {flag}")),
         }
     }
@@ -67,7 +70,7 @@ fn parse_args() -> Args {
 
 fn usage(msg: &str) -> ! {
     eprintln!(
-        "synth: {msg}\nusage: synth --queries N --depth D --seed S --out DIR [--interleave] [--tags N]"
+        "synth: {msg}\nusage: synth --queries N --depth D --seed S --out DIR [--interleave] [--tags N] [--json]"
     );
     std::process::exit(2)
 }
@@ -199,10 +202,15 @@ fn main() -> std::io::Result<()> {
         }
         trec.flush()?;
         csv.flush()?;
+        if args.json {
+            write_json(dir, name, &queries, pick)?;
+        }
         let version = if name == "baseline" { "1.0.0" } else { "1.1.0" };
         for (suffix, results) in [
             ("", format!("{name}.trec")),
             ("-csv", format!("{name}.csv")),
+            ("-json", format!("{name}.json")),
+            ("-jsonl", format!("{name}.jsonl")),
         ] {
             std::fs::write(
                 dir.join(format!("{name}{suffix}.toml")),
@@ -288,4 +296,41 @@ fn write_tags(
         )?;
     }
     Ok(())
+}
+
+/// One run as JSON (a dict of dicts, scores as in the TREC file) and as JSONL (ids in
+/// rank order with their scores).
+fn write_json(
+    dir: &std::path::Path,
+    name: &str,
+    queries: &[Query],
+    pick: fn(&Query) -> &Vec<u64>,
+) -> std::io::Result<()> {
+    let mut json = create(dir, &format!("{name}.json"));
+    let mut jsonl = create(dir, &format!("{name}.jsonl"));
+    write!(json, "{{")?;
+    for (i, q) in queries.iter().enumerate() {
+        let docs = pick(q);
+        let score = |rank: usize| (docs.len() - rank) as f64 + 0.5;
+        let sep = if i == 0 { "" } else { "," };
+        let entries: Vec<String> = docs
+            .iter()
+            .enumerate()
+            .map(|(r, d)| format!("\"D{d}\": {:.4}", score(r)))
+            .collect();
+        writeln!(json, "{sep}\n\"q{i}\": {{{}}}", entries.join(", "))?;
+        let ids: Vec<String> = docs.iter().map(|d| format!("\"D{d}\"")).collect();
+        let scores: Vec<String> = (0..docs.len())
+            .map(|r| format!("{:.4}", score(r)))
+            .collect();
+        writeln!(
+            jsonl,
+            "{{\"id\": \"q{i}\", \"retrieved_doc_ids\": [{}], \"scores\": [{}]}}",
+            ids.join(", "),
+            scores.join(", ")
+        )?;
+    }
+    writeln!(json, "}}")?;
+    json.flush()?;
+    jsonl.flush()
 }

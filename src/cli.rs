@@ -76,6 +76,13 @@ pub enum SuspectsArg {
     Warn,
 }
 
+/// `eval --sort`: per-query rows by id or worst first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EvalSort {
+    Id,
+    Worst,
+}
+
 /// `eval` prints a table or JSON (Markdown and CSV are comparison reports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EvalFormat {
@@ -103,6 +110,12 @@ pub struct EvalArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = EvalFormat::Table)]
     pub format: EvalFormat,
+    /// Also report RR, Recall, Hit, P and nDCG at each of these cutoffs (e.g. 1,3,10; each 1..=depth); never gating
+    #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
+    pub cutoffs: Vec<u32>,
+    /// Order of the per-query rows: by id (natural order) or worst first (RR, then Recall, then id)
+    #[arg(long, value_enum, default_value_t = EvalSort::Id)]
+    pub sort: EvalSort,
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,

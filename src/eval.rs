@@ -7,6 +7,8 @@ use crate::metrics::judged::{judged_at_k, unjudged_at_k};
 use crate::metrics::{self, Scores};
 use crate::model::{EvaluatedRun, GoldSet};
 
+pub mod cutoffs;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct EvalRow {
     pub id: String,
@@ -17,6 +19,9 @@ pub struct EvalRow {
     /// Judged@k, averaged into `means.judged`.
     #[serde(skip)]
     pub judged: f64,
+    /// Values at each extra cutoff (`--cutoffs`, `docs/contract.md §19`).
+    #[serde(skip_serializing_if = "cutoffs::ByCutoff::is_empty")]
+    pub at: cutoffs::ByCutoff,
 }
 
 /// Means over the queries with at least one relevant doc.
@@ -47,7 +52,7 @@ impl std::ops::Deref for EvalMeans {
 }
 
 /// Score every gold query with a relevant doc; no-answer queries are listed apart.
-/// Rows are in byte order of id.
+/// Rows are in natural order of id (`docs/contract.md §19`).
 pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, Vec<String>) {
     let mut rows = Vec::new();
     let mut no_answer = Vec::new();
@@ -61,9 +66,10 @@ pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, V
             scores: metrics::evaluate(q, obs.as_ref(), k, gold.meta.min_grade),
             unjudged_at_k: unjudged_at_k(obs.as_ref(), k),
             judged: judged_at_k(obs.as_ref(), k),
+            at: Default::default(),
         });
     }
-    rows.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
-    no_answer.sort_unstable();
+    rows.sort_unstable_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
+    crate::text::sort_natural(&mut no_answer);
     (rows, no_answer)
 }

@@ -174,7 +174,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         .filter(|id| !accepted.iter().any(|a| a.id == **id))
         .map(|s| s.to_string())
         .collect();
-    failing.sort_unstable();
+    crate::text::sort_natural(&mut failing);
     let (failing, suspect, suspects_warned, warned) = split_suspects(policy, cmp, failing, k);
     let mut warnings = warnings;
     warnings.extend(warned);
@@ -269,8 +269,8 @@ fn accept(allowed: &[(String, String)], newly: &[&str]) -> (Vec<Accepted>, Vec<S
             not_failed.push(id.clone());
         }
     }
-    not_failed.sort_unstable();
-    accepted.sort_by(|a, b| a.id.cmp(&b.id));
+    crate::text::sort_natural(&mut not_failed);
+    accepted.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
     let warnings = match not_failed.len() {
         0 => Vec::new(),
         1 => vec![format!(

@@ -11,18 +11,24 @@ use semver::Version;
 /// rather than each in an allocation of its own; a gold set holds millions.
 pub type Id = compact_str::CompactString;
 
-/// The format of a data file: CSV or whitespace-separated TREC lines.
+/// The format of a data file: CSV, whitespace-separated TREC lines, or JSON (one
+/// dict of dicts) and JSONL (one object a line), `docs/contract.md §19`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DataFormat {
     Csv,
     Trec,
+    Json,
+    Jsonl,
 }
 
 impl DataFormat {
-    /// The default for a path: `.csv` is CSV, anything else TREC (docs/contract.md §2).
+    /// The default for a path: `.csv` is CSV, `.json` JSON, `.jsonl` JSONL, anything
+    /// else TREC.
     pub fn from_extension(path: &std::path::Path) -> Self {
         match path.extension().and_then(|e| e.to_str()) {
             Some(ext) if ext.eq_ignore_ascii_case("csv") => Self::Csv,
+            Some(ext) if ext.eq_ignore_ascii_case("json") => Self::Json,
+            Some(ext) if ext.eq_ignore_ascii_case("jsonl") => Self::Jsonl,
             _ => Self::Trec,
         }
     }
@@ -31,6 +37,8 @@ impl DataFormat {
         match self {
             Self::Csv => "csv",
             Self::Trec => "trec",
+            Self::Json => "json",
+            Self::Jsonl => "jsonl",
         }
     }
 }

@@ -44,6 +44,9 @@ pub struct Eval {
     pub k: Option<u32>,
     pub format: Format,
     pub require_frozen: bool,
+    /// Extra cutoffs, ascending, each once (`docs/contract.md §19`).
+    pub cutoffs: Vec<u32>,
+    pub sort: crate::eval::cutoffs::SortBy,
 }
 
 impl Eval {
@@ -68,8 +71,21 @@ impl Eval {
                 EvalFormat::Json => Format::Json,
             },
             require_frozen: args.require_frozen,
+            cutoffs: sorted_cutoffs(&args.cutoffs),
+            sort: match args.sort {
+                crate::cli::EvalSort::Id => crate::eval::cutoffs::SortBy::Id,
+                crate::cli::EvalSort::Worst => crate::eval::cutoffs::SortBy::Worst,
+            },
         })
     }
+}
+
+/// Cutoffs ascending, each once.
+pub fn sorted_cutoffs(cutoffs: &[u32]) -> Vec<u32> {
+    let mut c = cutoffs.to_vec();
+    c.sort_unstable();
+    c.dedup();
+    c
 }
 
 /// `validate`'s settings.

@@ -349,9 +349,81 @@ pub fn under_github_actions() -> bool {
     std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
 }
 
+/// Natural order of ids (`docs/contract.md §19`): each id is split into maximal runs
+/// of ASCII digits and of other bytes, compared part by part — digit runs by value,
+/// then the shorter run first (`Q-1` before `Q-01`), other parts by bytes — so `2`
+/// comes before `10` and `Q-9` before `Q-10`.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (da, db) = (a[i].is_ascii_digit(), b[j].is_ascii_digit());
+        let end = |s: &[u8], from: usize, digit: bool| {
+            from + s[from..]
+                .iter()
+                .position(|c| c.is_ascii_digit() != digit)
+                .unwrap_or(s.len() - from)
+        };
+        let (ea, eb) = (end(a, i, da), end(b, j, db));
+        let (pa, pb) = (&a[i..ea], &b[j..eb]);
+        let ord = if da && db {
+            let (ta, tb) = (trim_zeros(pa), trim_zeros(pb));
+            ta.len()
+                .cmp(&tb.len())
+                .then_with(|| ta.cmp(tb))
+                .then_with(|| pa.len().cmp(&pb.len()))
+        } else {
+            pa.cmp(pb)
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+        (i, j) = (ea, eb);
+    }
+    (a.len() - i).cmp(&(b.len() - j))
+}
+
+/// A digit run without its leading zeros (its value, for comparing by length).
+fn trim_zeros(digits: &[u8]) -> &[u8] {
+    let start = digits
+        .iter()
+        .position(|&c| c != b'0')
+        .unwrap_or(digits.len());
+    &digits[start..]
+}
+
+/// Sort ids in natural order ([`natural_cmp`]).
+pub fn sort_natural<T: AsRef<str>>(ids: &mut [T]) {
+    ids.sort_unstable_by(|a, b| natural_cmp(a.as_ref(), b.as_ref()));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn natural_order() {
+        let mut ids = vec![
+            "10", "2", "1", "Q-10", "Q-9", "Q-01", "Q-1", "a", "11", "Q-1a", "0",
+        ];
+        sort_natural(&mut ids);
+        assert_eq!(
+            ids,
+            [
+                "0", "1", "2", "10", "11", "Q-1", "Q-1a", "Q-01", "Q-9", "Q-10", "a"
+            ]
+        );
+        use std::cmp::Ordering::*;
+        assert_eq!(natural_cmp("Q-1", "Q-1"), Equal);
+        assert_eq!(natural_cmp("Q-1", "Q-1x"), Less);
+        assert_eq!(natural_cmp("x9", "x10"), Less);
+        assert_eq!(natural_cmp("007", "7"), Greater);
+        assert_eq!(
+            natural_cmp("99999999999999999999999", "100000000000000000000000"),
+            Less
+        );
+    }
 
     #[test]
     fn shown_leaves_plain_text_alone() {

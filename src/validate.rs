@@ -81,7 +81,9 @@ pub enum ProblemKind {
         "query {query} returned {len} docs, more than the run's depth {depth}; a list may be shorter than depth, never longer: fix the export or the manifest's depth"
     )]
     RankingTooLong { query: String, len: u64, depth: u32 },
-    #[error("query {query} is not in the gold set; a CSV run holds exactly the gold's queries")]
+    #[error(
+        "query {query} is not in the gold set; a CSV or JSONL run holds exactly the gold's queries"
+    )]
     QueryNotInGold { query: String },
     #[error(
         "gold query {query} is missing from the run; add a row for it (an empty cell when nothing was retrieved)"
@@ -224,6 +226,29 @@ pub enum ProblemKind {
     TagsNotFrozen { path: String },
     #[error("cannot write {path}: {reason}")]
     Write { path: String, reason: String },
+    #[error("malformed JSON: {reason}")]
+    MalformedJson { reason: String },
+    #[error(
+        "looks like {looks}: set format = \"{format}\" in the manifest (or name the file .{format}); it was read as {read_as}"
+    )]
+    FormatMismatch {
+        looks: &'static str,
+        format: &'static str,
+        read_as: &'static str,
+    },
+    #[error("at {pointer}: expected {expected}")]
+    JsonShape {
+        pointer: String,
+        expected: &'static str,
+    },
+    #[error(
+        "query {query}: {scores} scores for {docs} retrieved docs; `scores` must be as long as `retrieved_doc_ids`"
+    )]
+    ScoresLength {
+        query: String,
+        scores: usize,
+        docs: usize,
+    },
 }
 
 /// A problem at a place.

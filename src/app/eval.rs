@@ -10,6 +10,17 @@ use crate::report::{self, EvalReport, Format};
 use crate::settings;
 use crate::validate::{Diagnostics, resolve_k};
 
+/// Each extra cutoff must lie in 1..=depth (`docs/contract.md §19`).
+pub fn check_cutoffs(cutoffs: &[u32], depth: u32, diag: &mut Diagnostics) {
+    for &c in cutoffs {
+        if c == 0 || c > depth {
+            diag.usage(format!(
+                "--cutoffs: {c} is outside 1..={depth} (the run's depth); each cutoff must lie in 1..=depth"
+            ));
+        }
+    }
+}
+
 pub fn run(s: settings::Eval) -> anyhow::Result<u8> {
     let mut diag = Diagnostics::default();
     let gold_path = load::gold_or_default(s.gold, &mut diag);
@@ -38,8 +49,11 @@ pub fn run(s: settings::Eval) -> anyhow::Result<u8> {
         .and_then(|run| resolve_k(&gold, s.k, &run.meta, &run_display, &mut diag));
     let run = diag.require(runs.pop().flatten())?;
     let k = diag.require(k)?;
+    check_cutoffs(&s.cutoffs, run.meta.depth, &mut diag);
+    diag.check()?;
     print_warnings(&diag.warnings);
-    let report = EvalReport::new(&gold, &run, k, diag.warnings, diag.notes);
+    let report = EvalReport::new(&gold, &run, k, diag.warnings, diag.notes)
+        .with_cutoffs(&gold, &run, &s.cutoffs, s.sort);
     match s.format {
         Format::Json => output::write_files(&[Path::new("-")], |_, out| {
             report::json::write(&report, out)

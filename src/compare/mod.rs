@@ -263,7 +263,7 @@ pub struct Comparison {
 }
 
 /// Order per-query rows: status, then delta RR ascending, then delta Recall
-/// ascending, then id in byte order.
+/// ascending, then id in natural order (`docs/contract.md §19`).
 pub fn sort_rows(rows: &mut [QueryRow]) {
     // Ids are unique, so the order is total and an unstable sort (no buffer) is exact.
     rows.sort_unstable_by(|a, b| {
@@ -271,7 +271,7 @@ pub fn sort_rows(rows: &mut [QueryRow]) {
             .cmp(&b.status)
             .then(a.delta.rr.total_cmp(&b.delta.rr))
             .then(a.delta.recall.total_cmp(&b.delta.recall))
-            .then_with(|| a.id.as_bytes().cmp(b.id.as_bytes()))
+            .then_with(|| crate::text::natural_cmp(&a.id, &b.id))
     });
 }
 
@@ -313,8 +313,8 @@ pub fn compare(
     rows.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
     let means = means_of(&rows, resamples, seed);
     sort_rows(&mut rows);
-    no_answer.sort_unstable();
-    nondeterministic.sort_unstable();
+    crate::text::sort_natural(&mut no_answer);
+    crate::text::sort_natural(&mut nondeterministic);
     let zb = rows.iter().filter(|r| r.baseline.rr == 0.0).count();
     let zc = rows.iter().filter(|r| r.candidate.rr == 0.0).count();
     Comparison {
@@ -421,7 +421,7 @@ pub fn ids_with(rows: &[QueryRow], status: Status) -> Vec<String> {
         .filter(|r| r.status == status)
         .map(|r| r.id.to_string())
         .collect();
-    ids.sort_unstable();
+    crate::text::sort_natural(&mut ids);
     ids
 }
 

@@ -55,9 +55,16 @@ pub fn parse(
 ) -> Option<GoldSet> {
     let display = meta.data.display().to_string();
     let before = diag.problems.len();
+    if let Some(kind) = crate::load::json::mismatch(&bytes[..bytes.len().min(1 << 16)], meta.format)
+    {
+        diag.problem(Location::file(&display), kind);
+        return None;
+    }
     let raw = match meta.format {
         DataFormat::Csv => parse_csv(bytes, &display, extra_ok, diag),
         DataFormat::Trec => parse_qrels(bytes, &display, diag),
+        DataFormat::Json => formats::parse_json(bytes, &display, diag),
+        DataFormat::Jsonl => formats::parse_jsonl(bytes, &display, diag),
     };
     if diag.problems.len() > before {
         return None;
@@ -75,6 +82,8 @@ pub fn parse(
     }
     Some(gold)
 }
+
+mod formats;
 
 type RawQuery = (Id, Vec<Judgement>);
 /// A query's judgements with the line of each, to report duplicates.
@@ -279,6 +288,12 @@ fn parse_qrels(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQu
             },
         );
     }
+    finish_qrels(order, display, diag)
+}
+
+/// Each query's judgements sorted by doc, a doc judged twice reported at its second
+/// line.
+fn finish_qrels(order: Vec<LinedQuery>, display: &str, diag: &mut Diagnostics) -> Vec<RawQuery> {
     order
         .into_iter()
         .map(|(qid, mut judged)| {

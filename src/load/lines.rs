@@ -118,10 +118,17 @@ fn as_text<'a>(
     }
 }
 
+/// `needed` for a format whose every byte is read (JSONL): no field is ignored, and
+/// `#` starts no comment.
+pub const EVERY_FIELD: &[usize] = &[usize::MAX];
+
 /// Whether every field at an index in `needed` (split on ASCII white space, which
 /// never occurs inside a multi-byte character) is UTF-8, or the line is a `#`
 /// comment.
 fn only_ignored_fields_bad(raw: &[u8], needed: &[usize]) -> bool {
+    if needed == EVERY_FIELD {
+        return false;
+    }
     let mut fields = raw
         .split(|b| b.is_ascii_whitespace())
         .filter(|f| !f.is_empty())

@@ -207,8 +207,10 @@ impl Keys<'_> {
             Some(s) => match s.as_str() {
                 "csv" => Some(Some(DataFormat::Csv)),
                 "trec" => Some(Some(DataFormat::Trec)),
+                "json" => Some(Some(DataFormat::Json)),
+                "jsonl" => Some(Some(DataFormat::Jsonl)),
                 _ => {
-                    self.wrong("format", "\"csv\" or \"trec\"");
+                    self.wrong("format", "\"csv\", \"trec\", \"json\" or \"jsonl\"");
                     None
                 }
             },

@@ -5,6 +5,8 @@ pub mod allow;
 pub mod csvio;
 pub mod fs;
 pub mod gold;
+pub mod json;
+pub mod jsonl;
 pub mod lines;
 pub mod manifest;
 pub mod run;

@@ -141,8 +141,18 @@ fn read_from<'s>(
     let Some(input) = open(&mut diag) else {
         return (None, diag, None, ReadStats::default());
     };
+    let Some(input) = formats::check_content(input, meta.format, display, &mut diag) else {
+        return (None, diag, None, ReadStats::default());
+    };
     let depth = meta.depth_declared.then_some(meta.depth);
     match meta.format {
+        DataFormat::Json | DataFormat::Jsonl => {
+            let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            c.keep = keep;
+            formats::read(input, meta.format, &mut c, &mut diag, progress);
+            let stats = c.stats;
+            (Some(c.into_run(meta)), diag, None, stats)
+        }
         DataFormat::Csv => {
             let mut c = Collector::new(gold, display, depth, true, gold.stand_in);
             c.keep = keep;
@@ -198,6 +208,8 @@ fn read_from<'s>(
 }
 
 use crate::model::doc_hash as hash_bytes;
+
+mod formats;
 
 /// Reduces each complete ranking to what the metrics need, and checks it.
 struct Collector<'g> {
@@ -452,7 +464,7 @@ impl<'g> Collector<'g> {
     fn finish_trec(&mut self, diag: &mut Diagnostics) {
         self.note_tie_order(diag);
         let list = |ids: &mut Vec<String>, total: usize| {
-            ids.sort_unstable();
+            crate::text::sort_natural(ids);
             let more = total.saturating_sub(ids.len());
             let mut s = ids.join(", ");
             if more > 0 {

@@ -112,6 +112,9 @@ pub struct EvalReport {
     pub k: u32,
     pub per_query: Vec<EvalRow>,
     pub means: EvalMeans,
+    /// Means at each extra cutoff (`--cutoffs`, `docs/contract.md §19`).
+    #[serde(skip_serializing_if = "crate::eval::cutoffs::ByCutoff::is_empty")]
+    pub means_at: crate::eval::cutoffs::ByCutoff,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
     /// Findings that are not warnings, never a `::warning`: tied scores ordered
@@ -121,6 +124,26 @@ pub struct EvalReport {
 }
 
 impl EvalReport {
+    /// Add the values at each extra cutoff and order the rows (`docs/contract.md §19`).
+    pub fn with_cutoffs(
+        mut self,
+        gold: &GoldSet,
+        run: &EvaluatedRun,
+        cutoffs: &[u32],
+        sort: crate::eval::cutoffs::SortBy,
+    ) -> Self {
+        use crate::eval::cutoffs;
+        if !cutoffs.is_empty() {
+            let mut at = cutoffs::run_at_cutoffs(gold, run, cutoffs);
+            for row in &mut self.per_query {
+                row.at = at.remove(&row.id).unwrap_or_default();
+            }
+            self.means_at = cutoffs::means_at(self.per_query.iter().map(|r| &r.at), cutoffs);
+        }
+        cutoffs::sort_eval_rows(&mut self.per_query, sort);
+        self
+    }
+
     pub fn new(
         gold: &GoldSet,
         run: &EvaluatedRun,
@@ -135,6 +158,7 @@ impl EvalReport {
             run: RunContext::of(&run.meta),
             k,
             means: EvalMeans::of(&per_query),
+            means_at: Default::default(),
             per_query,
             no_answer,
             warnings,
@@ -331,7 +355,7 @@ impl<'a> Rows<'a> {
             .iter()
             .filter(|q| q.status == Status::NewlyFailed)
             .collect();
-        newly_failed.sort_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+        newly_failed.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
         let changed = r
             .per_query
             .iter()

@@ -90,16 +90,19 @@ pub fn render_eval(r: &EvalReport) -> String {
     let mut header = vec!["id".to_string(), "first rel".to_string()];
     header.extend(Metric::ALL.iter().map(|m| m.label(r.k)));
     header.push(format!("Judged@{}", r.k));
+    header.extend(cutoff_header(&r.means_at));
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(r.per_query.len() + 1);
     for row in &r.per_query {
         let mut cells = vec![safe_id(&row.id), rank(row.scores.first_relevant_rank)];
         cells.extend(Metric::ALL.iter().map(|m| num(m.of(&row.scores))));
         cells.push(num(row.judged));
+        cells.extend(cutoff_cells(&row.at));
         rows.push(cells);
     }
     let mut cells = vec![format!("mean ({})", r.per_query.len()), String::new()];
     cells.extend(Metric::ALL.iter().map(|m| num(r.means.get(*m))));
     cells.push(num(r.means.judged));
+    cells.extend(cutoff_cells(&r.means_at));
     rows.push(cells);
     plain_table(&mut out, &header, &rows);
     if !r.no_answer.is_empty() {
@@ -124,6 +127,24 @@ fn notes(out: &mut String, notes: &[String]) {
             out.push_str(&format!("note: {}\n", safe_id(n)));
         }
     }
+}
+
+/// Column names for the extra cutoffs (`docs/contract.md §19`).
+fn cutoff_header(at: &crate::eval::cutoffs::ByCutoff) -> Vec<String> {
+    at.0.iter()
+        .flat_map(|(c, _)| crate::eval::cutoffs::AT_METRICS.iter().map(|m| m.label(*c)))
+        .collect()
+}
+
+/// One row's cells at the extra cutoffs.
+fn cutoff_cells(at: &crate::eval::cutoffs::ByCutoff) -> Vec<String> {
+    at.0.iter()
+        .flat_map(|(_, a)| {
+            crate::eval::cutoffs::AT_METRICS
+                .iter()
+                .map(|m| num(a.get(*m)))
+        })
+        .collect()
 }
 
 /// Whether stdout gets colour: a terminal, and NO_COLOR unset.

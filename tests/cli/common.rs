@@ -92,6 +92,9 @@ pub struct EvalJson {
     pub k: u32,
     pub per_query: Vec<Row>,
     pub means: Means,
+    /// Present with `--cutoffs` only (docs/contract.md §19).
+    #[serde(default)]
+    pub means_at: Option<std::collections::BTreeMap<String, AtJson>>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
     pub notes: Vec<String>,
@@ -150,6 +153,9 @@ pub struct Row {
     pub ndcg: f64,
     pub ap: f64,
     pub unjudged_at_k: u32,
+    /// Present with `--cutoffs` only (docs/contract.md §19).
+    #[serde(default)]
+    pub at: Option<std::collections::BTreeMap<String, AtJson>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -646,4 +652,15 @@ impl CompareJson {
             .find(|s| s.tag == tag)
             .unwrap_or_else(|| panic!("segment {tag} is not in segments"))
     }
+}
+
+/// Five metrics at one extra cutoff (docs/contract.md §19).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AtJson {
+    pub rr: f64,
+    pub recall: f64,
+    pub hit: f64,
+    pub precision: f64,
+    pub ndcg: f64,
 }

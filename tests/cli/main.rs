@@ -10,6 +10,7 @@ mod hardening_load;
 mod hardening_out;
 mod hardening_rep;
 mod holes;
+mod inputs;
 mod interrupt;
 mod leak;
 mod parity;

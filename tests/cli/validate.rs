@@ -50,7 +50,7 @@ fn expect_invalid(rule: &str, args: &[&str], lines: &[&str]) -> String {
     "run.csv:2: query Q-1 returned 4 docs, more than the run's depth 3; a list may be shorter than depth, never longer: fix the export or the manifest's depth",
 ])]
 #[case::csv_run_query_not_in_gold("csv-run-query-not-in-gold", &[
-    "run.csv:4: query Q-99 is not in the gold set; a CSV run holds exactly the gold's queries",
+    "run.csv:4: query Q-99 is not in the gold set; a CSV or JSONL run holds exactly the gold's queries",
 ])]
 #[case::csv_run_gold_query_missing("csv-run-gold-query-missing", &[
     "run.csv: gold query Q-2 is missing from the run; add a row for it (an empty cell when nothing was retrieved)",

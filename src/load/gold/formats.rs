@@ -1,0 +1,182 @@
+//! JSON and JSONL gold data (`docs/contract.md §19`): qrels as a dict of dicts
+//! `{"q1": {"d1": 1}}` (graded as TREC qrels), or one object a line
+//! `{"id": "Q-1", "expected_doc_ids": ["D-1"]}` (or `"grades": {"D-1": 2}`).
+
+use rustc_hash::FxHashMap;
+
+use super::{LinedQuery, RawQuery, finish_qrels};
+use crate::load::json::{self, DictSink, Num};
+use crate::load::jsonl::{self, GoldLine};
+use crate::load::lines;
+use crate::model::{Id, Judgement};
+use crate::validate::{Diagnostics, Location, ProblemKind};
+
+/// Queries in file order, with the first line of each.
+struct Qrels<'d> {
+    display: &'d str,
+    order: Vec<LinedQuery>,
+    first: FxHashMap<Id, u64>,
+    /// The current query's index in `order`, `None` when it was a duplicate.
+    current: Option<usize>,
+}
+
+impl<'d> Qrels<'d> {
+    fn new(display: &'d str) -> Self {
+        Self {
+            display,
+            order: Vec::new(),
+            first: FxHashMap::default(),
+            current: None,
+        }
+    }
+
+    /// Start query `qid` at `line`; false (and a problem) when it was listed before.
+    fn begin(&mut self, qid: &str, line: u64, diag: &mut Diagnostics) -> bool {
+        if let Some(&first) = self.first.get(qid) {
+            diag.problem(
+                Location::line(self.display, line),
+                ProblemKind::DuplicateQuery {
+                    query: qid.to_string(),
+                    first,
+                },
+            );
+            self.current = None;
+            return false;
+        }
+        self.first.insert(qid.into(), line);
+        self.order.push((qid.into(), Vec::new()));
+        self.current = Some(self.order.len() - 1);
+        true
+    }
+
+    fn judge(&mut self, doc: &str, grade: i64, line: u64) {
+        if let Some(i) = self.current {
+            let doc = doc.into();
+            self.order[i].1.push((Judgement { doc, grade }, line));
+        }
+    }
+
+    fn grade(&mut self, qid: &str, doc: &str, value: Num, line: u64, diag: &mut Diagnostics) {
+        match value.grade() {
+            Some(g) => self.judge(doc, g, line),
+            None => diag.problem(
+                Location::line(self.display, line),
+                ProblemKind::BadGrade {
+                    query: qid.to_string(),
+                    doc: doc.to_string(),
+                },
+            ),
+        }
+    }
+}
+
+impl DictSink for Qrels<'_> {
+    fn start(&mut self, qid: &str, line: u64, diag: &mut Diagnostics) {
+        self.begin(qid, line, diag);
+    }
+
+    fn entry(&mut self, qid: &str, doc: &str, value: Num, line: u64, diag: &mut Diagnostics) {
+        self.grade(qid, doc, value, line, diag);
+    }
+
+    fn end(&mut self, _: &mut Diagnostics) {}
+}
+
+/// Qrels as a JSON dict of dicts.
+pub(super) fn parse_json(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQuery> {
+    let mut q = Qrels::new(display);
+    let any = json::walk_dict(bytes, display, "gold data", &mut q, diag, &|_| {});
+    if !any && !diag.has_problems() {
+        diag.problem(
+            Location::file(display),
+            ProblemKind::EmptyFile {
+                expected: "a JSON object {\"query id\": {\"doc id\": grade}}",
+            },
+        );
+    }
+    finish_qrels(q.order, display, diag)
+}
+
+/// Gold as JSONL, one query a line.
+pub(super) fn parse_jsonl(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQuery> {
+    let mut q = Qrels::new(display);
+    let mut any = false;
+    lines::for_each_line(
+        bytes,
+        display,
+        lines::EVERY_FIELD,
+        diag,
+        |line, text, diag| {
+            if jsonl::blank(text) {
+                return;
+            }
+            any = true;
+            if let Some(row) = jsonl::parse_line::<GoldLine>(text, line, display, diag) {
+                gold_row(&mut q, &row, line, diag);
+            }
+        },
+    );
+    if !any && !diag.has_problems() {
+        diag.problem(
+            Location::file(display),
+            ProblemKind::EmptyFile {
+                expected: "one JSON object a line {\"id\": …, \"expected_doc_ids\": […]}",
+            },
+        );
+    }
+    finish_qrels(q.order, display, diag)
+}
+
+/// One JSONL gold line: relevant docs (grade 1 each) or grades, and docs judged not
+/// relevant (grade 0).
+fn gold_row(q: &mut Qrels, row: &GoldLine, line: u64, diag: &mut Diagnostics) {
+    let display = q.display;
+    let Some(id) = jsonl::check_id(&row.id, "query", "", line, display, diag) else {
+        return;
+    };
+    let shape = |diag: &mut Diagnostics, expected| {
+        diag.problem(
+            Location::line(display, line),
+            ProblemKind::JsonShape {
+                pointer: "/expected_doc_ids".into(),
+                expected,
+            },
+        )
+    };
+    match (&row.expected_doc_ids, &row.grades) {
+        (Some(_), Some(_)) => {
+            return shape(diag, "either `expected_doc_ids` or `grades`, not both");
+        }
+        (None, None) => {
+            return shape(
+                diag,
+                "a list of relevant doc ids (or `grades`, an object of doc ids to grades)",
+            );
+        }
+        _ => {}
+    }
+    if !q.begin(id, line, diag) {
+        return;
+    }
+    if let Some(docs) = &row.expected_doc_ids
+        && let Some(docs) = jsonl::check_ids(docs, id, line, display, diag)
+    {
+        for doc in docs {
+            q.judge(doc, 1, line);
+        }
+    }
+    if let Some(grades) = &row.grades {
+        for (doc, value) in &grades.0 {
+            if let Some(doc) = jsonl::check_id(doc, "doc", id, line, display, diag) {
+                q.grade(id, doc, *value, line, diag);
+            }
+        }
+    }
+    if let Some(docs) = &row.non_relevant_doc_ids
+        && let Some(docs) = jsonl::check_ids(docs, id, line, display, diag)
+    {
+        for doc in docs {
+            q.judge(doc, 0, line);
+        }
+    }
+}

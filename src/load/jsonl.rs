@@ -1,0 +1,112 @@
+//! JSONL inputs (`docs/contract.md §19`): one JSON object a line, parsed line by
+//! line from the streamed lines, so every problem names its line. A run line is
+//! `{"id": "Q-1", "retrieved_doc_ids": ["D-4", …], "scores": [...]}` (scores
+//! optional); a gold line `{"id": "Q-1", "expected_doc_ids": ["D-1"]}` or with
+//! `"grades": {"D-1": 2}` instead. Other keys are ignored.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use crate::load::json::{Num, Pairs, reason};
+use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
+
+/// One run line.
+#[derive(Deserialize)]
+pub struct RunLine<'a> {
+    #[serde(borrow)]
+    pub id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub retrieved_doc_ids: Vec<Cow<'a, str>>,
+    #[serde(default)]
+    pub scores: Option<Vec<Num>>,
+}
+
+/// One gold line.
+#[derive(Deserialize)]
+pub struct GoldLine<'a> {
+    #[serde(borrow)]
+    pub id: Cow<'a, str>,
+    #[serde(borrow, default)]
+    pub expected_doc_ids: Option<Vec<Cow<'a, str>>>,
+    #[serde(default)]
+    pub grades: Option<Pairs>,
+    #[serde(borrow, default)]
+    pub non_relevant_doc_ids: Option<Vec<Cow<'a, str>>>,
+    #[serde(borrow, default)]
+    pub tags: Option<Vec<Cow<'a, str>>>,
+}
+
+/// Parse one non-blank line as `T`, or record why it is not one.
+pub fn parse_line<'a, T: Deserialize<'a>>(
+    text: &'a str,
+    line: u64,
+    display: &str,
+    diag: &mut Diagnostics,
+) -> Option<T> {
+    match serde_json::from_str::<T>(text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            diag.problem(
+                Location::line(display, line),
+                ProblemKind::MalformedJson { reason: reason(&e) },
+            );
+            None
+        }
+    }
+}
+
+/// A checked id (trimmed), or a problem at `line`.
+pub fn check_id<'s>(
+    id: &'s str,
+    what: &'static str,
+    query: &str,
+    line: u64,
+    display: &str,
+    diag: &mut Diagnostics,
+) -> Option<&'s str> {
+    let id = id.trim();
+    match id_problem(id) {
+        None => Some(id),
+        Some(reason) => {
+            diag.problem(
+                Location::line(display, line),
+                ProblemKind::InvalidId {
+                    what,
+                    context: if query.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" in query {}", crate::text::safe_id(query))
+                    },
+                    reason,
+                },
+            );
+            None
+        }
+    }
+}
+
+/// Every id of a list checked; `None` (with the problems recorded) when one is
+/// invalid.
+pub fn check_ids<'s>(
+    ids: &'s [Cow<'_, str>],
+    query: &str,
+    line: u64,
+    display: &str,
+    diag: &mut Diagnostics,
+) -> Option<Vec<&'s str>> {
+    let mut out = Vec::with_capacity(ids.len());
+    let mut ok = true;
+    for id in ids {
+        match check_id(id, "doc", query, line, display, diag) {
+            Some(id) => out.push(id),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+/// Whether a line holds nothing to read.
+pub fn blank(text: &str) -> bool {
+    text.trim().is_empty()
+}

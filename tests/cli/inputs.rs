@@ -1,0 +1,295 @@
+//! Inputs where users keep them (docs/contract.md §19): JSON and JSONL gold and
+//! runs, every validation rule at its line, a file whose content does not fit its
+//! format, parity of one run in all four formats, and ids in natural order.
+
+use crate::common::{
+    EvalJson, assert_code, eval_json, fixture, reference_dir, render, run, say_skipped, stderr,
+};
+
+fn formats() -> std::path::PathBuf {
+    fixture("inputs/formats")
+}
+
+fn bad() -> std::path::PathBuf {
+    fixture("inputs/bad")
+}
+
+/// One run (with a score tie and scores out of file order) gives the same numbers
+/// in CSV, TREC, JSON and JSONL, against the same gold in TREC qrels, JSON and JSONL.
+#[test]
+fn one_run_same_numbers_in_every_format() {
+    let mut seen: Vec<(String, EvalJson)> = Vec::new();
+    for gold in ["gold.qrels", "gold.json", "gold.jsonl"] {
+        for run in [
+            "run-csv.toml",
+            "run-trec.toml",
+            "run-json.toml",
+            "run-jsonl.toml",
+        ] {
+            let json = eval_json(formats(), &["eval", gold, run, "--format", "json"]);
+            seen.push((format!("{gold} {run}"), json));
+        }
+    }
+    let (first_name, first) = &seen[0];
+    assert_eq!(first.per_query.len(), 3);
+    // D-1 (3.5) first, then the tie D-7/D-2 by doc id descending: RR 1.
+    assert_eq!(first.row("Q-1").first_relevant_rank, Some(1));
+    assert_eq!(first.row("Q-10").first_relevant_rank, Some(3));
+    for (name, json) in &seen[1..] {
+        assert_eq!(json.per_query, first.per_query, "{name} vs {first_name}");
+        assert_eq!(json.means, first.means, "{name} vs {first_name}");
+    }
+}
+
+/// The Vaswani runs (tests/fixtures/vaswani) converted by
+/// tests/fixtures/inputs/convert.py score exactly as the TREC originals.
+#[test]
+fn vaswani_runs_same_numbers_in_every_format() {
+    let Some(reference) = reference_dir() else {
+        say_skipped("skipped: RAGDIFF_REFERENCE_DIR is unset (the Vaswani qrels live there)");
+        return;
+    };
+    let qrels = reference.join("vaswani/qrels").display().to_string();
+    for r in ["a", "b"] {
+        let trec = fixture(&format!("vaswani/run.{r}.trec"))
+            .display()
+            .to_string();
+        let base = eval_json(
+            fixture("inputs/vaswani"),
+            &["eval", &qrels, &trec, "--k", "10", "--format", "json"],
+        );
+        assert_eq!(base.per_query.len(), 93);
+        for ext in ["csv", "json", "jsonl", "scores.jsonl"] {
+            let file = format!("run.{r}.{ext}");
+            let json = eval_json(
+                fixture("inputs/vaswani"),
+                &["eval", &qrels, &file, "--k", "10", "--format", "json"],
+            );
+            assert_eq!(json.per_query, base.per_query, "{file}");
+            assert_eq!(json.means, base.means, "{file}");
+        }
+    }
+}
+
+/// `format = "json"` and `"jsonl"` are accepted in a manifest; a ranx run read as
+/// TREC, or as JSONL, is named as JSON instead of failing on its fields.
+#[test]
+fn content_that_does_not_fit_its_format_is_named() {
+    let out = run(formats(), &["eval", "gold.json", "run-json-as-trec.toml"]);
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    assert!(
+        err.contains("run.json: looks like JSON: set format = \"json\""),
+        "{err}"
+    );
+    assert!(!err.contains("fields"), "{err}");
+    let out = run(formats(), &["eval", "gold.json", "run-json-as-jsonl.toml"]);
+    assert_code(&out, 2);
+    assert!(stderr(&out).contains("looks like JSON: set format = \"json\""));
+    // A bare `.trec` file holding a ranx run.
+    let out = run(bad(), &["eval", "gold.jsonl", "ranx.trec"]);
+    assert_code(&out, 2);
+    assert!(stderr(&out).contains("ranx.trec: looks like JSON: set format = \"json\""));
+    // JSONL lines read as JSON.
+    let out = run(bad(), &["eval", "gold.jsonl", "--k", "1", "lines.json"]);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("lines.json: looks like JSONL: set format = \"jsonl\""),
+        "{}",
+        render(&out)
+    );
+}
+
+/// Every run rule of docs/contract.md §6 in JSON (file:line, JSON pointer for shape
+/// problems) and JSONL (file:line), all reported together.
+#[test]
+fn json_and_jsonl_runs_report_every_problem_at_its_line() {
+    let out = run(
+        bad(),
+        &[
+            "validate",
+            "--gold",
+            "gold.jsonl",
+            "run-json.toml",
+            "run-jsonl.toml",
+        ],
+    );
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    for line in [
+        "run.json:2: query Q-1, doc D-2: score is not a number",
+        "run.json:2: query Q-1 returned 4 docs, more than the run's depth 3",
+        "run.json:2: query Q-1 lists doc D-1 twice",
+        "run.json:3: query Q-1 appears more than once (first at line 2)",
+        "run.json:4: at /Q-2: expected an object mapping doc ids to numbers",
+        "run.json:5: invalid query id: it is empty or only white space",
+        "run.jsonl: gold query Q-10 is missing from the run",
+        "run.jsonl:1: query Q-1 lists doc D-1 twice",
+        "run.jsonl:2: query Q-1 appears more than once (first at line 1)",
+        "run.jsonl:3: query Q-2 returned 4 docs, more than the run's depth 3",
+        "run.jsonl:4: query Q-99 is not in the gold set",
+        "run.jsonl:5: invalid doc id in query Q-10: it is empty",
+        "run.jsonl:6: malformed JSON: expected `,` or `}`",
+    ] {
+        assert!(err.contains(line), "missing {line:?} in\n{err}");
+    }
+    // A JSON run may leave a gold query out, as TREC does; queries not in the gold
+    // are ignored and counted.
+    assert!(
+        err.contains("run.json: 1 gold query is not in the run"),
+        "{err}"
+    );
+    assert!(
+        err.contains("run.json: 1 run query is not in the gold set"),
+        "{err}"
+    );
+    let out = run(bad(), &["eval", "gold.jsonl", "trunc.json"]);
+    assert_code(&out, 2);
+    assert!(stderr(&out).contains("trunc.json:3: malformed JSON: EOF while parsing"));
+    let out = run(bad(), &["eval", "gold.jsonl", "scores.jsonl"]);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("scores.jsonl:1: query Q-1: 1 scores for 2 retrieved docs"),
+        "{}",
+        render(&out)
+    );
+    assert!(stderr(&out).contains("scores.jsonl:2: query Q-2, doc D-5: score is not a number"));
+}
+
+/// Gold rules in JSON and JSONL: duplicate query, duplicate doc, non-integer grade,
+/// neither or both of `expected_doc_ids` and `grades`, malformed lines.
+#[test]
+fn json_and_jsonl_gold_report_every_problem_at_its_line() {
+    let out = run(bad(), &["validate", "--gold", "gold.bad.jsonl"]);
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    for line in [
+        "gold.bad.jsonl:1: query Q-1 lists expected doc D-1 twice",
+        "gold.bad.jsonl:2: query Q-1 appears more than once (first at line 1)",
+        "gold.bad.jsonl:3: query Q-2, doc D-1: the grade is not a whole number",
+        "gold.bad.jsonl:4: at /expected_doc_ids: expected a list of relevant doc ids",
+        "gold.bad.jsonl:5: at /expected_doc_ids: expected either `expected_doc_ids` or `grades`, not both",
+        "gold.bad.jsonl:6: malformed JSON",
+    ] {
+        assert!(err.contains(line), "missing {line:?} in\n{err}");
+    }
+    let out = run(bad(), &["validate", "--gold", "gold.bad.json"]);
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    for line in [
+        "gold.bad.json:1: query Q-1 lists expected doc D-1 twice",
+        "gold.bad.json:2: query Q-1 appears more than once (first at line 1)",
+        "gold.bad.json:3: query Q-2, doc D-1: the grade is not a whole number",
+        "gold.bad.json:4: at /Q-3: expected an object mapping doc ids to numbers",
+    ] {
+        assert!(err.contains(line), "missing {line:?} in\n{err}");
+    }
+}
+
+/// Messages quote ids, never other input text (a score given as a string).
+#[test]
+fn json_messages_show_no_cell_contents() {
+    let out = run(
+        bad(),
+        &["validate", "--gold", "gold.jsonl", "run-json.toml"],
+    );
+    assert!(!stderr(&out).contains("high"), "{}", stderr(&out));
+}
+
+/// Ids are listed in natural order: Q-2 before Q-10 in rows and in warnings.
+#[test]
+fn ids_in_natural_order() {
+    let json = eval_json(
+        formats(),
+        &["eval", "gold.qrels", "run-trec.toml", "--format", "json"],
+    );
+    let ids: Vec<&str> = json.per_query.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["Q-1", "Q-2", "Q-10"]);
+    let out = run(formats(), &["eval", "gold.qrels", "run-trec.toml"]);
+    let text = crate::common::stdout(&out);
+    let at = |id: &str| {
+        text.find(&format!("\n{id} "))
+            .unwrap_or_else(|| panic!("{id}\n{text}"))
+    };
+    assert!(at("Q-2") < at("Q-10"), "{text}");
+}
+
+/// `eval --cutoffs 1,2`: per-query `at` and `means_at` keyed by the cutoff as a
+/// string, equal to `--k` at that cutoff; the pinned k and the rows do not move.
+#[test]
+fn eval_cutoffs_report_each_cutoff() {
+    let args = ["eval", "gold.qrels", "run-trec.toml", "--format", "json"];
+    let json = eval_json(formats(), &[&args[..], &["--cutoffs", "2,1"]].concat());
+    assert_eq!(json.k, 3);
+    let means_at = json.means_at.as_ref().expect("means_at");
+    assert_eq!(means_at.keys().collect::<Vec<_>>(), ["1", "2"]);
+    for c in ["1", "2"] {
+        let at_k = eval_json(formats(), &[&args[..], &["--k", c]].concat());
+        let m = &means_at[c];
+        assert_eq!(
+            (m.rr, m.recall, m.hit, m.precision, m.ndcg),
+            (
+                at_k.means.rr,
+                at_k.means.recall,
+                at_k.means.hit,
+                at_k.means.precision,
+                at_k.means.ndcg
+            ),
+            "cutoff {c}"
+        );
+        for row in &json.per_query {
+            let a = row.at.as_ref().expect("at")[c];
+            let r = at_k.row(&row.id);
+            assert_eq!(
+                (a.rr, a.recall, a.ndcg),
+                (r.rr, r.recall, r.ndcg),
+                "{} @{c}",
+                row.id
+            );
+        }
+    }
+    let plain = eval_json(formats(), &args);
+    assert!(plain.means_at.is_none() && plain.per_query[0].at.is_none());
+    // Each cutoff must lie in 1..=depth.
+    let out = run(
+        formats(),
+        &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "1,4"],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("--cutoffs: 4 is outside 1..=3"),
+        "{}",
+        render(&out)
+    );
+    let out = run(
+        formats(),
+        &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "0"],
+    );
+    assert_code(&out, 2);
+    // The table gains the columns.
+    let out = run(
+        formats(),
+        &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "1"],
+    );
+    let text = crate::common::stdout(&out);
+    for col in ["MRR@1", "Recall@1", "Hit@1", "P@1", "nDCG@1"] {
+        assert!(text.contains(col), "{col}\n{text}");
+    }
+}
+
+/// `eval --sort worst`: RR ascending, then Recall, then id; `--sort id` (default)
+/// natural order.
+#[test]
+fn eval_sort_worst_first() {
+    let args = ["eval", "gold.qrels", "run-trec.toml", "--format", "json"];
+    let ids = |extra: &[&str]| -> Vec<String> {
+        eval_json(formats(), &[&args[..], extra].concat())
+            .per_query
+            .into_iter()
+            .map(|r| r.id)
+            .collect()
+    };
+    assert_eq!(ids(&["--sort", "worst"]), ["Q-10", "Q-2", "Q-1"]);
+    assert_eq!(ids(&["--sort", "id"]), ["Q-1", "Q-2", "Q-10"]);
+    assert_eq!(ids(&[]), ["Q-1", "Q-2", "Q-10"]);
+}
