@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+pub mod rbo;
+
 use crate::model::{GoldQuery, Observed};
 
 /// Every metric of one query at one k.
