@@ -18,6 +18,10 @@ pub struct Policy {
     pub allowed: Vec<(String, String)>,
     pub fail_on_significant_drop: bool,
     pub enforced: bool,
+    /// `--strict-flaky`: every flaky query fails the gate (docs/contract.md §17).
+    pub strict_flaky: bool,
+    /// `--min-rbo`: fail when the mean RBO of the drift queries is below it.
+    pub min_rbo: Option<f64>,
 }
 
 /// A newly failed query the allow-list accepts, with the list's reason.
@@ -33,7 +37,7 @@ pub struct Verdict {
     pub passed: bool,
     pub reasons: Vec<String>,
     /// One code per reason, in the same order: `newly_failed`, `nondeterministic`,
-    /// `max_drop`, `significant_drop`, `same_results`.
+    /// `max_drop`, `significant_drop`, `same_results`, `flaky`, `min_rbo`.
     pub codes: Vec<&'static str>,
     /// False under `--no-gate`: the verdict is shown but never fails the run.
     pub enforced: bool,
@@ -65,6 +69,16 @@ pub enum Reason {
     /// Both runs read the same results, under different index versions: the
     /// candidate's results cannot come from its index.
     SameResults,
+    /// `--strict-flaky` and these queries are flaky.
+    Flaky {
+        ids: Vec<String>,
+    },
+    /// `--min-rbo`: the mean RBO is below the minimum.
+    MinRbo {
+        mean: f64,
+        min: f64,
+        p: f64,
+    },
 }
 
 impl Reason {
@@ -88,6 +102,14 @@ impl Reason {
                 format!("mean {label} dropped significantly: {delta:+.4}, p = {p:.4} < {ALPHA}")
             }
             Reason::SameResults => "baseline and candidate read the same results, yet their index versions differ: the candidate's results cannot come from its index".to_string(),
+            Reason::Flaky { ids } => format!(
+                "{} flaky (RR@k is 0 in some repeats only) and --strict-flaky is set: {}",
+                plural(ids.len(), "query is", "queries are"),
+                name_ids_with(ids, id)
+            ),
+            Reason::MinRbo { mean, min, p } => {
+                format!("mean RBO (p = {p}) is {mean:.4}, below the minimum {min}")
+            }
         }
     }
 
@@ -99,6 +121,8 @@ impl Reason {
             Reason::Drop { .. } => "max_drop",
             Reason::Significant { .. } => "significant_drop",
             Reason::SameResults => "same_results",
+            Reason::Flaky { .. } => "flaky",
+            Reason::MinRbo { .. } => "min_rbo",
         }
     }
 }
@@ -132,6 +156,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         });
     }
     causes.extend(mean_causes(policy, cmp, k));
+    causes.extend(noise_causes(policy, cmp));
     let verdict = Verdict {
         passed: causes.is_empty(),
         reasons: causes.iter().map(|c| c.render(&safe_id)).collect(),
@@ -203,6 +228,27 @@ fn mean_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
                 });
             }
         }
+    }
+    causes
+}
+
+/// The reasons from noise and drift: `--strict-flaky` and `--min-rbo`
+/// (docs/contract.md §17).
+fn noise_causes(policy: &Policy, cmp: &Comparison) -> Vec<Reason> {
+    let mut causes = Vec::new();
+    if policy.strict_flaky && !cmp.flaky.is_empty() {
+        causes.push(Reason::Flaky {
+            ids: cmp.flaky.clone(),
+        });
+    }
+    if let (Some(min), Some(mean)) = (policy.min_rbo, cmp.drift.mean_rbo)
+        && mean < min
+    {
+        causes.push(Reason::MinRbo {
+            mean,
+            min,
+            p: cmp.drift.rbo_p,
+        });
     }
     causes
 }

@@ -75,8 +75,6 @@ pub enum ProblemKind {
         "query {query} returned {len} docs, more than the run's depth {depth}; a list may be shorter than depth, never longer: fix the export or the manifest's depth"
     )]
     RankingTooLong { query: String, len: u64, depth: u32 },
-    #[error("query {query} is not in the gold set; a CSV run holds exactly the gold's queries")]
-    QueryNotInGold { query: String },
     #[error(
         "gold query {query} is missing from the run; add a row for it (an empty cell when nothing was retrieved)"
     )]
@@ -178,6 +176,23 @@ pub enum ProblemKind {
     Usage { message: String },
     #[error("cannot write {path}: {reason}")]
     Write { path: String, reason: String },
+    #[error("`results` is an empty array; give at least one results file")]
+    EmptyResults,
+    #[error("`results` lists {path} twice; each repeat is a results file of its own")]
+    RepeatTwice { path: String },
+    #[error(
+        "repeat {path} is {format} but the first repeat {first} is {first_format}; the repeats of a run share one format"
+    )]
+    RepeatFormat {
+        path: String,
+        format: &'static str,
+        first: String,
+        first_format: &'static str,
+    },
+    #[error(
+        "gold query {query} is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries"
+    )]
+    RepeatMissingQuery { query: String },
 }
 
 /// A problem at a place.

@@ -40,18 +40,21 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     }
     let gold = inputs.gold;
     let same_results = load::same_results(&bm.results, &cm.results);
-    let runs = load::read_runs(vec![bm, cm], &gold, &[], &mut diag);
+    let runs = load::repeats::read_runs_with(vec![bm, cm], &gold, &[], true, &mut diag);
     let [baseline, candidate] =
         <[Option<EvaluatedRun>; 2]>::try_from(runs).unwrap_or_else(|_| [None, None]);
     let baseline = diag.require(baseline)?;
     let candidate = diag.require(candidate)?;
     let mut cmp = compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed);
     cmp.same_results = same_results;
+    compare::drift::apply(&mut cmp, &gold, &baseline, &candidate, s.rbo_p);
     let policy = Policy {
         max_drop: s.max_drop.clone(),
         allowed: inputs.allowed,
         fail_on_significant_drop: s.fail_on_significant_drop,
         enforced: s.enforced,
+        strict_flaky: s.strict_flaky,
+        min_rbo: s.min_rbo,
     };
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
@@ -90,6 +93,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     inputs.extend(gold.meta.manifest.as_deref());
     for m in [&bm, &cm] {
         inputs.push(m.results.as_path());
+        inputs.extend(m.more_results.iter().map(|(_, p)| p.as_path()));
         inputs.extend(m.manifest.as_deref());
     }
     inputs.extend(s.allow_failed_file.as_deref());

@@ -7,12 +7,12 @@ pub mod fs;
 pub mod gold;
 pub mod lines;
 pub mod manifest;
+pub mod repeats;
 pub mod run;
 
 use std::path::{Path, PathBuf};
 
 use crate::model::{DataFormat, EvaluatedRun, GoldMeta, GoldSet, RunMeta};
-use crate::progress;
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
 /// Default locations, relative to the working directory (SPEC section 3).
@@ -99,6 +99,7 @@ pub fn run_meta(path: &Path, diag: &mut Diagnostics) -> Option<RunMeta> {
         results: path.to_path_buf(),
         format: DataFormat::from_extension(path),
         manifest: None,
+        more_results: Vec::new(),
     })
 }
 
@@ -175,41 +176,15 @@ pub fn load_gold(
     Some(gold)
 }
 
-/// Read runs in parallel, one thread each, with one progress bar for all.
+/// Read runs in parallel (every repeat of each, docs/contract.md §17), with one
+/// progress bar for all.
 pub fn read_runs(
     metas: Vec<RunMeta>,
     gold: &GoldSet,
     extra_ok: &[&str],
     diag: &mut Diagnostics,
 ) -> Vec<Option<EvaluatedRun>> {
-    let paths: Vec<&Path> = metas.iter().map(|m| m.results.as_path()).collect();
-    let bar = progress::Bytes::new(&paths);
-    let inc = |n: u64| bar.inc(n);
-    let results: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = metas
-            .into_iter()
-            .map(|meta| s.spawn(|| run::read(meta, gold, extra_ok, &inc)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a run reader thread panicked"))
-            .collect()
-    });
-    bar.finish();
-    results
-        .into_iter()
-        .map(|(run, d, version)| {
-            diag.problems.extend(d.problems);
-            diag.warnings.extend(d.warnings);
-            diag.dropped.extend(d.dropped);
-            run.map(|mut r| {
-                if r.meta.index_version.is_none() {
-                    r.meta.index_version = version.and_then(|v| semver::Version::parse(&v).ok());
-                }
-                r
-            })
-        })
-        .collect()
+    repeats::read_runs_with(metas, gold, extra_ok, false, diag)
 }
 
 /// Whether two results files hold the same results: one file (same canonical path, or

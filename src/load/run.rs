@@ -11,7 +11,7 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::csvio::{self, Header};
 use crate::load::lines::{self, parse_rank, split_fields};
-use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Observed, RunMeta};
+use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Lists, Observed, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// Told how many more bytes were read.
@@ -27,6 +27,18 @@ pub fn read(
     extra_ok: &[&str],
     progress: Progress,
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+    read_keeping(meta, gold, extra_ok, progress, false)
+}
+
+/// [`read`], keeping every returned list as doc hashes when `keep_lists` (for drift,
+/// docs/contract.md §17).
+pub fn read_keeping(
+    meta: RunMeta,
+    gold: &GoldSet,
+    extra_ok: &[&str],
+    progress: Progress,
+    keep_lists: bool,
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
     let display = meta.results.display().to_string();
     let path = meta.results.clone();
     let source = || -> Result<Box<dyn Read>, ProblemKind> {
@@ -39,7 +51,7 @@ pub fn read(
                 reason: e.to_string(),
             })
     };
-    read_from(meta, &display, &source, gold, extra_ok, progress)
+    read_from(meta, &display, &source, gold, extra_ok, progress, keep_lists)
 }
 
 /// Read run results from memory (the fuzz targets and tests use this).
@@ -51,7 +63,7 @@ pub fn read_bytes(
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
     let display = meta.results.display().to_string();
     let source = || -> Result<Box<dyn Read + '_>, ProblemKind> { Ok(Box::new(bytes)) };
-    read_from(meta, &display, &source, gold, extra_ok, &|_| {})
+    read_from(meta, &display, &source, gold, extra_ok, &|_| {}, true)
 }
 
 /// Read from `source`, which can be opened again: a TREC run whose queries turn out
@@ -63,6 +75,7 @@ fn read_from<'s>(
     gold: &GoldSet,
     extra_ok: &[&str],
     progress: Progress,
+    keep_lists: bool,
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
     let mut diag = Diagnostics::default();
     let open = |diag: &mut Diagnostics| match source() {
@@ -78,13 +91,15 @@ fn read_from<'s>(
     let depth = meta.depth_declared.then_some(meta.depth);
     match meta.format {
         DataFormat::Csv => {
-            let mut c = Collector::new(gold, display, depth, true, gold.stand_in);
+            let mut c = Collector::new(gold, display, depth, gold.stand_in);
+            c.keep_lists(keep_lists);
             let version = read_csv(input, display, extra_ok, &mut c, &mut diag, progress);
             c.finish_csv(&mut diag);
             (Some(c.into_run(meta)), diag, version)
         }
         DataFormat::Trec => {
-            let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            let mut c = Collector::new(gold, display, depth, gold.stand_in);
+            c.keep_lists(keep_lists);
             if read_trec(input, display, false, &mut c, &mut diag, progress) {
                 c.finish_trec(&mut diag);
                 return (Some(c.into_run(meta)), diag, None);
@@ -93,7 +108,8 @@ fn read_from<'s>(
             let Some(input) = open(&mut diag) else {
                 return (None, diag, None);
             };
-            let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            let mut c = Collector::new(gold, display, depth, gold.stand_in);
+            c.keep_lists(keep_lists);
             read_trec(input, display, true, &mut c, &mut diag, &|_| {});
             c.finish_trec(&mut diag);
             (Some(c.into_run(meta)), diag, None)
@@ -108,7 +124,6 @@ struct Collector<'g> {
     gold: &'g GoldSet,
     display: String,
     depth: Option<u32>,
-    csv: bool,
     /// No usable gold (it failed to load): check each ranking's own structure only.
     structure_only: bool,
     /// A CSV header with the required columns was read (else no row was).
@@ -124,6 +139,8 @@ struct Collector<'g> {
     longest: u32,
     table: Vec<(u64, u32)>,
     hashes: Vec<u64>,
+    /// The returned lists as doc hashes, kept for drift (docs/contract.md §17).
+    lists: Option<Lists>,
 }
 
 const SAMPLE: usize = 10;
@@ -133,14 +150,12 @@ impl<'g> Collector<'g> {
         gold: &'g GoldSet,
         display: &str,
         depth: Option<u32>,
-        csv: bool,
         structure_only: bool,
     ) -> Self {
         Self {
             gold,
             display: display.to_string(),
             depth,
-            csv,
             structure_only,
             header_ok: false,
             other_lines: FxHashMap::default(),
@@ -153,28 +168,47 @@ impl<'g> Collector<'g> {
             longest: 0,
             table: Vec::new(),
             hashes: Vec::new(),
+            lists: None,
         }
     }
 
-    /// The gold index of `qid`, recording a problem (CSV) or counting it (TREC)
-    /// when the gold does not have it.
-    fn query(&mut self, qid: &str, line: u64, diag: &mut Diagnostics) -> Option<usize> {
+    /// Keep every returned list as doc hashes (not for a structure-only reading).
+    fn keep_lists(&mut self, keep: bool) {
+        self.lists = (keep && !self.structure_only).then(|| Lists {
+            gold: vec![None; self.gold.queries.len()],
+            other: Vec::new(),
+        });
+    }
+
+    /// Count the run's queries that the gold does not have; they enter drift only.
+    fn warn_not_in_gold(&mut self, diag: &mut Diagnostics) {
+        if self.not_in_gold_count == 0 {
+            return;
+        }
+        let n = self.not_in_gold_count as usize;
+        self.not_in_gold.sort_unstable();
+        let more = n.saturating_sub(self.not_in_gold.len());
+        let mut ids = self.not_in_gold.join(", ");
+        if more > 0 {
+            ids.push_str(&format!(" … and {more} more"));
+        }
+        diag.warn(format!(
+            "{}: {n} run quer{} not in the gold set: left out of the metrics, as trec_eval does; compare counts them in drift: {ids}",
+            self.display,
+            if n == 1 { "y is" } else { "ies are" },
+        ));
+    }
+
+    /// The gold index of `qid`, counting it when the gold does not have it.
+    fn query(&mut self, qid: &str) -> Option<usize> {
         match self.gold.lookup(qid) {
             Some(i) => Some(i as usize),
             None if self.structure_only => None,
             None => {
-                if self.csv {
-                    diag.problem(
-                        Location::line(&self.display, line),
-                        ProblemKind::QueryNotInGold {
-                            query: qid.to_string(),
-                        },
-                    );
-                } else {
-                    self.not_in_gold_count += 1;
-                    if self.not_in_gold.len() < SAMPLE {
-                        self.not_in_gold.push(qid.to_string());
-                    }
+                // Counted, not a problem: such queries enter drift only (§17).
+                self.not_in_gold_count += 1;
+                if self.not_in_gold.len() < SAMPLE {
+                    self.not_in_gold.push(qid.to_string());
                 }
                 None
             }
@@ -278,6 +312,13 @@ impl<'g> Collector<'g> {
                 slot = (slot + 1) & mask;
             }
         }
+        if let Some(lists) = &mut self.lists {
+            let hashes: Box<[u64]> = self.hashes.as_slice().into();
+            match qi {
+                Some(qi) => lists.gold[qi] = Some(hashes),
+                None => lists.other.push((qid.into(), hashes)),
+            }
+        }
         let Some(qi) = qi else {
             return;
         };
@@ -302,6 +343,7 @@ impl<'g> Collector<'g> {
 
     fn finish_csv(&mut self, diag: &mut Diagnostics) {
         // Without a usable header no row was read: "missing" would be noise.
+        self.warn_not_in_gold(diag);
         if self.structure_only || !self.header_ok {
             return;
         }
@@ -327,15 +369,7 @@ impl<'g> Collector<'g> {
             }
             s
         };
-        if self.not_in_gold_count > 0 {
-            let n = self.not_in_gold_count as usize;
-            diag.warn(format!(
-                "{}: {n} run quer{} not in the gold set, ignored as trec_eval does: {}",
-                self.display,
-                if n == 1 { "y is" } else { "ies are" },
-                list(&mut self.not_in_gold, n)
-            ));
-        }
+        self.warn_not_in_gold(diag);
         for (ids, what) in [
             (
                 &mut self.constant,
@@ -367,6 +401,8 @@ impl<'g> Collector<'g> {
         EvaluatedRun {
             meta,
             observed: self.observed,
+            repeats: Vec::new(),
+            lists: self.lists,
         }
     }
 }
@@ -446,13 +482,10 @@ fn read_csv(
                     versions.push(v.to_string());
                 }
             }
-            let qi = c.query(&id, line, diag);
+            let qi = c.query(&id);
             if let Some(qi) = qi
                 && !c.claim(qi, line, diag)
             {
-                return;
-            }
-            if qi.is_none() && !c.structure_only {
                 return;
             }
             if qi.is_none() && !c.claim_other(&id, line, diag) {
@@ -501,9 +534,7 @@ impl TrecQuery {
     /// Order as trec_eval does: score descending, ties by doc id descending (byte
     /// order); the rank column is ignored but checked for a warning.
     fn finish(&mut self, c: &mut Collector, diag: &mut Diagnostics) {
-        if self.gold.is_none() && !c.structure_only {
-            return; // not in the gold: ignored, as trec_eval does
-        }
+        // A query the gold does not have is read all the same: it enters drift (§17).
         if let Some(qi) = self.gold
             && !c.claim(qi, self.line, diag)
         {
@@ -517,7 +548,7 @@ impl TrecQuery {
         if !self.entries.is_sorted_by(|a, b| order(a, b).is_le()) {
             self.entries.sort_unstable_by(order);
         }
-        if self.entries.len() > 1 {
+        if self.entries.len() > 1 && (self.gold.is_some() || c.structure_only) {
             let first = self.entries[0].score;
             if self.entries.iter().all(|e| e.score == first) {
                 c.constant.push(self.qid.clone());
@@ -659,7 +690,7 @@ fn read_trec(
             let idx = match all_index.get(qid) {
                 Some(&i) => i,
                 None => {
-                    let gold = c.query(qid, line_no, diag);
+                    let gold = c.query(qid);
                     let mut q = TrecQuery::default();
                     q.reset(qid, line_no, gold);
                     all.push(q);
@@ -679,7 +710,7 @@ fn read_trec(
                 interleaved = true;
                 return false;
             }
-            let gold = c.query(qid, line_no, diag);
+            let gold = c.query(qid);
             current.reset(qid, line_no, gold);
             started = true;
         }

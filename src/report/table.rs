@@ -6,7 +6,8 @@ use crate::compare::QueryRow;
 use crate::metrics::Metric;
 use crate::report::{
     CHANGE_HEADER, CompareReport, EvalReport, GoldContext, Rows, RunContext, VerdictWord,
-    change_cells, filters_text, means_cells, means_header, num, rank,
+    change_cells, drift_line, filters_text, flaky_note, flaky_rows, has_repeats, means_cells,
+    means_header, num, rank,
 };
 use crate::text::{and_more, plural, safe_id};
 
@@ -141,6 +142,12 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     if r.reproducibility_check {
         out.push_str("        same index version: a reproducibility check\n");
     }
+    if has_repeats(r) {
+        out.push_str(&format!(
+            "repeats baseline {}, candidate {}\n",
+            r.baseline.repeats, r.candidate.repeats
+        ));
+    }
     out.push('\n');
     let mut t = new_table(means_header(r).to_vec());
     for row in means_cells(r) {
@@ -155,6 +162,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     out.push_str(&t.to_string());
     out.push_str("\n\n");
     id_lists(&mut out, r, &rows.newly_failed);
+    noise_lines(&mut out, r);
     if !rows.changed.is_empty() {
         out.push('\n');
         out.push_str(&change_table(&rows.changed).to_string());
@@ -245,4 +253,28 @@ fn ids(list: &[String]) -> String {
         .map(|s| safe_id(s))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Flaky queries with how many repeats failed, then drift: the mean RBO line and the
+/// unlabelled queries that moved most (docs/contract.md §17).
+fn noise_lines(out: &mut String, r: &CompareReport) {
+    let flaky = flaky_rows(r);
+    if !flaky.is_empty() {
+        let shown: Vec<String> = flaky
+            .iter()
+            .take(MAX_IDS)
+            .map(|q| format!("{} ({})", safe_id(&q.id), flaky_note(q)))
+            .collect();
+        let more = and_more(flaky.len(), MAX_IDS);
+        out.push_str(&format!("{:<18}{}{more}\n", "flaky", shown.join(", ")));
+    }
+    out.push_str(&format!("{:<18}{}\n", "drift", drift_line(r)));
+    let moved = &r.drift.most_changed_unlabelled;
+    if !moved.is_empty() {
+        let list: Vec<String> = moved
+            .iter()
+            .map(|m| format!("{} {}", safe_id(&m.id), num(m.rbo)))
+            .collect();
+        out.push_str(&format!("{:<18}{}\n", "moved most", list.join(", ")));
+    }
 }
