@@ -166,7 +166,12 @@ pub struct CompareArgs {
     #[arg(long)]
     pub strict_flaky: bool,
     /// Persistence of rank-biased overlap (drift), 0 < P < 1
-    #[arg(long, value_name = "P", default_value_t = 0.9, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "P",
+        default_value_t = 0.9,
+        allow_negative_numbers = true
+    )]
     pub rbo_p: f64,
     /// Fail when the mean rank-biased overlap of all queries in both runs is below VALUE
     #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]

@@ -55,7 +55,13 @@ impl Repeated {
 }
 
 /// Score gold query `qi` in every repeat of `run` and take the means.
-pub fn over_repeats(q: &GoldQuery, run: &EvaluatedRun, qi: usize, k: u32, min_grade: i64) -> Repeated {
+pub fn over_repeats(
+    q: &GoldQuery,
+    run: &EvaluatedRun,
+    qi: usize,
+    k: u32,
+    min_grade: i64,
+) -> Repeated {
     let mut all = run
         .observed_in_repeats(qi)
         .map(|o| metrics::evaluate(q, o, k, min_grade));

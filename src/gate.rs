@@ -91,7 +91,7 @@ impl Reason {
                 name_ids_with(ids, id)
             ),
             Reason::Nondeterministic { ids } => format!(
-                "non-deterministic retrieval: the index version is the same but {} returned another list: {}",
+                "non-deterministic retrieval: the index version is the same but {} scored otherwise (RR, Recall or nDCG): {}",
                 plural(ids.len(), "query", "queries"),
                 name_ids_with(ids, id)
             ),

@@ -86,9 +86,7 @@ pub fn apply(cmp: &mut Comparison, gold: &GoldSet, b: &EvaluatedRun, c: &Evaluat
         .filter_map(|(id, l)| Some((id.as_str(), rbo.ext(l, theirs.get(id.as_str())?, p))))
         .collect();
     for row in &mut cmp.rows {
-        row.rbo = gold
-            .lookup(&row.id)
-            .and_then(|qi| labelled[qi as usize]);
+        row.rbo = gold.lookup(&row.id).and_then(|qi| labelled[qi as usize]);
     }
     cmp.drift = summarize(p, labelled.iter().flatten().copied(), &unlabelled);
 }
@@ -106,9 +104,8 @@ fn summarize(p: f64, labelled: impl Iterator<Item = f64>, unlabelled: &[(&str, f
     low += unlabelled.iter().filter(|(_, r)| *r < LOW_RBO).count();
     let n = l_n + unlabelled.len();
     let mut moved: Vec<(&str, f64)> = unlabelled.to_vec();
-    let order = |a: &(&str, f64), b: &(&str, f64)| {
-        a.1.total_cmp(&b.1).then_with(|| natural_cmp(a.0, b.0))
-    };
+    let order =
+        |a: &(&str, f64), b: &(&str, f64)| a.1.total_cmp(&b.1).then_with(|| natural_cmp(a.0, b.0));
     if moved.len() > MOST_CHANGED {
         moved.select_nth_unstable_by(MOST_CHANGED - 1, order);
         moved.truncate(MOST_CHANGED);
@@ -192,9 +189,15 @@ mod tests {
         assert_eq!((none.mean_rbo, none.unlabelled_mean_rbo), (None, None));
         let ties = [("U-10", 0.1), ("U-9", 0.1), ("U-1", 0.3)];
         let t = summarize(0.5, std::iter::empty(), &ties);
-        let ids: Vec<&str> = t.most_changed_unlabelled.iter().map(|m| m.id.as_str()).collect();
+        let ids: Vec<&str> = t
+            .most_changed_unlabelled
+            .iter()
+            .map(|m| m.id.as_str())
+            .collect();
         assert_eq!(ids, ["U-9", "U-10", "U-1"]);
-        let many: Vec<(String, f64)> = (0..30).map(|i| (format!("U-{i}"), 1.0 - i as f64 / 30.0)).collect();
+        let many: Vec<(String, f64)> = (0..30)
+            .map(|i| (format!("U-{i}"), 1.0 - i as f64 / 30.0))
+            .collect();
         let many: Vec<(&str, f64)> = many.iter().map(|(s, r)| (s.as_str(), *r)).collect();
         let m = summarize(0.9, std::iter::empty(), &many);
         assert_eq!(m.most_changed_unlabelled.len(), MOST_CHANGED);

@@ -285,7 +285,8 @@ impl Keys<'_> {
                 self.diag.problem(loc.clone(), kind);
                 ok = false;
             } else if out.iter().any(|(_, p)| same(p)) {
-                self.diag.problem(loc.clone(), ProblemKind::RepeatTwice { path: display });
+                self.diag
+                    .problem(loc.clone(), ProblemKind::RepeatTwice { path: display });
                 ok = false;
             } else {
                 out.push((value.to_string(), path));

@@ -127,7 +127,11 @@ fn assemble(
         .map(|r| r.meta.depth)
         .fold(first.meta.depth, u32::max);
     first.meta = RunMeta {
-        depth: if meta.depth_declared { meta.depth } else { depth },
+        depth: if meta.depth_declared {
+            meta.depth
+        } else {
+            depth
+        },
         index_version: first.meta.index_version.clone(),
         ..meta
     };

@@ -51,7 +51,9 @@ pub fn read_keeping(
                 reason: e.to_string(),
             })
     };
-    read_from(meta, &display, &source, gold, extra_ok, progress, keep_lists)
+    read_from(
+        meta, &display, &source, gold, extra_ok, progress, keep_lists,
+    )
 }
 
 /// Read run results from memory (the fuzz targets and tests use this).
@@ -146,12 +148,7 @@ struct Collector<'g> {
 const SAMPLE: usize = 10;
 
 impl<'g> Collector<'g> {
-    fn new(
-        gold: &'g GoldSet,
-        display: &str,
-        depth: Option<u32>,
-        structure_only: bool,
-    ) -> Self {
+    fn new(gold: &'g GoldSet, display: &str, depth: Option<u32>, structure_only: bool) -> Self {
         Self {
             gold,
             display: display.to_string(),

@@ -534,14 +534,24 @@ pub fn has_repeats(r: &CompareReport) -> bool {
     r.baseline.repeats > 1 || r.candidate.repeats > 1
 }
 
-/// Why a query is flaky: `0 in 2 of 5 repeats (candidate)`, each flaky side.
+/// Why a query is flaky: `0 in 2 of 5 candidate repeats`, each flaky side.
 pub fn flaky_note(q: &QueryRow) -> String {
     let side = |flaky: bool, zero: u32, of: u32, name: &str| {
-        flaky.then(|| format!("0 in {zero} of {of} repeats ({name})"))
+        flaky.then(|| format!("0 in {zero} of {of} {name} repeats"))
     };
     [
-        side(q.baseline_flaky, q.baseline_zero_rr_repeats, q.repeats[0], "baseline"),
-        side(q.candidate_flaky, q.candidate_zero_rr_repeats, q.repeats[1], "candidate"),
+        side(
+            q.baseline_flaky,
+            q.baseline_zero_rr_repeats,
+            q.repeats[0],
+            "baseline",
+        ),
+        side(
+            q.candidate_flaky,
+            q.candidate_zero_rr_repeats,
+            q.repeats[1],
+            "candidate",
+        ),
     ]
     .into_iter()
     .flatten()

@@ -134,6 +134,7 @@ pub struct RunJson {
     pub depth: u32,
     pub filters: std::collections::BTreeMap<String, String>,
     pub results: String,
+    pub repeats: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -220,10 +221,12 @@ pub struct CompareJson {
     pub nondeterministic: Vec<String>,
     pub means: CompareMeans,
     pub zero_rr: ZeroRrJson,
+    pub drift: DriftJson,
     pub per_query: Vec<CompareRow>,
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
     pub still_failing: Vec<String>,
+    pub flaky: Vec<String>,
     pub accepted: Vec<AcceptedJson>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
@@ -239,6 +242,7 @@ pub enum Status {
     NewlyFailed,
     Regressed,
     StillFailing,
+    Flaky,
     Improved,
     Fixed,
     Unchanged,
@@ -251,6 +255,7 @@ impl Status {
             Status::NewlyFailed => "newly_failed",
             Status::Regressed => "regressed",
             Status::StillFailing => "still_failing",
+            Status::Flaky => "flaky",
             Status::Improved => "improved",
             Status::Fixed => "fixed",
             Status::Unchanged => "unchanged",
@@ -355,6 +360,12 @@ pub struct CompareRow {
     pub failure_kind: Option<FailureKind>,
     pub lost: Vec<String>,
     pub gained: Vec<String>,
+    pub baseline_flaky: bool,
+    pub candidate_flaky: bool,
+    pub baseline_zero_rr_repeats: u32,
+    pub candidate_zero_rr_repeats: u32,
+    #[serde(deserialize_with = "nullable")]
+    pub rbo: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -382,6 +393,8 @@ pub enum ReasonCode {
     MaxDrop,
     SignificantDrop,
     SameResults,
+    Flaky,
+    MinRbo,
 }
 
 impl CompareJson {
@@ -527,4 +540,28 @@ pub fn reference_dir() -> Option<PathBuf> {
 pub fn say_skipped(message: &str) {
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr().lock(), "{message}");
+}
+
+/// JSON `drift` (docs/contract.md §17).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriftJson {
+    pub rbo_p: f64,
+    #[serde(deserialize_with = "nullable")]
+    pub mean_rbo: Option<f64>,
+    #[serde(deserialize_with = "nullable")]
+    pub labelled_mean_rbo: Option<f64>,
+    #[serde(deserialize_with = "nullable")]
+    pub unlabelled_mean_rbo: Option<f64>,
+    pub unlabelled_queries: usize,
+    #[serde(deserialize_with = "nullable")]
+    pub low_rbo_share: Option<f64>,
+    pub most_changed_unlabelled: Vec<MovedJson>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MovedJson {
+    pub id: String,
+    pub rbo: f64,
 }
