@@ -458,6 +458,7 @@ fn status_names_in_report_order() {
             "newly_failed",
             "regressed",
             "still_failing",
+            "flaky",
             "improved",
             "fixed",
             "unchanged"
