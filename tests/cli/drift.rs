@@ -352,3 +352,31 @@ fn per_query_rbo_equals_the_rbo_package() {
         }
     }
 }
+
+/// `eval` of a run with repeats reports each query's mean over the repeats.
+#[test]
+fn eval_averages_over_repeats() {
+    let out = run(
+        dir(),
+        &[
+            "eval",
+            "--gold",
+            "gold.toml",
+            "cand.toml",
+            "--format",
+            "json",
+        ],
+    );
+    assert_code(&out, 0);
+    let j: crate::common::EvalJson = serde_json::from_slice(&out.stdout).expect("eval JSON");
+    assert_eq!(j.run.repeats, 3);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let q2 = v["per_query"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["id"] == "Q-2")
+        .expect("Q-2");
+    assert_eq!(q2["rr"], 0.5);
+    assert_eq!(q2["first_relevant_rank"], 1);
+}
