@@ -218,4 +218,18 @@ pub struct CompareArgs {
     /// Report only: never fail the gate (exit 2 and 3 still apply)
     #[arg(long)]
     pub no_gate: bool,
+    /// Fail on every flaky query (RR@k 0 in some repeats of a run, > 0 in others)
+    #[arg(long)]
+    pub strict_flaky: bool,
+    /// Persistence of rank-biased overlap (drift), 0 < P < 1
+    #[arg(
+        long,
+        value_name = "P",
+        default_value_t = 0.9,
+        allow_negative_numbers = true
+    )]
+    pub rbo_p: f64,
+    /// Fail when the mean rank-biased overlap of all queries in both runs is below VALUE
+    #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]
+    pub min_rbo: Option<f64>,
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::metrics::judged::{judged_at_k, unjudged_at_k};
 use crate::metrics::{self, Scores};
-use crate::model::{EvaluatedRun, GoldSet};
+use crate::model::{EvaluatedRun, GoldQuery, GoldSet};
 
 pub mod cutoffs;
 
@@ -56,20 +56,82 @@ impl std::ops::Deref for EvalMeans {
 pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, Vec<String>) {
     let mut rows = Vec::new();
     let mut no_answer = Vec::new();
-    for (q, obs) in gold.queries.iter().zip(&run.observed) {
+    for (qi, q) in gold.queries.iter().enumerate() {
         if q.is_no_answer() {
             no_answer.push(q.id.to_string());
             continue;
         }
         rows.push(EvalRow {
             id: q.id.to_string(),
-            scores: metrics::evaluate(q, obs.as_ref(), k, gold.meta.min_grade),
-            unjudged_at_k: unjudged_at_k(obs.as_ref(), k),
-            judged: judged_at_k(obs.as_ref(), k),
+            scores: over_repeats(q, run, qi, k, gold.meta.min_grade).scores,
+            unjudged_at_k: unjudged_at_k(run.observed[qi].as_ref(), k),
+            judged: judged_at_k(run.observed[qi].as_ref(), k),
             at: Default::default(),
         });
     }
     rows.sort_unstable_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
     crate::text::sort_natural(&mut no_answer);
     (rows, no_answer)
+}
+
+/// One query's scores over a run's repeats (docs/contract.md §17).
+#[derive(Debug, Clone, Copy)]
+pub struct Repeated {
+    /// Each metric's mean over the repeats; the first relevant rank is the first
+    /// repeat's.
+    pub scores: Scores,
+    /// Repeats in which RR@k is 0.
+    pub zero_rr: u32,
+    pub repeats: u32,
+}
+
+impl Repeated {
+    /// RR@k is 0 in some repeat and > 0 in another.
+    pub fn flaky(&self) -> bool {
+        self.zero_rr > 0 && self.zero_rr < self.repeats
+    }
+}
+
+/// Score gold query `qi` in every repeat of `run` and take the means.
+pub fn over_repeats(
+    q: &GoldQuery,
+    run: &EvaluatedRun,
+    qi: usize,
+    k: u32,
+    min_grade: i64,
+) -> Repeated {
+    let mut all = run
+        .observed_in_repeats(qi)
+        .map(|o| metrics::evaluate(q, o, k, min_grade));
+    let first = all.next().expect("a run has a first repeat");
+    let (mut sum, mut zero_rr, mut repeats) = (first, u32::from(first.rr == 0.0), 1u32);
+    for s in all {
+        sum.rr += s.rr;
+        sum.recall += s.recall;
+        sum.hit += s.hit;
+        sum.precision += s.precision;
+        sum.ndcg += s.ndcg;
+        sum.ap += s.ap;
+        zero_rr += u32::from(s.rr == 0.0);
+        repeats += 1;
+    }
+    let scores = if repeats == 1 {
+        first
+    } else {
+        let n = f64::from(repeats);
+        Scores {
+            first_relevant_rank: first.first_relevant_rank,
+            rr: sum.rr / n,
+            recall: sum.recall / n,
+            hit: sum.hit / n,
+            precision: sum.precision / n,
+            ndcg: sum.ndcg / n,
+            ap: sum.ap / n,
+        }
+    };
+    Repeated {
+        scores,
+        zero_rr,
+        repeats,
+    }
 }

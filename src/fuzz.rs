@@ -100,6 +100,7 @@ pub fn parse(input: Input, bytes: &[u8]) -> Diagnostics {
                     results: PathBuf::from("fuzz"),
                     format,
                     manifest: None,
+                    more_results: Vec::new(),
                 };
                 let (run, d, _) = run::read_bytes(meta, bytes, &gold, &[]);
                 if let Some(run) = run {

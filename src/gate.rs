@@ -26,6 +26,10 @@ pub struct Policy {
     pub max_drop_per_segment: Vec<(Metric, f64)>,
     /// What a suspect new failure does (docs/contract.md §16).
     pub suspects: Suspects,
+    /// `--strict-flaky`: every flaky query fails the gate (docs/contract.md §17).
+    pub strict_flaky: bool,
+    /// `--min-rbo`: fail when the mean RBO of the drift queries is below it.
+    pub min_rbo: Option<f64>,
 }
 
 /// `--suspects`: whether a suspect new failure fails the gate or only warns.
@@ -50,7 +54,8 @@ pub struct Verdict {
     pub reasons: Vec<String>,
     /// One code per reason, in the same order: `newly_failed`, `nondeterministic`,
     /// `max_drop`, `significant_drop`, `same_results`, `segment_significant_drop`,
-    /// `max_drop_per_segment`, `non_inferiority` (docs/contract.md §18).
+    /// `max_drop_per_segment`, `non_inferiority` (docs/contract.md §18), `flaky`,
+    /// `min_rbo` (docs/contract.md §17).
     pub codes: Vec<&'static str>,
     /// False under `--no-gate`: the verdict is shown but never fails the run.
     pub enforced: bool,
@@ -112,6 +117,16 @@ pub enum Reason {
         ci: (f64, f64),
         verdict: NiVerdict,
     },
+    /// `--strict-flaky` and these queries are flaky.
+    Flaky {
+        ids: Vec<String>,
+    },
+    /// `--min-rbo`: the mean RBO is below the minimum.
+    MinRbo {
+        mean: f64,
+        min: f64,
+        p: f64,
+    },
 }
 
 impl Reason {
@@ -129,7 +144,7 @@ impl Reason {
                 name_ids_with(ids, id)
             ),
             Reason::Nondeterministic { ids } => format!(
-                "non-deterministic retrieval: the index version is the same but {} returned another list: {}",
+                "non-deterministic retrieval: the index version is the same but {} scored otherwise (RR, Recall or nDCG): {}",
                 plural(ids.len(), "query", "queries"),
                 name_ids_with(ids, id)
             ),
@@ -140,6 +155,14 @@ impl Reason {
                 format!("mean {label} dropped significantly: {delta:+.4}, adjusted p = {p:.4} < {ALPHA} (Holm)")
             }
             Reason::SameResults => "baseline and candidate read the same results, yet their index versions differ: the candidate's results cannot come from its index".to_string(),
+            Reason::Flaky { ids } => format!(
+                "{} flaky (RR@k is 0 in some repeats only) and --strict-flaky is set: {}",
+                plural(ids.len(), "query is", "queries are"),
+                name_ids_with(ids, id)
+            ),
+            Reason::MinRbo { mean, min, p } => {
+                format!("mean RBO (p = {p}) is {mean:.4}, below the minimum {min}")
+            }
             other => render_segment_reason(other, id),
         }
     }
@@ -155,6 +178,8 @@ impl Reason {
             Reason::SegmentSignificant { .. } => "segment_significant_drop",
             Reason::SegmentDrop { .. } => "max_drop_per_segment",
             Reason::NotNonInferior { .. } => "non_inferiority",
+            Reason::Flaky { .. } => "flaky",
+            Reason::MinRbo { .. } => "min_rbo",
         }
     }
 }
@@ -198,6 +223,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
     causes.extend(segment_causes(policy, cmp, k));
     let non_inferiority = non_inferiority(policy, cmp);
     causes.extend(non_inferiority_causes(&non_inferiority, k));
+    causes.extend(noise_causes(policy, cmp));
     let verdict = Verdict {
         passed: causes.is_empty(),
         reasons: causes.iter().map(|c| c.render(&safe_id)).collect(),
@@ -495,4 +521,25 @@ fn render_segment_reason(reason: &Reason, id: &dyn Fn(&str) -> String) -> String
         ),
         _ => String::new(),
     }
+}
+
+/// The reasons from noise and drift: `--strict-flaky` and `--min-rbo`
+/// (docs/contract.md §17).
+fn noise_causes(policy: &Policy, cmp: &Comparison) -> Vec<Reason> {
+    let mut causes = Vec::new();
+    if policy.strict_flaky && !cmp.flaky.is_empty() {
+        causes.push(Reason::Flaky {
+            ids: cmp.flaky.clone(),
+        });
+    }
+    if let (Some(min), Some(mean)) = (policy.min_rbo, cmp.drift.mean_rbo)
+        && mean < min
+    {
+        causes.push(Reason::MinRbo {
+            mean,
+            min,
+            p: cmp.drift.rbo_p,
+        });
+    }
+    causes
 }

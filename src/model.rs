@@ -314,6 +314,33 @@ pub struct RunMeta {
     pub results: PathBuf,
     pub format: DataFormat,
     pub manifest: Option<PathBuf>,
+    /// Further repeats of the same index version after `results` (display, path), in
+    /// the manifest's order; empty for a single results file (docs/contract.md §17).
+    pub more_results: Vec<(String, PathBuf)>,
+}
+
+impl RunMeta {
+    /// How many results files (repeats) the run has.
+    pub fn repeat_count(&self) -> usize {
+        1 + self.more_results.len()
+    }
+
+    /// One single-file run per repeat, the first being this run's `results`.
+    pub fn repeat_metas(&self) -> Vec<RunMeta> {
+        let first = Self {
+            more_results: Vec::new(),
+            ..self.clone()
+        };
+        let mut out = vec![first.clone()];
+        for (display, path) in &self.more_results {
+            out.push(Self {
+                results_display: display.clone(),
+                results: path.clone(),
+                ..first.clone()
+            });
+        }
+        out
+    }
 }
 
 /// A judged doc found in a ranking: its rank (from 1) and its index in the gold
@@ -366,4 +393,26 @@ impl Observed {
 pub struct EvaluatedRun {
     pub meta: RunMeta,
     pub observed: Vec<Option<Observed>>,
+    /// What further repeats observed, one vector per repeat after the first
+    /// (docs/contract.md §17); empty for a single results file.
+    pub repeats: Vec<Vec<Option<Observed>>>,
+    /// The first repeat's returned lists as doc hashes, for drift; `None` when they
+    /// were not kept (only `compare` keeps them).
+    pub lists: Option<Lists>,
+}
+
+impl EvaluatedRun {
+    /// What each repeat observed for gold query `qi`, the first repeat first.
+    pub fn observed_in_repeats(&self, qi: usize) -> impl Iterator<Item = Option<&Observed>> {
+        std::iter::once(self.observed[qi].as_ref())
+            .chain(self.repeats.iter().map(move |r| r[qi].as_ref()))
+    }
+}
+
+/// Every returned list of one results file as [`doc_hash`]es in rank order (8 bytes
+/// per returned doc): gold queries by their index, other queries with their ids.
+#[derive(Debug, Clone, Default)]
+pub struct Lists {
+    pub gold: Vec<Option<Box<[u64]>>>,
+    pub other: Vec<(Id, Box<[u64]>)>,
 }

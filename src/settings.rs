@@ -222,6 +222,10 @@ pub struct Compare {
     pub suspects: crate::gate::Suspects,
     /// Segments and their gates (docs/contract.md §18).
     pub segments: SegmentSettings,
+    /// Noise and drift (docs/contract.md §17).
+    pub strict_flaky: bool,
+    pub rbo_p: f64,
+    pub min_rbo: Option<f64>,
 }
 
 /// `--min-segment-queries`, `--non-inferior`, `--non-inferior-per-segment` and
@@ -325,6 +329,7 @@ impl Compare {
                 ));
             }
         }
+        check_drift_flags(args.rbo_p, args.min_rbo, &mut diag);
         diag.check()?;
         Ok(Self {
             gold: args.gold.gold,
@@ -339,6 +344,9 @@ impl Compare {
             fail_on_significant_drop: args.fail_on_significant_drop,
             require_frozen: args.require_frozen,
             enforced: !args.no_gate,
+            strict_flaky: args.strict_flaky,
+            rbo_p: args.rbo_p,
+            min_rbo: args.min_rbo,
             segments,
             suspects: match args.suspects {
                 cli::SuspectsArg::Fail => crate::gate::Suspects::Fail,
@@ -367,6 +375,22 @@ impl Promote {
             compare: Compare::new(args.compare)?,
             force: args.force,
         })
+    }
+}
+
+/// `--rbo-p` lies strictly between 0 and 1, `--min-rbo` in [0, 1] (docs/contract.md §17).
+fn check_drift_flags(p: f64, min_rbo: Option<f64>, diag: &mut Diagnostics) {
+    if !(p > 0.0 && p < 1.0) {
+        diag.usage(format!(
+            "--rbo-p {p}: the persistence must lie strictly between 0 and 1, like 0.9"
+        ));
+    }
+    if let Some(m) = min_rbo
+        && !(0.0..=1.0).contains(&m)
+    {
+        diag.usage(format!(
+            "--min-rbo {m}: the value must lie between 0 and 1 (a mean rank-biased overlap)"
+        ));
     }
 }
 

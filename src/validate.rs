@@ -82,10 +82,6 @@ pub enum ProblemKind {
     )]
     RankingTooLong { query: String, len: u64, depth: u32 },
     #[error(
-        "query {query} is not in the gold set; a CSV or JSONL run holds exactly the gold's queries"
-    )]
-    QueryNotInGold { query: String },
-    #[error(
         "gold query {query} is missing from the run; add a row for it (an empty cell when nothing was retrieved)"
     )]
     GoldQueryMissing { query: String },
@@ -249,6 +245,23 @@ pub enum ProblemKind {
         scores: usize,
         docs: usize,
     },
+    #[error("`results` is an empty array; give at least one results file")]
+    EmptyResults,
+    #[error("`results` lists {path} twice; each repeat is a results file of its own")]
+    RepeatTwice { path: String },
+    #[error(
+        "repeat {path} is {format} but the first repeat {first} is {first_format}; the repeats of a run share one format"
+    )]
+    RepeatFormat {
+        path: String,
+        format: &'static str,
+        first: String,
+        first_format: &'static str,
+    },
+    #[error(
+        "gold query {query} is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries"
+    )]
+    RepeatMissingQuery { query: String },
 }
 
 /// A problem at a place.

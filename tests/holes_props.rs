@@ -98,10 +98,12 @@ fn read(
         results: PathBuf::from("run.csv"),
         format: DataFormat::Csv,
         manifest: None,
+        more_results: Vec::new(),
     };
     let keep = run::Keep {
         top: k,
         wanted: None,
+        lists: false,
     };
     let (r, diag, _) = run::read_bytes_keeping(meta, text.as_bytes(), gold, &[], keep);
     assert!(diag.problems.is_empty(), "{:?}\n{text}", diag.problems);

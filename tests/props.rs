@@ -219,6 +219,7 @@ fn run_meta(format: DataFormat, depth: u32) -> RunMeta {
         results: PathBuf::from("run"),
         format,
         manifest: None,
+        more_results: Vec::new(),
     }
 }
 

@@ -45,6 +45,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     let keep = load::run::Keep {
         top: inputs.k,
         wanted: None,
+        lists: true,
     };
     let runs = load::read_runs_keeping(vec![bm, cm], &gold, &[], keep, &mut diag);
     let [baseline, candidate] =
@@ -55,6 +56,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     cmp.same_results = same_results;
     let seg = &s.segments;
     compare::segments::attach(&mut cmp, &gold, seg.min_queries, (s.resamples, s.seed));
+    compare::drift::apply(&mut cmp, &gold, &baseline, &candidate, s.rbo_p);
     let policy = Policy {
         max_drop: s.max_drop.clone(),
         allowed: inputs.allowed,
@@ -64,6 +66,8 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         non_inferior: seg.non_inferior.clone(),
         non_inferior_per_segment: seg.non_inferior_per_segment.clone(),
         max_drop_per_segment: seg.max_drop_per_segment.clone(),
+        strict_flaky: s.strict_flaky,
+        min_rbo: s.min_rbo,
     };
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
@@ -112,6 +116,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     inputs.extend(gold.meta.manifest.as_deref());
     for m in [&bm, &cm] {
         inputs.push(m.results.as_path());
+        inputs.extend(m.more_results.iter().map(|(_, p)| p.as_path()));
         inputs.extend(m.manifest.as_deref());
     }
     inputs.extend(s.allow_failed_file.as_deref());
@@ -146,6 +151,7 @@ fn label_queue(
     let keep = load::run::Keep {
         top: cmp.k,
         wanted: Some(&wanted),
+        lists: false,
     };
     let mut diag = Diagnostics::default();
     let again = load::read_runs_keeping(vec![baseline.meta.clone()], gold, &[], keep, &mut diag);

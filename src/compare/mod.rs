@@ -5,7 +5,9 @@
 use semver::Version;
 use serde::Serialize;
 
-use crate::eval::Means;
+pub mod drift;
+
+use crate::eval::{Means, Repeated};
 use crate::metrics::{self, Metric, Scores};
 use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta};
 use crate::stats;
@@ -19,16 +21,19 @@ pub enum Status {
     NewlyFailed,
     Regressed,
     StillFailing,
+    /// RR@k is 0 in some repeat of a side and > 0 in another (docs/contract.md §17).
+    Flaky,
     Improved,
     Fixed,
     Unchanged,
 }
 
 impl Status {
-    pub const ALL: [Status; 6] = [
+    pub const ALL: [Status; 7] = [
         Status::NewlyFailed,
         Status::Regressed,
         Status::StillFailing,
+        Status::Flaky,
         Status::Improved,
         Status::Fixed,
         Status::Unchanged,
@@ -39,6 +44,7 @@ impl Status {
             Status::NewlyFailed => "newly_failed",
             Status::Regressed => "regressed",
             Status::StillFailing => "still_failing",
+            Status::Flaky => "flaky",
             Status::Improved => "improved",
             Status::Fixed => "fixed",
             Status::Unchanged => "unchanged",
@@ -187,6 +193,18 @@ pub struct QueryRow {
     /// Unjudged docs in each top k, and whether a new failure is suspect.
     #[serde(flatten)]
     pub holes: holes::Holes,
+    /// RR@k is 0 in some repeat and > 0 in another, on each side (§17).
+    pub baseline_flaky: bool,
+    pub candidate_flaky: bool,
+    /// In how many repeats of each side RR@k is 0.
+    pub baseline_zero_rr_repeats: u32,
+    pub candidate_zero_rr_repeats: u32,
+    /// Rank-biased overlap of the two first repeats' lists; `None` when a TREC run
+    /// does not list the query (§17).
+    pub rbo: Option<f64>,
+    /// How many repeats each side has (JSON shows them in `baseline` and `candidate`).
+    #[serde(skip)]
+    pub repeats: [u32; 2],
 }
 
 /// A mean with its delta and, for RR, Recall, Hit and nDCG, its statistics.
@@ -253,6 +271,10 @@ pub struct Comparison {
     pub zero_rr: ZeroRr,
     pub no_answer: Vec<String>,
     pub nondeterministic: Vec<String>,
+    /// Ids flaky on either side, in byte order (§17).
+    pub flaky: Vec<String>,
+    /// Rank-biased overlap of every query in both runs; filled by [`drift::apply`].
+    pub drift: drift::Drift,
     pub bump: Bump,
     /// Baseline and candidate read the same results: one file, or identical bytes
     /// (docs/contract.md §13); set by the caller, which knows the files.
@@ -291,23 +313,25 @@ pub fn compare(
         (Some(bv), Some(cv)) => Bump::of(bv, cv),
         _ => Bump::Same,
     };
-    let empty = crate::model::Observed::default();
     for (qi, q) in gold.queries.iter().enumerate() {
-        let (bo, co) = (b.observed[qi].as_ref(), c.observed[qi].as_ref());
-        if bump == Bump::Same {
-            let (bl, cl) = (bo.unwrap_or(&empty), co.unwrap_or(&empty));
-            if bl.len != cl.len || bl.list_hash != cl.list_hash {
-                nondeterministic.push(q.id.to_string());
-            }
-        }
         if q.is_no_answer() {
             no_answer.push(q.id.to_string());
             continue;
         }
-        let mut row = query_row(q, bo, co, k, gold.meta.min_grade);
+        let (bo, co) = (b.observed[qi].as_ref(), c.observed[qi].as_ref());
+        let min_grade = gold.meta.min_grade;
+        let sides = [
+            crate::eval::over_repeats(q, b, qi, k, min_grade),
+            crate::eval::over_repeats(q, c, qi, k, min_grade),
+        ];
+        let mut row = query_row(q, (bo, co), sides, k, min_grade);
         row.holes = holes::holes(q, bo, co, k, row.status);
+        if bump == Bump::Same && row.status != Status::Flaky && moved(&row) {
+            nondeterministic.push(q.id.to_string());
+        }
         rows.push(row);
     }
+    let flaky = ids_with(&rows, Status::Flaky);
     // Means and statistics go over the rows in id order, as `eval` does, so a run's
     // mean never depends on the run it is compared with.
     rows.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
@@ -328,23 +352,39 @@ pub fn compare(
         rows,
         no_answer,
         nondeterministic,
+        flaky,
+        drift: drift::Drift::default(),
         bump,
         same_results: false,
         segments: Vec::new(),
     }
 }
 
+/// Whether RR@k, Recall@k or nDCG@k differs between the sides (beyond rounding of
+/// means over repeats): under one index version, a non-deterministic query (§17).
+fn moved(row: &QueryRow) -> bool {
+    [Metric::Rr, Metric::Recall, Metric::Ndcg]
+        .iter()
+        .any(|m| (m.of(&row.candidate) - m.of(&row.baseline)).abs() > 1e-12)
+}
+
 /// One query's pair of scores, its status and what moved in its top k.
 fn query_row(
     q: &crate::model::GoldQuery,
-    bo: Option<&crate::model::Observed>,
-    co: Option<&crate::model::Observed>,
+    (bo, co): (
+        Option<&crate::model::Observed>,
+        Option<&crate::model::Observed>,
+    ),
+    [br, cr]: [Repeated; 2],
     k: u32,
     min_grade: i64,
 ) -> QueryRow {
-    let bs = metrics::evaluate(q, bo, k, min_grade);
-    let cs = metrics::evaluate(q, co, k, min_grade);
-    let status = Status::classify(&bs, &cs);
+    let (bs, cs) = (br.scores, cr.scores);
+    let status = if br.flaky() || cr.flaky() {
+        Status::Flaky
+    } else {
+        Status::classify(&bs, &cs)
+    };
     let failure_kind = (status == Status::NewlyFailed).then(|| {
         if cs.first_relevant_rank.is_some() {
             FailureKind::Ranking
@@ -374,6 +414,12 @@ fn query_row(
         lost,
         gained,
         holes: holes::Holes::default(),
+        baseline_flaky: br.flaky(),
+        candidate_flaky: cr.flaky(),
+        baseline_zero_rr_repeats: br.zero_rr,
+        candidate_zero_rr_repeats: cr.zero_rr,
+        rbo: None,
+        repeats: [br.repeats, cr.repeats],
     }
 }
 

@@ -111,6 +111,7 @@ fn run_of<'a>(
         results: PathBuf::from(format!("run-{version}.csv")),
         format: DataFormat::Csv,
         manifest: None,
+        more_results: Vec::new(),
     };
     let (run, diag, _) = crate::load::run::read_bytes(meta, csv.as_bytes(), gold, &[]);
     assert!(diag.problems.is_empty(), "{:?}\n{csv}", diag.problems);
@@ -457,6 +458,7 @@ fn status_names_in_report_order() {
             "newly_failed",
             "regressed",
             "still_failing",
+            "flaky",
             "improved",
             "fixed",
             "unchanged"

@@ -258,6 +258,70 @@ impl Keys<'_> {
     }
 }
 
+impl Keys<'_> {
+    /// `results`: one file, or an array of repeats of one index version in one format
+    /// (docs/contract.md §17). An empty array, a file listed twice and repeats whose
+    /// formats differ (by extension, when `format` is not given) are problems.
+    fn results_paths(&mut self, format: Option<DataFormat>) -> Option<Vec<(String, PathBuf)>> {
+        let Some(array) = self.table.get("results").and_then(|i| i.as_array()) else {
+            return self
+                .data_path("results", "run results")
+                .map(|one| vec![one]);
+        };
+        let loc = self.loc("results");
+        if array.is_empty() {
+            self.diag.problem(loc, ProblemKind::EmptyResults);
+            return None;
+        }
+        let base = self.m.path.parent().unwrap_or(Path::new("")).to_path_buf();
+        let mut out: Vec<(String, PathBuf)> = Vec::new();
+        let mut ok = true;
+        for value in array.iter() {
+            let Some(value) = value.as_str() else {
+                self.wrong("results", "a string or an array of strings");
+                return None;
+            };
+            let path = base.join(value);
+            let display = path.display().to_string();
+            let same = |p: &Path| {
+                p == path
+                    || matches!((p.canonicalize(), path.canonicalize()), (Ok(a), Ok(b)) if a == b)
+            };
+            if let Err(kind) = check_path(&path, "run results", &display) {
+                self.diag.problem(loc.clone(), kind);
+                ok = false;
+            } else if out.iter().any(|(_, p)| same(p)) {
+                self.diag
+                    .problem(loc.clone(), ProblemKind::RepeatTwice { path: display });
+                ok = false;
+            } else {
+                out.push((value.to_string(), path));
+            }
+        }
+        if format.is_none()
+            && let Some((_, first)) = out.first()
+        {
+            let first_format = DataFormat::from_extension(first);
+            for (_, path) in &out[1..] {
+                let f = DataFormat::from_extension(path);
+                if f != first_format {
+                    self.diag.problem(
+                        loc.clone(),
+                        ProblemKind::RepeatFormat {
+                            path: path.display().to_string(),
+                            format: f.name(),
+                            first: first.display().to_string(),
+                            first_format: first_format.name(),
+                        },
+                    );
+                    ok = false;
+                }
+            }
+        }
+        ok.then_some(out)
+    }
+}
+
 /// Is `s` a date like 2026-09-19?
 pub fn is_date(s: &str) -> bool {
     let b = s.as_bytes();
@@ -391,8 +455,8 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
     let index_version = keys.semver("index_version", true);
     let corpus = keys.string("corpus", true);
     let depth = keys.positive("depth", true);
-    let results = keys.data_path("results", "run results");
     let format = keys.format();
+    let results = keys.results_paths(format.flatten());
     let mut filters = BTreeMap::new();
     match table.get("filters") {
         None => {}
@@ -424,8 +488,10 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
     if diag.problems.len() > before {
         return None;
     }
-    let (results_display, results) = results?;
-    let format = format?.unwrap_or_else(|| DataFormat::from_extension(&results));
+    let mut results = results?.into_iter();
+    let (results_display, results_path) = results.next()?;
+    let format = format?.unwrap_or_else(|| DataFormat::from_extension(&results_path));
+    let results_all: Vec<(String, PathBuf)> = results.collect();
     Some(RunMeta {
         index_version,
         corpus,
@@ -433,9 +499,10 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
         depth_declared: true,
         filters,
         results_display,
-        results,
+        results: results_path,
         format,
         manifest: Some(m.path.clone()),
+        more_results: results_all,
     })
 }
 

@@ -9,13 +9,13 @@ pub mod json;
 pub mod jsonl;
 pub mod lines;
 pub mod manifest;
+pub mod repeats;
 pub mod run;
 pub mod tags;
 
 use std::path::{Path, PathBuf};
 
 use crate::model::{DataFormat, EvaluatedRun, GoldMeta, GoldSet, RunMeta};
-use crate::progress;
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
 /// Default locations, relative to the working directory (docs/contract.md §2.7).
@@ -108,6 +108,7 @@ pub fn run_meta(path: &Path, diag: &mut Diagnostics) -> Option<RunMeta> {
         results: path.to_path_buf(),
         format: DataFormat::from_extension(path),
         manifest: None,
+        more_results: Vec::new(),
     })
 }
 
@@ -188,7 +189,8 @@ pub fn load_gold(
     Some(gold)
 }
 
-/// Read runs in parallel, one thread each, with one progress bar for all.
+/// Read runs in parallel (every repeat of each, docs/contract.md §17), with one
+/// progress bar for all.
 pub fn read_runs(
     metas: Vec<RunMeta>,
     gold: &GoldSet,
@@ -198,8 +200,8 @@ pub fn read_runs(
     read_runs_keeping(metas, gold, extra_ok, run::Keep::NONE, diag)
 }
 
-/// [`read_runs`], each run keeping the unjudged docs `keep` names by id
-/// (docs/contract.md §16).
+/// [`read_runs`], each run's first repeat keeping what `keep` names: unjudged docs
+/// by id (docs/contract.md §16) and its lists as doc hashes (§17).
 pub fn read_runs_keeping(
     metas: Vec<RunMeta>,
     gold: &GoldSet,
@@ -207,36 +209,7 @@ pub fn read_runs_keeping(
     keep: run::Keep,
     diag: &mut Diagnostics,
 ) -> Vec<Option<EvaluatedRun>> {
-    let paths: Vec<&Path> = metas.iter().map(|m| m.results.as_path()).collect();
-    let bar = progress::Bytes::new(&paths);
-    let inc = |n: u64| bar.inc(n);
-    let results: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = metas
-            .into_iter()
-            .map(|meta| s.spawn(move || run::read_keeping(meta, gold, extra_ok, keep, &inc)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a run reader thread panicked"))
-            .collect()
-    });
-    bar.finish();
-    results
-        .into_iter()
-        .map(|(run, d, version)| {
-            diag.problems.extend(d.problems);
-            diag.warnings.extend(d.warnings);
-            diag.notes.extend(d.notes);
-            diag.dropped.extend(d.dropped);
-            diag.stopped.extend(d.stopped);
-            run.map(|mut r| {
-                if r.meta.index_version.is_none() {
-                    r.meta.index_version = version.and_then(|v| semver::Version::parse(&v).ok());
-                }
-                r
-            })
-        })
-        .collect()
+    repeats::read_runs_with(metas, gold, extra_ok, keep, diag)
 }
 
 /// Whether two results files hold the same results: one file (same canonical path, or

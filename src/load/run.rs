@@ -11,7 +11,9 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::csvio::{self, Header};
 use crate::load::lines::{self, Guard, GuardError, parse_rank, split_fields};
-use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Id, Observed, RankedDoc, RunMeta};
+use crate::model::{
+    DataFormat, EvaluatedRun, GoldSet, Hit, Id, Lists, Observed, RankedDoc, RunMeta,
+};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// Told how many more bytes were read.
@@ -25,13 +27,23 @@ pub use crate::model::Wanted;
 pub struct Keep<'w> {
     pub top: u32,
     pub wanted: Option<&'w Wanted>,
+    /// Keep every returned list as doc hashes, for drift (docs/contract.md §17).
+    pub lists: bool,
 }
 
 impl Keep<'_> {
-    /// Keep no doc by id (what `eval` and `validate` need).
+    /// Keep no doc by id and no list (what `eval` and `validate` need).
     pub const NONE: Keep<'static> = Keep {
         top: 0,
         wanted: None,
+        lists: false,
+    };
+
+    /// Keep the lists only.
+    pub const LISTS: Keep<'static> = Keep {
+        top: 0,
+        wanted: None,
+        lists: true,
     };
 }
 
@@ -147,15 +159,16 @@ fn read_from<'s>(
     let depth = meta.depth_declared.then_some(meta.depth);
     match meta.format {
         DataFormat::Json | DataFormat::Jsonl => {
-            let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            let mut c = Collector::new(gold, display, depth, gold.stand_in);
             c.keep = keep;
             formats::read(input, meta.format, &mut c, &mut diag, progress);
             let stats = c.stats;
             (Some(c.into_run(meta)), diag, None, stats)
         }
         DataFormat::Csv => {
-            let mut c = Collector::new(gold, display, depth, true, gold.stand_in);
+            let mut c = Collector::new(gold, display, depth, gold.stand_in);
             c.keep = keep;
+            c.keep_lists(keep.lists);
             let version = read_csv(
                 Guard::csv(input),
                 display,
@@ -169,8 +182,9 @@ fn read_from<'s>(
             (Some(c.into_run(meta)), diag, version, stats)
         }
         DataFormat::Trec => {
-            let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            let mut c = Collector::new(gold, display, depth, gold.stand_in);
             c.keep = keep;
+            c.keep_lists(keep.lists);
             if read_trec(
                 Guard::lines(input),
                 display,
@@ -188,8 +202,9 @@ fn read_from<'s>(
             let Some(input) = open(&mut diag) else {
                 return (None, diag, None, first);
             };
-            let mut c = Collector::new(gold, display, depth, false, gold.stand_in);
+            let mut c = Collector::new(gold, display, depth, gold.stand_in);
             c.keep = keep;
+            c.keep_lists(keep.lists);
             read_trec(
                 Guard::lines(input),
                 display,
@@ -216,7 +231,6 @@ struct Collector<'g> {
     gold: &'g GoldSet,
     display: String,
     depth: Option<u32>,
-    csv: bool,
     /// No usable gold (it failed to load): check each ranking's own structure only.
     structure_only: bool,
     /// A CSV header with the required columns was read, and every row after it
@@ -239,23 +253,18 @@ struct Collector<'g> {
     stats: ReadStats,
     /// Unjudged docs to keep by id.
     keep: Keep<'g>,
+    /// The returned lists as doc hashes, kept for drift (docs/contract.md §17).
+    lists: Option<Lists>,
 }
 
 const SAMPLE: usize = 10;
 
 impl<'g> Collector<'g> {
-    fn new(
-        gold: &'g GoldSet,
-        display: &str,
-        depth: Option<u32>,
-        csv: bool,
-        structure_only: bool,
-    ) -> Self {
+    fn new(gold: &'g GoldSet, display: &str, depth: Option<u32>, structure_only: bool) -> Self {
         Self {
             gold,
             display: display.to_string(),
             depth,
-            csv,
             structure_only,
             header_ok: false,
             other_lines: FxHashMap::default(),
@@ -271,28 +280,47 @@ impl<'g> Collector<'g> {
             hashes: Vec::new(),
             stats: ReadStats::default(),
             keep: Keep::NONE,
+            lists: None,
         }
     }
 
-    /// The gold index of `qid`, recording a problem (CSV) or counting it (TREC)
-    /// when the gold does not have it.
-    fn query(&mut self, qid: &str, line: u64, diag: &mut Diagnostics) -> Option<usize> {
+    /// Keep every returned list as doc hashes (not for a structure-only reading).
+    fn keep_lists(&mut self, keep: bool) {
+        self.lists = (keep && !self.structure_only).then(|| Lists {
+            gold: vec![None; self.gold.queries.len()],
+            other: Vec::new(),
+        });
+    }
+
+    /// Count the run's queries that the gold does not have; they enter drift only.
+    fn warn_not_in_gold(&mut self, diag: &mut Diagnostics) {
+        if self.not_in_gold_count == 0 {
+            return;
+        }
+        let n = std::mem::take(&mut self.not_in_gold_count) as usize;
+        self.not_in_gold.sort_unstable();
+        let more = n.saturating_sub(self.not_in_gold.len());
+        let mut ids = self.not_in_gold.join(", ");
+        if more > 0 {
+            ids.push_str(&format!(" … and {more} more"));
+        }
+        diag.warn(format!(
+            "{}: {n} run quer{} not in the gold set: left out of the metrics, as trec_eval does; compare counts them in drift: {ids}",
+            self.display,
+            if n == 1 { "y is" } else { "ies are" },
+        ));
+    }
+
+    /// The gold index of `qid`, counting it when the gold does not have it.
+    fn query(&mut self, qid: &str) -> Option<usize> {
         match self.gold.lookup(qid) {
             Some(i) => Some(i as usize),
             None if self.structure_only => None,
             None => {
-                if self.csv {
-                    diag.problem(
-                        Location::line(&self.display, line),
-                        ProblemKind::QueryNotInGold {
-                            query: qid.to_string(),
-                        },
-                    );
-                } else {
-                    self.not_in_gold_count += 1;
-                    if self.not_in_gold.len() < SAMPLE {
-                        self.not_in_gold.push(qid.to_string());
-                    }
+                // Counted, not a problem: such queries enter drift only (§17).
+                self.not_in_gold_count += 1;
+                if self.not_in_gold.len() < SAMPLE {
+                    self.not_in_gold.push(qid.to_string());
                 }
                 None
             }
@@ -395,6 +423,13 @@ impl<'g> Collector<'g> {
                 slot = (slot + 1) & mask;
             }
         }
+        if let Some(lists) = &mut self.lists {
+            let hashes: Box<[u64]> = self.hashes.as_slice().into();
+            match qi {
+                Some(qi) => lists.gold[qi] = Some(hashes),
+                None => lists.other.push((qid.into(), hashes)),
+            }
+        }
         let Some(qi) = qi else {
             return;
         };
@@ -446,6 +481,7 @@ impl<'g> Collector<'g> {
 
     fn finish_csv(&mut self, diag: &mut Diagnostics) {
         // Without a usable header no row was read: "missing" would be noise.
+        self.warn_not_in_gold(diag);
         if self.structure_only || !self.header_ok {
             return;
         }
@@ -472,15 +508,7 @@ impl<'g> Collector<'g> {
             }
             s
         };
-        if self.not_in_gold_count > 0 {
-            let n = self.not_in_gold_count as usize;
-            diag.warn(format!(
-                "{}: {n} run quer{} not in the gold set, ignored as trec_eval does: {}",
-                self.display,
-                if n == 1 { "y is" } else { "ies are" },
-                list(&mut self.not_in_gold, n)
-            ));
-        }
+        self.warn_not_in_gold(diag);
         for (ids, what) in [
             (
                 &mut self.constant,
@@ -529,6 +557,8 @@ impl<'g> Collector<'g> {
         EvaluatedRun {
             meta,
             observed: self.observed,
+            repeats: Vec::new(),
+            lists: self.lists,
         }
     }
 }
@@ -625,13 +655,10 @@ fn read_csv(
                     }
                 }
             }
-            let qi = c.query(&id, line, diag);
+            let qi = c.query(&id);
             if let Some(qi) = qi
                 && !c.claim(qi, line, diag)
             {
-                return;
-            }
-            if qi.is_none() && !c.structure_only {
                 return;
             }
             if qi.is_none() && !c.claim_other(&id, line, diag) {
@@ -684,9 +711,7 @@ impl TrecQuery {
     /// Order as trec_eval does: score descending, ties by doc id descending (byte
     /// order); the rank column is ignored but checked for a warning.
     fn finish(&mut self, c: &mut Collector, diag: &mut Diagnostics) {
-        if self.gold.is_none() && !c.structure_only {
-            return; // not in the gold: ignored, as trec_eval does
-        }
+        // A query the gold does not have is read all the same: it enters drift (§17).
         if let Some(qi) = self.gold
             && !c.claim(qi, self.line, diag)
         {
@@ -714,7 +739,7 @@ impl TrecQuery {
         if !self.entries.is_sorted_by(|a, b| order(a, b).is_le()) {
             self.entries.sort_unstable_by(order);
         }
-        if self.entries.len() > 1 {
+        if self.entries.len() > 1 && (self.gold.is_some() || c.structure_only) {
             let first = self.entries[0].score;
             if self.entries.iter().all(|e| e.score == first) {
                 c.constant.push(self.qid.clone());
@@ -768,8 +793,8 @@ impl TrecQuery {
 
     /// How many lines of this query may be stored.
     fn cap(&self, c: &Collector) -> u64 {
-        if self.gold.is_none() && !c.structure_only {
-            0 // not in the gold: ignored, as trec_eval does
+        if self.gold.is_none() && !c.structure_only && c.lists.is_none() {
+            0 // not in the gold and no drift to compute: ignored, as trec_eval does
         } else {
             c.depth.map_or(u64::MAX, u64::from)
         }
@@ -919,7 +944,7 @@ fn read_trec(
                 let idx = match all_index.get(qid) {
                     Some(&i) => i,
                     None => {
-                        let gold = c.query(qid, line_no, diag);
+                        let gold = c.query(qid);
                         let mut q = TrecQuery::default();
                         q.reset(qid, line_no, gold);
                         all.push(q);
@@ -941,7 +966,7 @@ fn read_trec(
                     interleaved = true;
                     return false;
                 }
-                let gold = c.query(qid, line_no, diag);
+                let gold = c.query(qid);
                 current.reset(qid, line_no, gold);
                 started = true;
             }

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 pub mod judged;
+pub mod rbo;
 
 use crate::model::{GoldQuery, Observed};
 

@@ -9,8 +9,9 @@ use std::fmt::Write;
 use crate::compare::QueryRow;
 use crate::gate::NiVerdict;
 use crate::report::{
-    CompareReport, Rows, VerdictWord, change_cells, filters_text, means_cells, means_header,
-    non_inferiority_cells, rank, segment_cells, segment_header, suspect_marker,
+    CompareReport, Rows, VerdictWord, change_cells, drift_line, filters_text, flaky_note,
+    flaky_rows, has_repeats, means_cells, means_header, non_inferiority_cells, num, rank,
+    segment_cells, segment_header, suspect_marker,
 };
 use crate::text::and_more;
 
@@ -163,6 +164,7 @@ fn render_with(
     by_segment(&mut s, r, seg_rows);
     newly_failed(&mut s, r, &rows.newly_failed, nf_rows);
     id_lists(&mut s, r);
+    noise(&mut s, r);
     chart(&mut s, r);
     per_query(&mut s, rows, rows.unchanged(r), n_rows);
     warnings(&mut s, r);
@@ -192,7 +194,7 @@ fn heading(s: &mut String, r: &CompareReport) {
     };
     let _ = writeln!(
         s,
-        "**gold** {} {}{} · {frozen} · {} queries, {} no-answer, relevant docs per query (count:queries) {} · **corpus** {} · **filters** {} · **depth** {} · **k** {} · **index** {}{}\n",
+        "**gold** {} {}{} · {frozen} · {} queries, {} no-answer, relevant docs per query (count:queries) {} · **corpus** {} · **filters** {} · **depth** {} · **k** {} · **index** {}{}{}\n",
         escape(&g.name),
         g.version.as_deref().map(escape).unwrap_or_default(),
         g.frozen_at
@@ -212,6 +214,7 @@ fn heading(s: &mut String, r: &CompareReport) {
         } else {
             ""
         },
+        repeats_note(r),
     );
 }
 
@@ -498,4 +501,46 @@ fn non_inferiority(s: &mut String, r: &CompareReport) {
         );
     }
     s.push('\n');
+}
+
+/// ` · **repeats** baseline 3, candidate 5` when a side has more than one
+/// (docs/contract.md §17).
+fn repeats_note(r: &CompareReport) -> String {
+    if has_repeats(r) {
+        format!(
+            " · **repeats** baseline {}, candidate {}",
+            r.baseline.repeats, r.candidate.repeats
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// Flaky queries (50 at most) with how many repeats failed, then the drift line and
+/// the unlabelled queries that moved most (§17).
+fn noise(s: &mut String, r: &CompareReport) {
+    let flaky = flaky_rows(r);
+    if !flaky.is_empty() {
+        let shown: Vec<String> = flaky
+            .iter()
+            .take(50)
+            .map(|q| format!("{} flaky: {}", code(&q.id), flaky_note(q)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "**Flaky ({}):** {}{}\n",
+            flaky.len(),
+            shown.join("; "),
+            and_more(flaky.len(), shown.len())
+        );
+    }
+    let _ = writeln!(s, "**Drift:** {}\n", escape(&drift_line(r)));
+    let moved = &r.drift.most_changed_unlabelled;
+    if !moved.is_empty() {
+        let list: Vec<String> = moved
+            .iter()
+            .map(|m| format!("{} {}", code(&m.id), num(m.rbo)))
+            .collect();
+        let _ = writeln!(s, "**Moved most (unlabelled):** {}\n", list.join(", "));
+    }
 }

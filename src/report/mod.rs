@@ -190,12 +190,16 @@ pub struct CompareReport {
     pub zero_rr: ZeroRr,
     /// Per-tag results, worst RR delta first (docs/contract.md §18).
     pub segments: Vec<Segment>,
+    /// Rank-biased overlap of every query in both runs (docs/contract.md §17).
+    pub drift: crate::compare::drift::Drift,
     pub per_query: Vec<QueryRow>,
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
     pub still_failing: Vec<String>,
     /// Suspect new failures (docs/contract.md §16), in byte order.
     pub suspect: Vec<String>,
+    /// Ids flaky on either side (§17).
+    pub flaky: Vec<String>,
     pub accepted: Vec<Accepted>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
@@ -241,9 +245,11 @@ impl CompareReport {
             still_failing: ids(Status::StillFailing),
             suspect: suspect_ids(&cmp.rows),
             nondeterministic: cmp.nondeterministic,
+            flaky: cmp.flaky,
             means: cmp.means,
             zero_rr: cmp.zero_rr,
             segments: cmp.segments,
+            drift: cmp.drift,
             per_query: cmp.rows,
             accepted: decided.accepted,
             no_answer: cmp.no_answer,
@@ -469,6 +475,8 @@ pub struct RunContext {
     pub depth: u32,
     pub filters: BTreeMap<String, String>,
     pub results: String,
+    /// How many results files (repeats) the run has (§17); `results` is the first.
+    pub repeats: usize,
 }
 
 impl RunContext {
@@ -479,6 +487,7 @@ impl RunContext {
             depth: meta.depth,
             filters: meta.filters.clone(),
             results: meta.results_display.clone(),
+            repeats: meta.repeat_count(),
         }
     }
 }
@@ -750,4 +759,72 @@ pub fn non_inferiority_cells(r: &CompareReport, id: &dyn Fn(&str) -> String) -> 
             ]
         })
         .collect()
+}
+
+/// Whether either side has more than one repeat (docs/contract.md §17).
+pub fn has_repeats(r: &CompareReport) -> bool {
+    r.baseline.repeats > 1 || r.candidate.repeats > 1
+}
+
+/// Why a query is flaky: `0 in 2 of 5 candidate repeats`, each flaky side.
+pub fn flaky_note(q: &QueryRow) -> String {
+    let side = |flaky: bool, zero: u32, of: u32, name: &str| {
+        flaky.then(|| format!("0 in {zero} of {of} {name} repeats"))
+    };
+    [
+        side(
+            q.baseline_flaky,
+            q.baseline_zero_rr_repeats,
+            q.repeats[0],
+            "baseline",
+        ),
+        side(
+            q.candidate_flaky,
+            q.candidate_zero_rr_repeats,
+            q.repeats[1],
+            "candidate",
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
+/// The flaky rows in natural id order.
+pub fn flaky_rows(r: &CompareReport) -> Vec<&QueryRow> {
+    let mut rows: Vec<&QueryRow> = r
+        .per_query
+        .iter()
+        .filter(|q| q.status == Status::Flaky)
+        .collect();
+    rows.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
+    rows
+}
+
+/// An RBO or "-" for none.
+pub fn rbo_text(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_string(), num)
+}
+
+/// The drift summary in one line: mean RBO over all, gold and unlabelled queries, and
+/// the share below 0.5 (the terminal's and Markdown's).
+pub fn drift_line(r: &CompareReport) -> String {
+    let d = &r.drift;
+    let share = d
+        .low_rbo_share
+        .map_or_else(|| "-".to_string(), |s| format!("{:.1}%", s * 100.0));
+    let part = |name: &str, mean: Option<f64>, n: usize| match mean {
+        Some(m) => format!("{name} {} over {n}", num(m)),
+        None => format!("no {name} query"),
+    };
+    format!(
+        "mean RBO {} over {} (p = {}): {}, {}; {share} below {}",
+        rbo_text(d.mean_rbo),
+        crate::text::plural(d.queries(), "query", "queries"),
+        d.rbo_p,
+        part("gold", d.labelled_mean_rbo, d.labelled_queries),
+        part("unlabelled", d.unlabelled_mean_rbo, d.unlabelled_queries),
+        crate::compare::drift::LOW_RBO,
+    )
 }

@@ -6,8 +6,8 @@ use crate::compare::QueryRow;
 use crate::metrics::Metric;
 use crate::report::{
     CHANGE_HEADER, CompareReport, EvalReport, GoldContext, Rows, RunContext, VerdictWord,
-    change_cells, filters_text, means_cells, means_header, non_inferiority_cells, num, rank,
-    segment_cells, segment_header, suspect_marker,
+    change_cells, drift_line, filters_text, flaky_note, flaky_rows, has_repeats, means_cells,
+    means_header, non_inferiority_cells, num, rank, segment_cells, segment_header, suspect_marker,
 };
 use crate::text::{and_more, plural, safe_id};
 
@@ -177,6 +177,12 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     if r.reproducibility_check {
         out.push_str("        same index version: a reproducibility check\n");
     }
+    if has_repeats(r) {
+        out.push_str(&format!(
+            "repeats baseline {}, candidate {}\n",
+            r.baseline.repeats, r.candidate.repeats
+        ));
+    }
     out.push('\n');
     let mut t = new_table(means_header(r).to_vec());
     for row in means_cells(r) {
@@ -193,6 +199,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     non_inferiority(&mut out, r);
     by_segment(&mut out, r);
     id_lists(&mut out, r, &rows.newly_failed);
+    noise_lines(&mut out, r);
     if !rows.changed.is_empty() {
         out.push('\n');
         out.push_str(&change_table(&rows.changed).to_string());
@@ -342,5 +349,29 @@ fn non_inferiority(out: &mut String, r: &CompareReport) {
     }
     if !r.gate.non_inferiority.is_empty() {
         out.push('\n');
+    }
+}
+
+/// Flaky queries with how many repeats failed, then drift: the mean RBO line and the
+/// unlabelled queries that moved most (docs/contract.md §17).
+fn noise_lines(out: &mut String, r: &CompareReport) {
+    let flaky = flaky_rows(r);
+    if !flaky.is_empty() {
+        let shown: Vec<String> = flaky
+            .iter()
+            .take(MAX_IDS)
+            .map(|q| format!("{} ({})", safe_id(&q.id), flaky_note(q)))
+            .collect();
+        let more = and_more(flaky.len(), MAX_IDS);
+        out.push_str(&format!("{:<18}{}{more}\n", "flaky", shown.join(", ")));
+    }
+    out.push_str(&format!("{:<18}{}\n", "drift", drift_line(r)));
+    let moved = &r.drift.most_changed_unlabelled;
+    if !moved.is_empty() {
+        let list: Vec<String> = moved
+            .iter()
+            .map(|m| format!("{} {}", safe_id(&m.id), num(m.rbo)))
+            .collect();
+        out.push_str(&format!("{:<18}{}\n", "moved most", list.join(", ")));
     }
 }

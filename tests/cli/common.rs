@@ -138,6 +138,7 @@ pub struct RunJson {
     pub depth: u32,
     pub filters: std::collections::BTreeMap<String, String>,
     pub results: String,
+    pub repeats: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -230,11 +231,13 @@ pub struct CompareJson {
     pub means: CompareMeans,
     pub zero_rr: ZeroRrJson,
     pub segments: Vec<SegmentJson>,
+    pub drift: DriftJson,
     pub per_query: Vec<CompareRow>,
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
     pub still_failing: Vec<String>,
     pub suspect: Vec<String>,
+    pub flaky: Vec<String>,
     pub accepted: Vec<AcceptedJson>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
@@ -252,6 +255,7 @@ pub enum Status {
     NewlyFailed,
     Regressed,
     StillFailing,
+    Flaky,
     Improved,
     Fixed,
     Unchanged,
@@ -264,6 +268,7 @@ impl Status {
             Status::NewlyFailed => "newly_failed",
             Status::Regressed => "regressed",
             Status::StillFailing => "still_failing",
+            Status::Flaky => "flaky",
             Status::Improved => "improved",
             Status::Fixed => "fixed",
             Status::Unchanged => "unchanged",
@@ -377,6 +382,12 @@ pub struct CompareRow {
     pub candidate_unjudged_at_k: u32,
     pub unjudged_entered: u32,
     pub suspect: bool,
+    pub baseline_flaky: bool,
+    pub candidate_flaky: bool,
+    pub baseline_zero_rr_repeats: u32,
+    pub candidate_zero_rr_repeats: u32,
+    #[serde(deserialize_with = "nullable")]
+    pub rbo: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -408,6 +419,8 @@ pub enum ReasonCode {
     SegmentSignificantDrop,
     MaxDropPerSegment,
     NonInferiority,
+    Flaky,
+    MinRbo,
 }
 
 impl CompareJson {
@@ -663,4 +676,28 @@ pub struct AtJson {
     pub hit: f64,
     pub precision: f64,
     pub ndcg: f64,
+}
+
+/// JSON `drift` (docs/contract.md §17).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriftJson {
+    pub rbo_p: f64,
+    #[serde(deserialize_with = "nullable")]
+    pub mean_rbo: Option<f64>,
+    #[serde(deserialize_with = "nullable")]
+    pub labelled_mean_rbo: Option<f64>,
+    #[serde(deserialize_with = "nullable")]
+    pub unlabelled_mean_rbo: Option<f64>,
+    pub unlabelled_queries: usize,
+    #[serde(deserialize_with = "nullable")]
+    pub low_rbo_share: Option<f64>,
+    pub most_changed_unlabelled: Vec<MovedJson>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MovedJson {
+    pub id: String,
+    pub rbo: f64,
 }

@@ -262,7 +262,7 @@ fn trec_ties_and_rank_column() {
     );
     assert_line(
         &warnings,
-        "run.trec: 1 run query is not in the gold set, ignored as trec_eval does: T9",
+        "run.trec: 1 run query is not in the gold set: left out of the metrics, as trec_eval does; compare counts them in drift: T9",
     );
     // T1's tie agrees with its rank column and T4's scores with theirs: not warned
     assert!(

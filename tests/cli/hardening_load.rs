@@ -372,6 +372,7 @@ fn run_meta(depth: u32) -> ragdiff::model::RunMeta {
         results: "run.trec".into(),
         format: ragdiff::model::DataFormat::Trec,
         manifest: None,
+        more_results: Vec::new(),
     }
 }
 

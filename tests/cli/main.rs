@@ -4,6 +4,7 @@
 mod catalogue;
 mod common;
 mod compare;
+mod drift;
 mod eval;
 mod freeze;
 mod hardening_load;

@@ -272,8 +272,8 @@ fn compare_json_types_refuse_what_the_code_does_not_emit() {
         ),
         (
             "an unknown status",
-            |v| v["per_query"][0]["status"] = "flaky".into(),
-            "unknown variant `flaky`",
+            |v| v["per_query"][0]["status"] = "wobbly".into(),
+            "unknown variant `wobbly`",
         ),
         (
             "an unknown bump",

@@ -69,7 +69,6 @@ pub(super) fn read(
             missing_warning(c, diag);
         }
         _ => {
-            c.csv = true;
             c.header_ok = true;
             read_jsonl(input, &display, c, diag, progress);
             c.finish_csv(diag);
@@ -111,8 +110,8 @@ struct JsonRun<'c, 'g> {
 }
 
 impl DictSink for JsonRun<'_, '_> {
-    fn start(&mut self, qid: &str, line: u64, diag: &mut Diagnostics) {
-        let gold = self.c.query(qid, line, diag);
+    fn start(&mut self, qid: &str, line: u64, _diag: &mut Diagnostics) {
+        let gold = self.c.query(qid);
         self.current.reset(qid, line, gold);
     }
 
@@ -206,7 +205,7 @@ fn jsonl_row(
     let Some(id) = jsonl::check_id(&row.id, "query", "", line, &display, diag) else {
         return;
     };
-    let qi = c.query(id, line, diag);
+    let qi = c.query(id);
     if qi.is_none() && !c.structure_only {
         return;
     }

@@ -1,0 +1,207 @@
+//! Drift: rank-biased overlap between the baseline's and the candidate's first
+//! repeat, for every query both runs' files list, labelled or not
+//! (docs/contract.md §17).
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::compare::Comparison;
+use crate::metrics::rbo::Rbo;
+use crate::model::{EvaluatedRun, GoldSet};
+
+/// `--rbo-p`'s default persistence.
+pub const DEFAULT_P: f64 = 0.9;
+/// Reports list this many unlabelled queries that moved most.
+pub const MOST_CHANGED: usize = 20;
+/// The share of drift queries below this RBO is reported.
+pub const LOW_RBO: f64 = 0.5;
+
+/// JSON `drift`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Drift {
+    pub rbo_p: f64,
+    /// Over every query in drift; `null` when there is none.
+    pub mean_rbo: Option<f64>,
+    /// Over the gold queries in drift, no-answer ones included.
+    pub labelled_mean_rbo: Option<f64>,
+    /// Over the queries in both runs and not in the gold.
+    pub unlabelled_mean_rbo: Option<f64>,
+    pub unlabelled_queries: usize,
+    /// Share of the queries in drift with RBO < 0.5.
+    pub low_rbo_share: Option<f64>,
+    /// The unlabelled queries that moved most: lowest RBO, then id in natural order.
+    pub most_changed_unlabelled: Vec<Moved>,
+    /// Gold queries in drift.
+    #[serde(skip)]
+    pub labelled_queries: usize,
+}
+
+impl Default for Drift {
+    fn default() -> Self {
+        Self {
+            rbo_p: DEFAULT_P,
+            mean_rbo: None,
+            labelled_mean_rbo: None,
+            unlabelled_mean_rbo: None,
+            unlabelled_queries: 0,
+            low_rbo_share: None,
+            most_changed_unlabelled: Vec::new(),
+            labelled_queries: 0,
+        }
+    }
+}
+
+impl Drift {
+    /// Every query in drift.
+    pub fn queries(&self) -> usize {
+        self.labelled_queries + self.unlabelled_queries
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Moved {
+    pub id: String,
+    pub rbo: f64,
+}
+
+/// Compute drift with persistence `p` from the runs' kept lists (nothing when a run
+/// kept none) and give each per-query row its RBO.
+pub fn apply(cmp: &mut Comparison, gold: &GoldSet, b: &EvaluatedRun, c: &EvaluatedRun, p: f64) {
+    cmp.drift.rbo_p = p;
+    let (Some(bl), Some(cl)) = (&b.lists, &c.lists) else {
+        return;
+    };
+    let mut rbo = Rbo::default();
+    let labelled: Vec<Option<f64>> = bl
+        .gold
+        .iter()
+        .zip(&cl.gold)
+        .map(|(x, y)| Some(rbo.ext(x.as_deref()?, y.as_deref()?, p)))
+        .collect();
+    let theirs: FxHashMap<&str, &[u64]> =
+        cl.other.iter().map(|(id, l)| (id.as_str(), &**l)).collect();
+    let unlabelled: Vec<(&str, f64)> = bl
+        .other
+        .iter()
+        .filter_map(|(id, l)| Some((id.as_str(), rbo.ext(l, theirs.get(id.as_str())?, p))))
+        .collect();
+    for row in &mut cmp.rows {
+        row.rbo = gold.lookup(&row.id).and_then(|qi| labelled[qi as usize]);
+    }
+    cmp.drift = summarize(p, labelled.iter().flatten().copied(), &unlabelled);
+}
+
+/// The means, the low share and the unlabelled queries that moved most.
+fn summarize(p: f64, labelled: impl Iterator<Item = f64>, unlabelled: &[(&str, f64)]) -> Drift {
+    let mean = |sum: f64, n: usize| (n > 0).then(|| sum / n as f64);
+    let (mut l_sum, mut l_n, mut low) = (0.0, 0usize, 0usize);
+    for r in labelled {
+        l_sum += r;
+        l_n += 1;
+        low += usize::from(r < LOW_RBO);
+    }
+    let u_sum: f64 = unlabelled.iter().map(|(_, r)| r).sum();
+    low += unlabelled.iter().filter(|(_, r)| *r < LOW_RBO).count();
+    let n = l_n + unlabelled.len();
+    let mut moved: Vec<(&str, f64)> = unlabelled.to_vec();
+    let order =
+        |a: &(&str, f64), b: &(&str, f64)| a.1.total_cmp(&b.1).then_with(|| natural_cmp(a.0, b.0));
+    if moved.len() > MOST_CHANGED {
+        moved.select_nth_unstable_by(MOST_CHANGED - 1, order);
+        moved.truncate(MOST_CHANGED);
+    }
+    moved.sort_unstable_by(order);
+    Drift {
+        rbo_p: p,
+        mean_rbo: mean(l_sum + u_sum, n),
+        labelled_mean_rbo: mean(l_sum, l_n),
+        unlabelled_mean_rbo: mean(u_sum, unlabelled.len()),
+        unlabelled_queries: unlabelled.len(),
+        low_rbo_share: (n > 0).then(|| low as f64 / n as f64),
+        most_changed_unlabelled: moved
+            .into_iter()
+            .map(|(id, rbo)| Moved {
+                id: id.to_string(),
+                rbo,
+            })
+            .collect(),
+        labelled_queries: l_n,
+    }
+}
+
+/// Natural order: runs of digits compare by value (`Q-2` before `Q-10`), the rest
+/// by bytes; ids equal that way fall back to byte order.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() && j < y.len() {
+        if x[i].is_ascii_digit() && y[j].is_ascii_digit() {
+            let run = |s: &[u8], mut k: usize| {
+                while k < s.len() && s[k] == b'0' {
+                    k += 1;
+                }
+                let start = k;
+                while k < s.len() && s[k].is_ascii_digit() {
+                    k += 1;
+                }
+                (start, k)
+            };
+            let ((xs, xe), (ys, ye)) = (run(x, i), run(y, j));
+            let by_value = (xe - xs).cmp(&(ye - ys)).then(x[xs..xe].cmp(&y[ys..ye]));
+            if by_value != Ordering::Equal {
+                return by_value;
+            }
+            (i, j) = (xe, ye);
+        } else {
+            if x[i] != y[j] {
+                return x[i].cmp(&y[j]);
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    (x.len() - i).cmp(&(y.len() - j)).then_with(|| a.cmp(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order() {
+        let mut ids = vec!["Q-10", "Q-2", "Q-1", "Q-02", "A", "Q-1a", "Q-"];
+        ids.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(ids, ["A", "Q-", "Q-1", "Q-1a", "Q-02", "Q-2", "Q-10"]);
+    }
+
+    #[test]
+    fn summary_of_labelled_and_unlabelled() {
+        let unlabelled: Vec<(&str, f64)> = (0..25)
+            .map(|i| (["U-1", "U-2", "U-10"][i % 3], 0.04 * i as f64))
+            .collect();
+        let d = summarize(0.9, [1.0, 0.25].into_iter(), &unlabelled[..3]);
+        assert_eq!(d.mean_rbo, Some((1.25 + 0.0 + 0.04 + 0.08) / 5.0));
+        assert_eq!(d.labelled_mean_rbo, Some(0.625));
+        assert_eq!(d.unlabelled_queries, 3);
+        assert_eq!(d.low_rbo_share, Some(4.0 / 5.0));
+        let none = summarize(0.9, std::iter::empty(), &[]);
+        assert_eq!((none.mean_rbo, none.unlabelled_mean_rbo), (None, None));
+        let ties = [("U-10", 0.1), ("U-9", 0.1), ("U-1", 0.3)];
+        let t = summarize(0.5, std::iter::empty(), &ties);
+        let ids: Vec<&str> = t
+            .most_changed_unlabelled
+            .iter()
+            .map(|m| m.id.as_str())
+            .collect();
+        assert_eq!(ids, ["U-9", "U-10", "U-1"]);
+        let many: Vec<(String, f64)> = (0..30)
+            .map(|i| (format!("U-{i}"), 1.0 - i as f64 / 30.0))
+            .collect();
+        let many: Vec<(&str, f64)> = many.iter().map(|(s, r)| (s.as_str(), *r)).collect();
+        let m = summarize(0.9, std::iter::empty(), &many);
+        assert_eq!(m.most_changed_unlabelled.len(), MOST_CHANGED);
+        assert_eq!(m.most_changed_unlabelled[0].id, "U-29");
+        assert_eq!(m.most_changed_unlabelled[19].id, "U-10");
+    }
+}

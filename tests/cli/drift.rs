@@ -1,0 +1,382 @@
+//! Noise and drift (docs/contract.md §17): repeated runs, flaky queries, the
+//! reproducibility check by metrics, rank-biased overlap of every query in both runs,
+//! and the inputs repeats make bad. Fixtures: tests/fixtures/drift.
+
+use crate::common::{
+    ReasonCode, Status, assert_code, assert_line, compare_json, fixture, run, stderr, stdout,
+};
+
+const GOLD: [&str; 3] = ["compare", "--gold", "gold.toml"];
+
+fn dir() -> std::path::PathBuf {
+    fixture("drift")
+}
+
+fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = GOLD.to_vec();
+    a.extend_from_slice(extra);
+    a
+}
+
+/// Baseline 2 repeats, candidate 3; Q-2's RR@3 is 1, 0, 0.5 over the candidate's
+/// repeats: flaky, with the mean over repeats as its value, and the gate passes.
+#[test]
+fn repeats_are_averaged_and_a_flaky_query_does_not_fail_the_gate() {
+    let j = compare_json(
+        dir(),
+        &args(&["base.toml", "cand.toml", "--format", "json"]),
+        0,
+    );
+    assert_eq!((j.baseline.repeats, j.candidate.repeats), (2, 3));
+    assert_eq!(j.baseline.results, "base-1.csv");
+    assert_eq!(j.flaky, ["Q-2"]);
+    let q2 = j.row("Q-2");
+    assert_eq!(q2.status, Status::Flaky);
+    assert!(!q2.baseline_flaky && q2.candidate_flaky);
+    assert_eq!(
+        (q2.baseline_zero_rr_repeats, q2.candidate_zero_rr_repeats),
+        (0, 1)
+    );
+    assert_eq!(q2.candidate.rr, 0.5);
+    assert!((q2.candidate.recall - 2.0 / 3.0).abs() < 1e-12);
+    // Ranks come from the first repeat (rank 1), not from the later ones.
+    assert_eq!(q2.candidate.first_relevant_rank, Some(1));
+    assert!(j.newly_failed.is_empty() && j.fixed.is_empty());
+    assert_eq!(j.row("Q-5").status, Status::Regressed);
+    assert!(j.gate.passed && j.gate.codes.is_empty());
+    // Status order: flaky after still failing, before unchanged.
+    let order: Vec<Status> = j.per_query.iter().map(|r| r.status).collect();
+    assert_eq!(
+        order,
+        [
+            Status::Regressed,
+            Status::Flaky,
+            Status::Unchanged,
+            Status::Unchanged
+        ]
+    );
+}
+
+#[test]
+fn strict_flaky_fails_the_gate() {
+    let args = args(&[
+        "base.toml",
+        "cand.toml",
+        "--format",
+        "json",
+        "--strict-flaky",
+    ]);
+    let j = compare_json(dir(), &args, 1);
+    assert_eq!(j.gate.codes, [ReasonCode::Flaky]);
+    assert!(j.gate.reasons[0].contains("Q-2"), "{:?}", j.gate.reasons);
+}
+
+/// A single-file run has no flaky query: the same candidate file alone is not flaky.
+#[test]
+fn a_single_file_run_has_no_flaky_query() {
+    let j = compare_json(
+        dir(),
+        &args(&["base.toml", "cand-single.toml", "--format", "json"]),
+        0,
+    );
+    assert!(j.flaky.is_empty());
+    assert!(
+        j.per_query
+            .iter()
+            .all(|r| !r.baseline_flaky && !r.candidate_flaky)
+    );
+    assert_eq!(j.candidate.repeats, 1);
+}
+
+#[test]
+fn reports_list_flaky_ids_with_their_failed_repeats() {
+    let out = run(dir(), &args(&["base.toml", "cand.toml"]));
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    assert_line(&text, "repeats baseline 2, candidate 3");
+    assert_line(
+        &text,
+        "flaky             Q-2 (0 in 1 of 3 candidate repeats)",
+    );
+    let md = run(
+        dir(),
+        &args(&["base.toml", "cand.toml", "--format", "markdown"]),
+    );
+    let md = stdout(&md);
+    assert!(
+        md.contains(" · **repeats** baseline 2, candidate 3"),
+        "{md}"
+    );
+    assert!(
+        md.contains("**Flaky (1):** `Q-2` flaky: 0 in 1 of 3 candidate repeats"),
+        "{md}"
+    );
+    assert!(
+        md.contains("**Drift:** mean RBO 0.8444 over 8 queries (p = 0.9)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("**Moved most (unlabelled):** `U-10` 0.0000, `U-2` 0.8550, `U-1` 1.0000"),
+        "{md}"
+    );
+}
+
+/// Same index version: only a query whose RR, Recall or nDCG moved is
+/// non-deterministic; Q-1's list differs in order below its relevant doc (drift),
+/// and flaky Q-2 follows the flaky rule.
+#[test]
+fn same_version_fails_only_on_metric_changes() {
+    let j = compare_json(
+        dir(),
+        &args(&["base.toml", "same.toml", "--format", "json"]),
+        1,
+    );
+    assert!(j.reproducibility_check);
+    assert_eq!(j.nondeterministic, ["Q-5"]);
+    assert_eq!(j.gate.codes, [ReasonCode::Nondeterministic]);
+    assert!(j.row("Q-1").rbo.is_some_and(|r| r < 1.0));
+    let j = compare_json(
+        dir(),
+        &args(&["base.toml", "cand-same-version.toml", "--format", "json"]),
+        1,
+    );
+    assert_eq!(j.nondeterministic, ["Q-5"]);
+    assert_eq!(j.flaky, ["Q-2"]);
+}
+
+/// Drift covers gold queries (no-answer Q-4 too) and the unlabelled queries both runs
+/// list (U-99 and U-7 are in one run only); the means agree with the per-query values.
+#[test]
+fn drift_covers_labelled_and_unlabelled_queries() {
+    let j = compare_json(
+        dir(),
+        &args(&["base.toml", "cand.toml", "--format", "json"]),
+        0,
+    );
+    let d = &j.drift;
+    assert_eq!(d.rbo_p, 0.9);
+    assert_eq!(d.unlabelled_queries, 3);
+    let moved: Vec<(&str, f64)> = d
+        .most_changed_unlabelled
+        .iter()
+        .map(|m| (m.id.as_str(), m.rbo))
+        .collect();
+    assert_eq!(
+        moved.iter().map(|m| m.0).collect::<Vec<_>>(),
+        ["U-10", "U-2", "U-1"]
+    );
+    assert_eq!((moved[0].1, moved[2].1), (0.0, 1.0));
+    let unlabelled: f64 = moved.iter().map(|m| m.1).sum();
+    assert!((d.unlabelled_mean_rbo.unwrap() - unlabelled / 3.0).abs() < 1e-12);
+    // Gold: Q-1..Q-5 (Q-4 is no-answer, identical lists: 1).
+    let rows: f64 = j.per_query.iter().map(|r| r.rbo.unwrap()).sum();
+    let labelled = d.labelled_mean_rbo.unwrap();
+    assert!((labelled - (rows + 1.0) / 5.0).abs() < 1e-12, "{labelled}");
+    assert!((d.mean_rbo.unwrap() - (rows + 1.0 + unlabelled) / 8.0).abs() < 1e-12);
+    assert_eq!(d.low_rbo_share, Some(1.0 / 8.0));
+    assert_eq!(j.row("Q-1").rbo, Some(1.0));
+    let j = compare_json(
+        dir(),
+        &args(&[
+            "base.toml",
+            "cand.toml",
+            "--format",
+            "json",
+            "--rbo-p",
+            "0.5",
+        ]),
+        0,
+    );
+    assert_eq!(j.drift.rbo_p, 0.5);
+    assert_ne!(j.drift.most_changed_unlabelled[1].rbo, moved[1].1);
+}
+
+#[test]
+fn min_rbo_gate() {
+    let pass = args(&[
+        "base.toml",
+        "cand.toml",
+        "--format",
+        "json",
+        "--min-rbo",
+        "0.8",
+    ]);
+    compare_json(dir(), &pass, 0);
+    let fail = args(&[
+        "base.toml",
+        "cand.toml",
+        "--format",
+        "json",
+        "--min-rbo",
+        "0.9",
+    ]);
+    let j = compare_json(dir(), &fail, 1);
+    assert_eq!(j.gate.codes, [ReasonCode::MinRbo]);
+    assert_eq!(
+        j.gate.reasons,
+        ["mean RBO (p = 0.9) is 0.8444, below the minimum 0.9"]
+    );
+}
+
+#[test]
+fn drift_flags_out_of_range_are_usage_errors() {
+    for (flag, value) in [
+        ("--rbo-p", "0"),
+        ("--rbo-p", "1"),
+        ("--rbo-p", "-0.5"),
+        ("--rbo-p", "nan"),
+        ("--min-rbo", "1.5"),
+    ] {
+        let out = run(dir(), &args(&["base.toml", "cand.toml", flag, value]));
+        assert_code(&out, 2);
+        assert!(
+            stderr(&out).contains(flag),
+            "{flag} {value}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// A CSV run may hold queries the gold does not have: a warning counts them (before,
+/// an input error); a duplicate of one is still an error.
+#[test]
+fn csv_runs_may_hold_unlabelled_queries() {
+    let out = run(dir(), &["eval", "--gold", "gold.toml", "base-1.csv"]);
+    assert_code(&out, 0);
+    assert!(stderr(&out).contains(
+        "warning: base-1.csv: 4 run queries are not in the gold set: left out of the metrics, as trec_eval does; compare counts them in drift: U-1, U-10, U-2, U-99"
+    ), "{}", stderr(&out));
+    let out = run(
+        dir(),
+        &["validate", "--gold", "gold.toml", "dup-unlabelled.csv"],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out)
+            .contains("dup-unlabelled.csv:8: query U-1 appears more than once (first at line 7)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn bad_repeats_are_input_errors_naming_the_file() {
+    let cases = [
+        (
+            "bad-empty.toml",
+            "bad-empty.toml:4: `results` is an empty array; give at least one results file",
+        ),
+        (
+            "bad-twice.toml",
+            "bad-twice.toml:4: `results` lists ./cand-1.csv twice; each repeat is a results file of its own",
+        ),
+        (
+            "bad-formats.toml",
+            "bad-formats.toml:4: repeat trec-1.trec is trec but the first repeat cand-1.csv is csv; the repeats of a run share one format",
+        ),
+        (
+            "bad-missing.toml",
+            "trec-2.trec: gold query Q-3 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries",
+        ),
+    ];
+    for (manifest, message) in cases {
+        let out = run(dir(), &args(&["base.toml", manifest]));
+        assert_code(&out, 2);
+        assert_line(&stderr(&out), message);
+        let out = run(dir(), &["validate", "--gold", "gold.toml", manifest]);
+        assert_code(&out, 2);
+        assert_line(&stderr(&out), message);
+    }
+}
+
+/// Every stored pair of tests/fixtures/drift/rbo_pairs.tsv (the `rbo` package's
+/// values) as one gold query each, compared at each stored p: per-query `rbo` agrees
+/// to 1e-9.
+#[test]
+fn per_query_rbo_equals_the_rbo_package() {
+    let text = std::fs::read_to_string(fixture("drift/rbo_pairs.tsv")).expect("the pairs");
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+    let mut ps: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    ps.dedup();
+    assert_eq!(ps.len(), 3);
+    for p in ps {
+        let pairs: Vec<&Vec<&str>> = rows.iter().filter(|r| r[1] == p).collect();
+        let tmp = tempfile::tempdir().expect("a temporary folder");
+        let (mut gold, mut base, mut cand) = (
+            String::from("id,expected_doc_ids\n"),
+            String::from("id,retrieved_doc_ids\n"),
+            String::from("id,retrieved_doc_ids\n"),
+        );
+        for (i, r) in pairs.iter().enumerate() {
+            gold.push_str(&format!("P-{i},relevant\n"));
+            base.push_str(&format!("P-{i},{}\n", r[2]));
+            cand.push_str(&format!("P-{i},{}\n", r[3]));
+        }
+        let manifest = |v: &str, f: &str| {
+            format!("index_version = \"{v}\"\ncorpus = \"c\"\ndepth = 25\nresults = \"{f}\"\n")
+        };
+        for (name, body) in [
+            ("gold.csv", gold),
+            ("base.csv", base),
+            ("cand.csv", cand),
+            (
+                "gold.toml",
+                "name = \"g\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"gold.csv\"\nk = 3\n"
+                    .into(),
+            ),
+            ("base.toml", manifest("1.0.0", "base.csv")),
+            ("cand.toml", manifest("1.1.0", "cand.csv")),
+        ] {
+            std::fs::write(tmp.path().join(name), body).expect("written");
+        }
+        let args = [
+            "compare",
+            "--gold",
+            "gold.toml",
+            "base.toml",
+            "cand.toml",
+            "--format",
+            "json",
+            "--rbo-p",
+            p,
+        ];
+        let j = compare_json(tmp.path(), &args, 0);
+        for (i, r) in pairs.iter().enumerate() {
+            let expected: f64 = r[4].parse().expect("a number");
+            let got = j.row(&format!("P-{i}")).rbo.expect("in drift");
+            assert!(
+                (got - expected).abs() <= 1e-9,
+                "{} p {p}: {got} != {expected}",
+                r[0]
+            );
+        }
+    }
+}
+
+/// `eval` of a run with repeats reports each query's mean over the repeats.
+#[test]
+fn eval_averages_over_repeats() {
+    let out = run(
+        dir(),
+        &[
+            "eval",
+            "--gold",
+            "gold.toml",
+            "cand.toml",
+            "--format",
+            "json",
+        ],
+    );
+    assert_code(&out, 0);
+    let j: crate::common::EvalJson = serde_json::from_slice(&out.stdout).expect("eval JSON");
+    assert_eq!(j.run.repeats, 3);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let q2 = v["per_query"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["id"] == "Q-2")
+        .expect("Q-2");
+    assert_eq!(q2["rr"], 0.5);
+    assert_eq!(q2["first_relevant_rank"], 1);
+}
