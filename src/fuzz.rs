@@ -91,16 +91,9 @@ pub fn parse(input: Input, bytes: &[u8]) -> Diagnostics {
             };
             for declared in [true, false] {
                 let meta = RunMeta {
-                    index_version: None,
-                    corpus: None,
                     depth: 5,
                     depth_declared: declared,
-                    filters: Default::default(),
-                    results_display: "fuzz".into(),
-                    results: PathBuf::from("fuzz"),
-                    format,
-                    manifest: None,
-                    more_results: Vec::new(),
+                    ..RunMeta::bare(&PathBuf::from("fuzz"), format)
                 };
                 let (run, d, _) = run::read_bytes(meta, bytes, &gold, &[]);
                 if let Some(run) = run {

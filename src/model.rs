@@ -320,6 +320,24 @@ pub struct RunMeta {
 }
 
 impl RunMeta {
+    /// A bare results file's metadata: no version, corpus, filters or manifest, one
+    /// repeat, and the depth measured while reading (`depth_declared` false, depth 0
+    /// until then). Also the base of tests and fuzz targets.
+    pub fn bare(results: &std::path::Path, format: DataFormat) -> Self {
+        Self {
+            index_version: None,
+            corpus: None,
+            depth: 0,
+            depth_declared: false,
+            filters: BTreeMap::new(),
+            results_display: results.display().to_string(),
+            results: results.to_path_buf(),
+            format,
+            manifest: None,
+            more_results: Vec::new(),
+        }
+    }
+
     /// How many results files (repeats) the run has.
     pub fn repeat_count(&self) -> usize {
         1 + self.more_results.len()

@@ -30,7 +30,10 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     let mut diag = Diagnostics::default();
     let inputs = inputs(&s, &mut diag)?;
     let [bm, cm] = inputs.metas;
-    let differences = compare::differences(&inputs.gold, &bm, &cm);
+    let differences: Vec<String> = compare::differences(&inputs.gold, &bm, &cm)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     if !differences.is_empty() {
         let refused = Refused {
             what: Refused::COMPARE,

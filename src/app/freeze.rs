@@ -67,27 +67,40 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
             .into());
         }
     }
-    let mut doc = doc.doc.into_mut();
-    doc["sha256"] = toml_edit::value(actual.clone());
-    doc["frozen_version"] = toml_edit::value(version.to_string());
-    match &tags_actual {
-        Some(t) => doc["tags_sha256"] = toml_edit::value(t.clone()),
-        None => {
-            doc.remove("tags_sha256");
-        }
-    }
-    // A first freeze keeps a date written by hand; a new version records today's.
-    if doc.get("frozen_at").is_none() || meta.frozen_version.is_some() {
-        doc["frozen_at"] = toml_edit::value(today());
-    }
+    let text = rewritten(doc, &actual, &version, tags_actual.as_deref(), &meta);
     // A manifest reached through a link is rewritten where it lives, the link kept.
     let target = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-    output::write(&target, &doc.to_string())?;
+    output::write(&target, &text)?;
     output::stdout(&format!(
         "{shown}: frozen at version {version} (sha256 {}{tags_note})\n",
         &actual[..12]
     ))?;
     Ok(exit::SUCCESS)
+}
+
+/// The manifest with the freeze recorded: sha256, frozen_version, tags_sha256 (or
+/// none), and frozen_at (a first freeze keeps a date written by hand; a new version
+/// records today's). Comments and layout are kept (toml_edit).
+fn rewritten(
+    doc: manifest::ManifestDoc,
+    actual: &str,
+    version: &semver::Version,
+    tags_actual: Option<&str>,
+    meta: &crate::model::GoldMeta,
+) -> String {
+    let mut doc = doc.doc.into_mut();
+    doc["sha256"] = toml_edit::value(actual);
+    doc["frozen_version"] = toml_edit::value(version.to_string());
+    match tags_actual {
+        Some(t) => doc["tags_sha256"] = toml_edit::value(t),
+        None => {
+            doc.remove("tags_sha256");
+        }
+    }
+    if doc.get("frozen_at").is_none() || meta.frozen_version.is_some() {
+        doc["frozen_at"] = toml_edit::value(today());
+    }
+    doc.to_string()
 }
 
 /// The sha256 of the tags side file the manifest names, if any (docs/contract.md §18).

@@ -128,49 +128,129 @@ impl Bump {
     }
 }
 
-/// Every difference that makes two runs incomparable (empty when comparable).
-pub fn differences(gold: &GoldSet, b: &RunMeta, c: &RunMeta) -> Vec<String> {
+/// One reason two runs are not comparable (docs/contract.md §6), kept typed so a
+/// caller can tell them apart; its Display is the line the refusal prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Difference {
+    /// The runs answered different question sets.
+    Corpus {
+        baseline: Option<String>,
+        candidate: Option<String>,
+    },
+    /// A run answered other questions than the gold's.
+    GoldCorpus {
+        gold: String,
+        side: &'static str,
+        run: Option<String>,
+    },
+    Depth {
+        baseline: u32,
+        candidate: u32,
+    },
+    /// A filter only one side has.
+    FilterOnlyIn {
+        side: &'static str,
+        key: String,
+        value: String,
+    },
+    /// A filter both sides have, with other values.
+    FilterValue {
+        key: String,
+        baseline: String,
+        candidate: String,
+    },
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let show = |s: &Option<String>| s.clone().unwrap_or_else(|| "(none)".into());
+        match self {
+            Self::Corpus {
+                baseline,
+                candidate,
+            } => write!(
+                f,
+                "corpus:  baseline {}, candidate {}",
+                show(baseline),
+                show(candidate)
+            ),
+            Self::GoldCorpus { gold, side, run } => write!(
+                f,
+                "corpus:  gold {gold}, {side} {} (the run answered other questions)",
+                show(run)
+            ),
+            Self::Depth {
+                baseline,
+                candidate,
+            } => {
+                write!(f, "depth:   baseline {baseline}, candidate {candidate}")
+            }
+            Self::FilterOnlyIn { side, key, value } => {
+                write!(f, "filters: {key}={value} only in {side}")
+            }
+            Self::FilterValue {
+                key,
+                baseline,
+                candidate,
+            } => write!(
+                f,
+                "filters: {key}: baseline {baseline}, candidate {candidate}"
+            ),
+        }
+    }
+}
+
+/// Every difference that makes two runs incomparable (empty when comparable):
+/// corpus, the gold's corpus, depth, then filters as a set.
+pub fn differences(gold: &GoldSet, b: &RunMeta, c: &RunMeta) -> Vec<Difference> {
     let mut out = Vec::new();
-    let show = |s: &Option<String>| s.clone().unwrap_or_else(|| "(none)".into());
     if b.corpus != c.corpus {
-        out.push(format!(
-            "corpus:  baseline {}, candidate {}",
-            show(&b.corpus),
-            show(&c.corpus)
-        ));
+        out.push(Difference::Corpus {
+            baseline: b.corpus.clone(),
+            candidate: c.corpus.clone(),
+        });
     }
     if let Some(gc) = &gold.meta.corpus {
         for (side, run) in [("baseline", b), ("candidate", c)] {
             if run.corpus.as_ref().is_some_and(|rc| rc != gc) {
-                out.push(format!(
-                    "corpus:  gold {gc}, {side} {} (the run answered other questions)",
-                    show(&run.corpus)
-                ));
+                out.push(Difference::GoldCorpus {
+                    gold: gc.clone(),
+                    side,
+                    run: run.corpus.clone(),
+                });
             }
         }
     }
     if b.depth != c.depth {
-        out.push(format!(
-            "depth:   baseline {}, candidate {}",
-            b.depth, c.depth
-        ));
+        out.push(Difference::Depth {
+            baseline: b.depth,
+            candidate: c.depth,
+        });
     }
-    let mut filters = Vec::new();
     for (key, value) in &b.filters {
         match c.filters.get(key) {
-            None => filters.push(format!("{key}={value} only in baseline")),
-            Some(cv) if cv != value => {
-                filters.push(format!("{key}: baseline {value}, candidate {cv}"))
-            }
+            None => out.push(Difference::FilterOnlyIn {
+                side: "baseline",
+                key: key.clone(),
+                value: value.clone(),
+            }),
+            Some(cv) if cv != value => out.push(Difference::FilterValue {
+                key: key.clone(),
+                baseline: value.clone(),
+                candidate: cv.clone(),
+            }),
             Some(_) => {}
         }
     }
     for (key, value) in &c.filters {
         if !b.filters.contains_key(key) {
-            filters.push(format!("{key}={value} only in candidate"));
+            out.push(Difference::FilterOnlyIn {
+                side: "candidate",
+                key: key.clone(),
+                value: value.clone(),
+            });
         }
     }
-    out.extend(filters.into_iter().map(|f| format!("filters: {f}")));
     out
 }
 

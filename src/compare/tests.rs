@@ -106,12 +106,10 @@ fn run_of<'a>(
         corpus: Some("c".into()),
         depth: DEPTH,
         depth_declared: true,
-        filters: Default::default(),
-        results_display: format!("run-{version}.csv"),
-        results: PathBuf::from(format!("run-{version}.csv")),
-        format: DataFormat::Csv,
-        manifest: None,
-        more_results: Vec::new(),
+        ..RunMeta::bare(
+            &PathBuf::from(format!("run-{version}.csv")),
+            DataFormat::Csv,
+        )
     };
     let (run, diag, _) = crate::load::run::read_bytes(meta, csv.as_bytes(), gold, &[]);
     assert!(diag.problems.is_empty(), "{:?}\n{csv}", diag.problems);

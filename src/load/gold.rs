@@ -89,6 +89,32 @@ type RawQuery = (Id, Vec<Judgement>);
 /// A query's judgements with the line of each, to report duplicates.
 type LinedQuery = (Id, Vec<(Judgement, u64)>);
 
+/// The relevant docs of one CSV row (grade 1), each once: a doc listed twice is a
+/// problem at `at`. A set, not a scan of the list so far: one row of 100,000 ids is
+/// linear.
+fn relevant(docs: &[&str], id: &str, at: Location, diag: &mut Diagnostics) -> Vec<Judgement> {
+    let mut judged: Vec<Judgement> = Vec::with_capacity(docs.len());
+    let mut seen: FxHashSet<&str> = FxHashSet::default();
+    seen.reserve(docs.len());
+    for &doc in docs {
+        if !seen.insert(doc) {
+            diag.problem(
+                at.clone(),
+                ProblemKind::DuplicateDocInGold {
+                    query: id.to_string(),
+                    doc: doc.to_string(),
+                },
+            );
+            continue;
+        }
+        judged.push(Judgement {
+            doc: doc.into(),
+            grade: 1,
+        });
+    }
+    judged
+}
+
 fn parse_csv(
     bytes: &[u8],
     display: &str,
@@ -142,26 +168,7 @@ fn parse_csv(
             let Some(docs) = csvio::id_list(record, exp_col, &id, line, display, diag) else {
                 return;
             };
-            let mut judged: Vec<Judgement> = Vec::with_capacity(docs.len());
-            // A set, not a scan of the list so far: one row of 100,000 ids is linear.
-            let mut seen: FxHashSet<&str> = FxHashSet::default();
-            seen.reserve(docs.len());
-            for doc in docs {
-                if !seen.insert(doc) {
-                    diag.problem(
-                        Location::line(display, line),
-                        ProblemKind::DuplicateDocInGold {
-                            query: id.clone(),
-                            doc: doc.to_string(),
-                        },
-                    );
-                    continue;
-                }
-                judged.push(Judgement {
-                    doc: doc.into(),
-                    grade: 1,
-                });
-            }
+            let mut judged = relevant(&docs, &id, Location::line(display, line), diag);
             if let Some(col) = non_rel_col {
                 let at = Location::line(display, line);
                 non_relevant(record, col, &id, at, &mut judged, diag);

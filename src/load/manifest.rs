@@ -112,6 +112,39 @@ struct Keys<'a> {
 }
 
 impl Keys<'_> {
+    /// A date string like "2026-09-19" (or a TOML date), if the key is there.
+    fn date(&mut self, key: &str) -> Option<String> {
+        let item = self.table.get(key)?;
+        let text = item
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| item.as_datetime().map(|d| d.to_string()));
+        match text {
+            Some(t) if is_date(&t) => Some(t),
+            Some(t) => {
+                let loc = self.loc(key);
+                self.diag
+                    .problem(loc, ProblemKind::InvalidDate { value: t });
+                None
+            }
+            None => {
+                self.wrong(key, "a date string like \"2026-09-19\"");
+                None
+            }
+        }
+    }
+
+    /// A sha256 in hex (64 digits), if the key is there; a malformed one is a problem.
+    fn sha256(&mut self, key: &'static str) -> Option<String> {
+        let sha = self.string(key, false)?;
+        if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let loc = self.loc(key);
+            self.diag
+                .problem(loc, ProblemKind::InvalidSha { value: sha.clone() });
+        }
+        Some(sha)
+    }
+
     fn loc(&self, key: &str) -> Location {
         self.m.key_location(self.table, key)
     }
@@ -350,41 +383,13 @@ pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
             .unwrap_or_default()
     });
     let version = keys.semver("version", true);
-    let frozen_at = match table.get("frozen_at") {
-        None => None,
-        Some(item) => {
-            let text = item
-                .as_str()
-                .map(str::to_string)
-                .or_else(|| item.as_datetime().map(|d| d.to_string()));
-            match text {
-                Some(t) if is_date(&t) => Some(t),
-                Some(t) => {
-                    let loc = keys.loc("frozen_at");
-                    keys.diag
-                        .problem(loc, ProblemKind::InvalidDate { value: t });
-                    None
-                }
-                None => {
-                    keys.wrong("frozen_at", "a date string like \"2026-09-19\"");
-                    None
-                }
-            }
-        }
-    };
+    let frozen_at = keys.date("frozen_at");
     let corpus = keys.string("corpus", true);
     let data = keys.data_path("data", "gold data");
     let format = keys.format();
     let k = keys.positive("k", false);
     let min_grade = keys.integer("min_grade", false).unwrap_or(1);
-    let sha256 = keys.string("sha256", false);
-    if let Some(sha) = &sha256
-        && (sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()))
-    {
-        let loc = keys.loc("sha256");
-        keys.diag
-            .problem(loc, ProblemKind::InvalidSha { value: sha.clone() });
-    }
+    let sha256 = keys.sha256("sha256");
     let frozen_version = keys.semver("frozen_version", false);
     let tags = gold_tags_keys(&mut keys);
     if let (Some(v), Some(f)) = (&version, &frozen_version)

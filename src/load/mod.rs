@@ -98,18 +98,7 @@ pub fn run_meta(path: &Path, diag: &mut Diagnostics) -> Option<RunMeta> {
         diag.problem(Location::file(&display), kind);
         return None;
     }
-    Some(RunMeta {
-        index_version: None,
-        corpus: None,
-        depth: 0,
-        depth_declared: false,
-        filters: Default::default(),
-        results_display: display,
-        results: path.to_path_buf(),
-        format: DataFormat::from_extension(path),
-        manifest: None,
-        more_results: Vec::new(),
-    })
+    Some(RunMeta::bare(path, DataFormat::from_extension(path)))
 }
 
 /// Whether `path` is a CSV in the seeds' one-file layout (both id-list columns).
