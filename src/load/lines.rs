@@ -14,6 +14,7 @@ const CHUNK: usize = 1 << 20;
 /// The end of the field starting at `from`: the first ASCII white space byte at or
 /// after it, or the end. Eight bytes at a time: for every line of a run this is
 /// most of the work.
+#[inline]
 pub fn field_end(bytes: &[u8], from: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -46,6 +47,7 @@ pub fn field_end(bytes: &[u8], from: usize) -> usize {
 
 /// Split `line` on ASCII white space into `out`; returns how many fields there are
 /// in all (only the first `out.len()` are stored).
+#[inline]
 pub fn split_fields<'t>(line: &'t str, out: &mut [&'t str]) -> usize {
     let bytes = line.as_bytes();
     let len = bytes.len();
@@ -70,6 +72,7 @@ pub fn split_fields<'t>(line: &'t str, out: &mut [&'t str]) -> usize {
 
 /// The rank column: a whole number (optionally signed), as `i64::from_str` reads
 /// it but without its generality, since this runs for every line.
+#[inline]
 pub fn parse_rank(text: &str) -> Option<i64> {
     let (negative, digits) = match text.as_bytes() {
         [b'-', rest @ ..] => (true, rest),
