@@ -101,6 +101,7 @@ pub fn parse(input: Input, bytes: &[u8]) -> Diagnostics {
                     format,
                     manifest: None,
                     more_results: Vec::new(),
+                    doc_map: None,
                 };
                 let (run, d, _) = run::read_bytes(meta, bytes, &gold, &[]);
                 if let Some(run) = run {

@@ -220,6 +220,7 @@ fn run_meta(format: DataFormat, depth: u32) -> RunMeta {
         format,
         manifest: None,
         more_results: Vec::new(),
+        doc_map: None,
     }
 }
 

@@ -46,6 +46,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         top: inputs.k,
         wanted: None,
         lists: true,
+        doc_map: None,
     };
     let runs = load::read_runs_keeping(vec![bm, cm], &gold, &[], keep, &mut diag);
     let [baseline, candidate] =
@@ -152,6 +153,7 @@ fn label_queue(
         top: cmp.k,
         wanted: Some(&wanted),
         lists: false,
+        doc_map: None,
     };
     let mut diag = Diagnostics::default();
     let again = load::read_runs_keeping(vec![baseline.meta.clone()], gold, &[], keep, &mut diag);

@@ -81,6 +81,9 @@ pub enum FailureKind {
     Ranking,
     /// No relevant doc is returned at all.
     Retrieval,
+    /// No relevant doc is in the candidate's chunk map: the new index does not hold
+    /// them (docs/contract.md §19.5).
+    Coverage,
 }
 
 impl FailureKind {
@@ -88,6 +91,7 @@ impl FailureKind {
         match self {
             FailureKind::Ranking => "ranking",
             FailureKind::Retrieval => "retrieval",
+            FailureKind::Coverage => "coverage",
         }
     }
 }
@@ -326,6 +330,9 @@ pub fn compare(
         ];
         let mut row = query_row(q, (bo, co), sides, k, min_grade);
         row.holes = holes::holes(q, bo, co, k, row.status);
+        if row.failure_kind.is_some() && c.covered.as_ref().is_some_and(|cov| !cov[qi]) {
+            row.failure_kind = Some(FailureKind::Coverage);
+        }
         if bump == Bump::Same && row.status != Status::Flaky && moved(&row) {
             nondeterministic.push(q.id.to_string());
         }

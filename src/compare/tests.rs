@@ -112,6 +112,7 @@ fn run_of<'a>(
         format: DataFormat::Csv,
         manifest: None,
         more_results: Vec::new(),
+        doc_map: None,
     };
     let (run, diag, _) = crate::load::run::read_bytes(meta, csv.as_bytes(), gold, &[]);
     assert!(diag.problems.is_empty(), "{:?}\n{csv}", diag.problems);

@@ -3,6 +3,7 @@
 
 pub mod allow;
 pub mod csvio;
+pub mod docmap;
 pub mod fs;
 pub mod gold;
 pub mod json;
@@ -109,6 +110,7 @@ pub fn run_meta(path: &Path, diag: &mut Diagnostics) -> Option<RunMeta> {
         format: DataFormat::from_extension(path),
         manifest: None,
         more_results: Vec::new(),
+        doc_map: None,
     })
 }
 

@@ -293,6 +293,7 @@ pub enum Bump {
 pub enum FailureKind {
     Ranking,
     Retrieval,
+    Coverage,
 }
 
 /// A mean of RR, Recall, Hit or nDCG: its delta and always its statistics.

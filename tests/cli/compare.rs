@@ -1134,7 +1134,7 @@ fn vaswani_synthetic_runs_match_an_independent_computation() {
         (&r.still_failing, Status::StillFailing),
     ] {
         let mut ids = ids_by_status.get(&st).cloned().unwrap_or_default();
-        ids.sort_by(|a, b| natural(a).cmp(&natural(b)));
+        ids.sort_by_key(|a| natural(a));
         assert_eq!(*list, ids, "{st:?} ids in natural order");
     }
     // The contract's row order (docs/contract.md §7), ids in natural order last
