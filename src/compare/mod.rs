@@ -209,6 +209,10 @@ pub struct QueryRow {
     /// How many repeats each side has (JSON shows them in `baseline` and `candidate`).
     #[serde(skip)]
     pub repeats: [u32; 2],
+    /// Each side's values at the extra cutoffs (`--cutoffs`, docs/contract.md §19.8);
+    /// JSON shows them as `at` inside `baseline` and `candidate`.
+    #[serde(skip)]
+    pub at: [crate::eval::cutoffs::ByCutoff; 2],
 }
 
 /// A mean with its delta and, for RR, Recall, Hit and nDCG, its statistics.
@@ -286,6 +290,8 @@ pub struct Comparison {
     /// Per-tag results (docs/contract.md §18), worst RR delta first; set by
     /// [`segments::attach`].
     pub segments: Vec<segments::Segment>,
+    /// Means at each extra cutoff (docs/contract.md §19.8); set by [`cutoffs::attach`].
+    pub means_at: cutoffs::MeansAt,
 }
 
 /// Order per-query rows: status, then delta RR ascending, then delta Recall
@@ -364,6 +370,7 @@ pub fn compare(
         bump,
         same_results: false,
         segments: Vec::new(),
+        means_at: Default::default(),
     }
 }
 
@@ -427,6 +434,7 @@ fn query_row(
         candidate_zero_rr_repeats: cr.zero_rr,
         rbo: None,
         repeats: [br.repeats, cr.repeats],
+        at: Default::default(),
     }
 }
 
@@ -478,6 +486,7 @@ pub fn ids_with(rows: &[QueryRow], status: Status) -> Vec<String> {
     ids
 }
 
+pub mod cutoffs;
 pub mod segments;
 
 #[cfg(test)]

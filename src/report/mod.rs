@@ -192,6 +192,11 @@ pub struct CompareReport {
     pub segments: Vec<Segment>,
     /// Rank-biased overlap of every query in both runs (docs/contract.md §17).
     pub drift: crate::compare::drift::Drift,
+    /// Means at each extra cutoff (`--cutoffs`, docs/contract.md §19.8).
+    #[serde(skip_serializing_if = "crate::compare::cutoffs::MeansAt::is_empty")]
+    pub means_at: crate::compare::cutoffs::MeansAt,
+    /// Each side object gains `at` under `--cutoffs`.
+    #[serde(serialize_with = "crate::compare::cutoffs::serialize_rows")]
     pub per_query: Vec<QueryRow>,
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
@@ -250,6 +255,7 @@ impl CompareReport {
             zero_rr: cmp.zero_rr,
             segments: cmp.segments,
             drift: cmp.drift,
+            means_at: cmp.means_at,
             per_query: cmp.rows,
             accepted: decided.accepted,
             no_answer: cmp.no_answer,
@@ -443,6 +449,7 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
             ]
         })
         .collect();
+    rows.extend(cutoff_mean_rows(r));
     let j = &r.means.judged;
     rows.push([
         format!("Judged@{}", r.k),
@@ -464,6 +471,24 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
         String::new(),
         String::new(),
     ]);
+    rows
+}
+
+/// The means table's rows at each extra cutoff (`--cutoffs`, docs/contract.md
+/// §19.8): five metrics a cutoff, without statistics (they never gate).
+pub fn cutoff_mean_rows(r: &CompareReport) -> Vec<[String; 8]> {
+    let mut rows = Vec::new();
+    for (c, means) in &r.means_at.0 {
+        for m in crate::eval::cutoffs::AT_METRICS {
+            let md = means.get(m);
+            let mut row: [String; 8] = Default::default();
+            row[0] = m.label(*c);
+            row[1] = num(md.baseline);
+            row[2] = num(md.candidate);
+            row[3] = delta(md.delta);
+            rows.push(row);
+        }
+    }
     rows
 }
 
