@@ -376,7 +376,7 @@ pub fn compare(
 
 /// Whether RR@k, Recall@k or nDCG@k differs between the sides (beyond rounding of
 /// means over repeats): under one index version, a non-deterministic query (§17).
-fn moved(row: &QueryRow) -> bool {
+pub fn moved(row: &QueryRow) -> bool {
     [Metric::Rr, Metric::Recall, Metric::Ndcg]
         .iter()
         .any(|m| (m.of(&row.candidate) - m.of(&row.baseline)).abs() > 1e-12)

@@ -92,14 +92,52 @@ impl GoldContext {
         dist.join(" ")
     }
 
-    /// Query counts: total, no-answer and relevant docs per query.
+    /// Query counts: total, no-answer and relevant docs per query (min, median, max;
+    /// the full histogram stays in JSON, docs/contract.md §19.7).
     pub fn counts(&self) -> String {
         format!(
-            "{} queries, {} no-answer; relevant docs per query (count:queries) {}",
+            "{} queries, {} no-answer; relevant docs per query {}",
             self.queries,
             self.no_answer(),
-            self.distribution()
+            self.relevant_range()
         )
+    }
+
+    /// `min 1, median 2, max 7` over the queries with a relevant doc (a median
+    /// between two counts ends in `.5`).
+    pub fn relevant_range(&self) -> String {
+        let hist: Vec<(u32, usize)> = self
+            .relevant_per_query
+            .iter()
+            .filter(|(n, q)| **n > 0 && **q > 0)
+            .map(|(n, q)| (*n, *q))
+            .collect();
+        let total: usize = hist.iter().map(|(_, q)| q).sum();
+        let (Some(min), Some(max)) = (hist.first(), hist.last()) else {
+            return "min 0, median 0, max 0".into();
+        };
+        // The i-th smallest count (0-based), walking the histogram.
+        let nth = |i: usize| {
+            let mut seen = 0;
+            for (n, q) in &hist {
+                seen += q;
+                if i < seen {
+                    return *n;
+                }
+            }
+            max.0
+        };
+        let median = if total % 2 == 1 {
+            nth(total / 2).to_string()
+        } else {
+            let sum = nth(total / 2 - 1) + nth(total / 2);
+            if sum % 2 == 0 {
+                (sum / 2).to_string()
+            } else {
+                format!("{}.5", sum / 2)
+            }
+        };
+        format!("min {}, median {median}, max {}", min.0, max.0)
     }
 }
 
@@ -368,10 +406,11 @@ impl<'a> Rows<'a> {
             .filter(|q| q.status == Status::NewlyFailed)
             .collect();
         newly_failed.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
+        // Changed: RR@k, Recall@k or nDCG@k moved (docs/contract.md §19.7).
         let changed = r
             .per_query
             .iter()
-            .filter(|q| q.status != Status::Unchanged)
+            .filter(|q| crate::compare::moved(q))
             .collect();
         Self {
             newly_failed,
@@ -443,8 +482,12 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
                 num(md.candidate),
                 delta(md.delta),
                 ci,
-                md.p_value.map(num).unwrap_or_default(),
-                md.p_adjusted.map(num).unwrap_or_default(),
+                md.p_value
+                    .map(|p| p_text(p, r.resamples))
+                    .unwrap_or_default(),
+                md.p_adjusted
+                    .map(|p| p_text(p, r.resamples))
+                    .unwrap_or_default(),
                 effect_cell(md.effect_size),
             ]
         })
@@ -528,6 +571,36 @@ pub fn filters_text(filters: &BTreeMap<String, String>) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// A p-value as the tables show it: at its floor `1/(1+resamples)` (the smallest a
+/// randomization test can give) `< 0.001` when resamples >= 1000, else `<=` and
+/// the floor; any other p with 4 decimals (docs/contract.md §19.7).
+pub fn p_text(p: f64, resamples: u32) -> String {
+    let floor = 1.0 / (1.0 + f64::from(resamples));
+    if p > floor * (1.0 + 1e-9) {
+        num(p)
+    } else if resamples >= 1000 {
+        "< 0.001".into()
+    } else {
+        format!("<= {}", num(floor))
+    }
+}
+
+/// The verdict block's counts (docs/contract.md §19.7): `1 newly failed, 2
+/// regressed, 3 improved, 0 fixed, 4 still failing`.
+pub fn status_counts(r: &CompareReport) -> String {
+    [
+        (Status::NewlyFailed, "newly failed"),
+        (Status::Regressed, "regressed"),
+        (Status::Improved, "improved"),
+        (Status::Fixed, "fixed"),
+        (Status::StillFailing, "still failing"),
+    ]
+    .iter()
+    .map(|(st, name)| format!("{} {name}", r.count(*st)))
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 /// A number as reports print it: 4 decimals, like trec_eval.

@@ -25,6 +25,7 @@ pub fn ragdiff(dir: impl AsRef<Path>) -> Command {
     cmd.current_dir(dir)
         .env_remove("GITHUB_ACTIONS")
         .env_remove("CI")
+        .env_remove("COLUMNS")
         .env("NO_COLOR", "1");
     cmd
 }
