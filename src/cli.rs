@@ -232,4 +232,7 @@ pub struct CompareArgs {
     /// Fail when the mean rank-biased overlap of all queries in both runs is below VALUE
     #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]
     pub min_rbo: Option<f64>,
+    /// Also report RR, Recall, Hit, P and nDCG at each of these cutoffs (e.g. 1,3,10; each 1..=depth); never gating, statuses stay at k
+    #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
+    pub cutoffs: Vec<u32>,
 }

@@ -317,6 +317,9 @@ pub struct RunMeta {
     /// Further repeats of the same index version after `results` (display, path), in
     /// the manifest's order; empty for a single results file (docs/contract.md §17).
     pub more_results: Vec<(String, PathBuf)>,
+    /// The chunk map the manifest names (display, path): the run's ids are chunk ids
+    /// mapped to documents while reading (docs/contract.md §19.5).
+    pub doc_map: Option<(String, PathBuf)>,
 }
 
 impl RunMeta {
@@ -335,6 +338,7 @@ impl RunMeta {
             format,
             manifest: None,
             more_results: Vec::new(),
+            doc_map: None,
         }
     }
 
@@ -417,6 +421,9 @@ pub struct EvaluatedRun {
     /// The first repeat's returned lists as doc hashes, for drift; `None` when they
     /// were not kept (only `compare` keeps them).
     pub lists: Option<Lists>,
+    /// With a chunk map, whether each gold query has a relevant doc the map contains
+    /// (docs/contract.md §19.5: failure kind `coverage`); `None` without a map.
+    pub covered: Option<Vec<bool>>,
 }
 
 impl EvaluatedRun {

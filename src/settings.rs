@@ -226,6 +226,8 @@ pub struct Compare {
     pub strict_flaky: bool,
     pub rbo_p: f64,
     pub min_rbo: Option<f64>,
+    /// Extra cutoffs, ascending, each once (docs/contract.md §19.8).
+    pub cutoffs: Vec<u32>,
 }
 
 /// `--min-segment-queries`, `--non-inferior`, `--non-inferior-per-segment` and
@@ -347,6 +349,7 @@ impl Compare {
             strict_flaky: args.strict_flaky,
             rbo_p: args.rbo_p,
             min_rbo: args.min_rbo,
+            cutoffs: sorted_cutoffs(&args.cutoffs),
             segments,
             suspects: match args.suspects {
                 cli::SuspectsArg::Fail => crate::gate::Suspects::Fail,

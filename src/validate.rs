@@ -197,6 +197,18 @@ pub enum ProblemKind {
     #[error("{message}")]
     Usage { message: String },
     #[error(
+        "query {query}: chunk {chunk} is not in the doc map {map}; every retrieved id must be a `chunk_id` of the map"
+    )]
+    UnmappedChunk {
+        query: String,
+        chunk: String,
+        map: String,
+    },
+    #[error(
+        "chunk {chunk} is mapped twice (first at line {first}); a chunk belongs to one document"
+    )]
+    ChunkMappedTwice { chunk: String, first: u64 },
+    #[error(
         "a CSV gold keeps its tags in its `tags` column; remove `tags` from the manifest (a side file is for TREC qrels)"
     )]
     TagsFileForCsv,

@@ -99,11 +99,13 @@ fn read(
         format: DataFormat::Csv,
         manifest: None,
         more_results: Vec::new(),
+        doc_map: None,
     };
     let keep = run::Keep {
         top: k,
         wanted: None,
         lists: false,
+        doc_map: None,
     };
     let (r, diag, _) = run::read_bytes_keeping(meta, text.as_bytes(), gold, &[], keep);
     assert!(diag.problems.is_empty(), "{:?}\n{text}", diag.problems);

@@ -220,6 +220,7 @@ fn run_meta(format: DataFormat, depth: u32) -> RunMeta {
         format,
         manifest: None,
         more_results: Vec::new(),
+        doc_map: None,
     }
 }
 
@@ -474,10 +475,16 @@ proptest! {
         // CSV = JSON, row by row, in the same order
         let mut reader = csv::Reader::from_path(dir.path().join("out.csv")).expect("out.csv");
         let header: Vec<String> = reader.headers().expect("a header").iter().map(String::from).collect();
-        prop_assert_eq!(header, [
-            "id", "status", "tags", "baseline_rank", "candidate_rank", "baseline_rr", "candidate_rr",
-            "delta_rr", "baseline_recall", "candidate_recall", "delta_recall", "suspect",
-        ]);
+        // docs/contract.md §19.7
+        let mut expected: Vec<String> = ["id", "status", "failure_kind", "suspect", "tags",
+            "baseline_rank", "candidate_rank"].map(String::from).to_vec();
+        for m in METRICS {
+            for side in ["baseline", "candidate", "delta"] {
+                expected.push(format!("{side}_{m}"));
+            }
+        }
+        expected.extend(["lost".to_string(), "gained".to_string()]);
+        prop_assert_eq!(header, expected);
         let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a CSV row")).collect();
         prop_assert_eq!(records.len(), rows.len());
         for (rec, row) in records.iter().zip(&rows) {
@@ -485,20 +492,25 @@ proptest! {
             let guarded_id = guarded(id);
             prop_assert_eq!(&rec[0], guarded_id.as_str());
             prop_assert_eq!(&rec[1], row["status"].as_str().expect("a status"));
-            prop_assert_eq!(&rec[2], "", "no tags in this gold");
-            for (col, side) in [(3, "baseline"), (4, "candidate")] {
+            prop_assert_eq!(&rec[2], row["failure_kind"].as_str().unwrap_or(""));
+            prop_assert_eq!(&rec[4], "", "no tags in this gold");
+            for (col, side) in [(5, "baseline"), (6, "candidate")] {
                 let rank = row[side]["first_relevant_rank"].as_str().unwrap_or("");
                 prop_assert_eq!(&rec[col], rank);
             }
-            let numbers = [
-                (5, &row["baseline"]["rr"]), (6, &row["candidate"]["rr"]), (7, &row["delta"]["rr"]),
-                (8, &row["baseline"]["recall"]), (9, &row["candidate"]["recall"]),
-                (10, &row["delta"]["recall"]),
-            ];
-            for (col, value) in numbers {
-                let from_csv: f64 = rec[col].parse().expect("a CSV number");
-                prop_assert_eq!(from_csv.to_bits(), exact(value).to_bits(),
-                    "{} column {}: CSV {} JSON {}", id, col, &rec[col], value);
+            for (i, m) in METRICS.iter().enumerate() {
+                for (j, side) in ["baseline", "candidate", "delta"].iter().enumerate() {
+                    let col = 7 + 3 * i + j;
+                    let value = &row[*side][*m];
+                    let from_csv: f64 = rec[col].parse().expect("a CSV number");
+                    prop_assert_eq!(from_csv.to_bits(), exact(value).to_bits(),
+                        "{} column {}: CSV {} JSON {}", id, col, &rec[col], value);
+                }
+            }
+            for (col, key) in [(25, "lost"), (26, "gained")] {
+                let ids: Vec<String> = row[key].as_array().expect("ids").iter()
+                    .map(|d| guarded(d.as_str().expect("an id"))).collect();
+                prop_assert_eq!(&rec[col], ids.join(";"));
             }
         }
 
@@ -526,3 +538,6 @@ proptest! {
         }
     }
 }
+
+/// The metrics of the CSV export, in its column order (docs/contract.md §19.7).
+const METRICS: [&str; 6] = ["rr", "recall", "hit", "precision", "ndcg", "ap"];

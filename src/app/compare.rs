@@ -49,6 +49,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         top: inputs.k,
         wanted: None,
         lists: true,
+        doc_map: None,
     };
     let runs = load::read_runs_keeping(vec![bm, cm], &gold, &[], keep, &mut diag);
     let [baseline, candidate] =
@@ -60,6 +61,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     let seg = &s.segments;
     compare::segments::attach(&mut cmp, &gold, seg.min_queries, (s.resamples, s.seed));
     compare::drift::apply(&mut cmp, &gold, &baseline, &candidate, s.rbo_p);
+    compare::cutoffs::attach(&mut cmp, &gold, [&baseline, &candidate], &s.cutoffs);
     let policy = Policy {
         max_drop: s.max_drop.clone(),
         allowed: inputs.allowed,
@@ -120,11 +122,13 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     for m in [&bm, &cm] {
         inputs.push(m.results.as_path());
         inputs.extend(m.more_results.iter().map(|(_, p)| p.as_path()));
+        inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
         inputs.extend(m.manifest.as_deref());
     }
     inputs.extend(s.allow_failed_file.as_deref());
     output::check_exports(&s.outputs.exports(), &inputs)?;
     let k = resolve_k(&gold, s.k, &bm, &s.runs[0].display().to_string(), diag);
+    crate::app::eval::check_cutoffs(&s.cutoffs, bm.depth, diag);
     let mut allowed = allow::check_allowed_ids(&s.allow_failed, &gold, diag);
     if let Some(file) = &s.allow_failed_file {
         allowed.extend(allow::read_allow_file(file, &gold, diag));
@@ -155,6 +159,7 @@ fn label_queue(
         top: cmp.k,
         wanted: Some(&wanted),
         lists: false,
+        doc_map: None,
     };
     let mut diag = Diagnostics::default();
     let again = load::read_runs_keeping(vec![baseline.meta.clone()], gold, &[], keep, &mut diag);

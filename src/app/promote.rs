@@ -28,7 +28,7 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
         ))
         .into());
     }
-    let results = results_path(&baseline, &cm.results)?;
+    let plan = plan(&baseline, &cm)?;
 
     let code = super::compare::run(s.compare)?;
     if code != exit::SUCCESS {
@@ -43,74 +43,179 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
         ));
     }
 
-    // The manifest is the candidate's (comments and layout kept by toml_edit), with
-    // `results` naming the copy beside it; the key's own decoration stays.
-    let mut doc = doc.doc.into_mut();
-    let name = results
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if let Some(value) = doc.get_mut("results").and_then(|i| i.as_value_mut()) {
-        let decor = value.decor().clone();
-        *value = name.as_str().into();
-        *value.decor_mut() = decor;
-    }
-    let text = doc.to_string();
-
+    let text = rewritten(doc, &plan);
+    let mut dests: Vec<&Path> = plan.copies.iter().map(|c| c.to.as_path()).collect();
+    dests.push(baseline.as_path());
     // The baseline's files keep their own modes when they are replaced.
-    let modes: Vec<Option<std::fs::Permissions>> = [&results, &baseline]
+    let modes: Vec<Option<std::fs::Permissions>> = dests
         .iter()
         .map(|p| std::fs::metadata(p).ok().map(|m| m.permissions()))
         .collect();
-    let source = cm.results.clone();
-    output::write_files(&[results.as_path(), baseline.as_path()], |i, out| {
-        if i == 0 {
-            let mut file = std::fs::File::open(&source)?;
+    output::write_files(&dests, |i, out| match plan.copies.get(i) {
+        Some(copy) => {
+            let mut file = std::fs::File::open(&copy.from)?;
             std::io::copy(&mut file, out).map(|_| ())
-        } else {
-            out.write_all(text.as_bytes())
         }
+        None => out.write_all(text.as_bytes()),
     })?;
-    for (path, mode) in [&results, &baseline].iter().zip(modes) {
+    for (path, mode) in dests.iter().zip(modes) {
         if let Some(mode) = mode {
             std::fs::set_permissions(path, mode)?;
         }
     }
-
-    let mut out = format!(
-        "\npromoted {} to {}: it now reads {} (a copy of {})\n",
-        candidate.display(),
-        baseline.display(),
-        results.display(),
-        cm.results.display()
-    );
-    if !same_path(&bm.results, &results) && !same_path(&bm.results, &cm.results) {
-        out.push_str(&format!(
-            "note: {} is no longer named by {}; left in place\n",
-            bm.results.display(),
-            baseline.display()
-        ));
-    }
-    out.push_str(&format!(
-        "next: commit {} and {}; export the next candidate over {}\n",
-        baseline.display(),
-        results.display(),
-        candidate.display()
-    ));
-    output::stdout(&out)?;
+    output::stdout(&promoted_message(&baseline, &candidate, &bm, &plan))?;
     Ok(exit::SUCCESS)
 }
 
-/// The copy's path: beside the baseline manifest, the manifest's stem with the
-/// candidate results' extension (which decides the format when none is declared).
-fn results_path(baseline: &Path, candidate_results: &Path) -> Result<PathBuf, InvalidInput> {
+/// One file the candidate's manifest names, and where its copy goes.
+struct Copy {
+    from: PathBuf,
+    to: PathBuf,
+    doc_map: bool,
+}
+
+/// Every copy promote makes (docs/contract.md §19.5): each results repeat, then the
+/// chunk map, under names derived from the baseline manifest's.
+struct Plan {
+    copies: Vec<Copy>,
+    /// The results were an array (repeats): the rewritten key stays one.
+    repeats: bool,
+}
+
+fn plan(baseline: &Path, cm: &crate::model::RunMeta) -> Result<Plan, InvalidInput> {
+    let mut sources = vec![cm.results.clone()];
+    sources.extend(cm.more_results.iter().map(|(_, p)| p.clone()));
+    let repeats = sources.len() > 1;
+    let mut copies = Vec::new();
+    for (i, from) in sources.into_iter().enumerate() {
+        let suffix = if repeats {
+            format!("-{}", i + 1)
+        } else {
+            String::new()
+        };
+        let to = copy_path(baseline, &suffix, &from)?;
+        copies.push(Copy {
+            from,
+            to,
+            doc_map: false,
+        });
+    }
+    if let Some((_, from)) = &cm.doc_map {
+        let to = copy_path(baseline, "-doc-map", from)?;
+        copies.push(Copy {
+            from: from.clone(),
+            to,
+            doc_map: true,
+        });
+    }
+    Ok(Plan { copies, repeats })
+}
+
+/// The candidate's manifest (comments and layout kept by toml_edit) with `results`
+/// and `doc_map` naming the copies beside it; each key's own decoration stays.
+fn rewritten(doc: manifest::ManifestDoc, plan: &Plan) -> String {
+    let mut doc = doc.doc.into_mut();
+    let name = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let results: Vec<String> = plan
+        .copies
+        .iter()
+        .filter(|c| !c.doc_map)
+        .map(|c| name(&c.to))
+        .collect();
+    let maps: Vec<String> = plan
+        .copies
+        .iter()
+        .filter(|c| c.doc_map)
+        .map(|c| name(&c.to))
+        .collect();
+    let set = |doc: &mut toml_edit::DocumentMut, key: &str, value: toml_edit::Value| {
+        if let Some(old) = doc.get_mut(key).and_then(|i| i.as_value_mut()) {
+            let decor = old.decor().clone();
+            *old = value;
+            *old.decor_mut() = decor;
+        }
+    };
+    let value: toml_edit::Value = if plan.repeats {
+        toml_edit::Array::from_iter(results.iter().map(String::as_str)).into()
+    } else {
+        results[0].as_str().into()
+    };
+    set(&mut doc, "results", value);
+    if let Some(map) = maps.first() {
+        set(&mut doc, "doc_map", map.as_str().into());
+    }
+    doc.to_string()
+}
+
+/// What promote did, what it left in place, and what to commit.
+fn promoted_message(
+    baseline: &Path,
+    candidate: &Path,
+    bm: &crate::model::RunMeta,
+    plan: &Plan,
+) -> String {
+    let reads: Vec<String> = plan
+        .copies
+        .iter()
+        .map(|c| {
+            format!(
+                "{}{} (a copy of {})",
+                if c.doc_map { "the doc map " } else { "" },
+                c.to.display(),
+                c.from.display()
+            )
+        })
+        .collect();
+    let mut out = format!(
+        "\npromoted {} to {}: it now reads {}\n",
+        candidate.display(),
+        baseline.display(),
+        reads.join(", ")
+    );
+    let mut old = vec![bm.results.clone()];
+    old.extend(bm.more_results.iter().map(|(_, p)| p.clone()));
+    old.extend(bm.doc_map.iter().map(|(_, p)| p.clone()));
+    for path in old {
+        let kept = plan
+            .copies
+            .iter()
+            .any(|c| same_path(&path, &c.to) || same_path(&path, &c.from));
+        if !kept {
+            out.push_str(&format!(
+                "note: {} is no longer named by {}; left in place\n",
+                path.display(),
+                baseline.display()
+            ));
+        }
+    }
+    let written: Vec<String> = plan
+        .copies
+        .iter()
+        .map(|c| c.to.display().to_string())
+        .collect();
+    out.push_str(&format!(
+        "next: commit {} and {}; export the next candidate over {}\n",
+        baseline.display(),
+        written.join(", "),
+        candidate.display()
+    ));
+    out
+}
+
+/// A copy's path: beside the baseline manifest, the manifest's stem and `suffix`
+/// with the source's extension (which decides the format when none is declared).
+fn copy_path(baseline: &Path, suffix: &str, source: &Path) -> Result<PathBuf, InvalidInput> {
     let stem = baseline
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "baseline".to_string());
-    let name = match candidate_results.extension() {
-        Some(ext) => format!("{stem}.{}", ext.to_string_lossy()),
-        None => format!("{stem}.results"),
+    let name = match source.extension() {
+        Some(ext) => format!("{stem}{suffix}.{}", ext.to_string_lossy()),
+        None => format!("{stem}{suffix}.results"),
     };
     let path = match baseline.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.join(name),
@@ -119,7 +224,7 @@ fn results_path(baseline: &Path, candidate_results: &Path) -> Result<PathBuf, In
     if same_path(&path, baseline) {
         return Err(InvalidInput::usage(format!(
             "the copy of {} would be named {}, the baseline manifest itself; rename the candidate's results",
-            candidate_results.display(),
+            source.display(),
             path.display()
         )));
     }

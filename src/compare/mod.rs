@@ -81,6 +81,9 @@ pub enum FailureKind {
     Ranking,
     /// No relevant doc is returned at all.
     Retrieval,
+    /// No relevant doc is in the candidate's chunk map: the new index does not hold
+    /// them (docs/contract.md §19.5).
+    Coverage,
 }
 
 impl FailureKind {
@@ -88,6 +91,7 @@ impl FailureKind {
         match self {
             FailureKind::Ranking => "ranking",
             FailureKind::Retrieval => "retrieval",
+            FailureKind::Coverage => "coverage",
         }
     }
 }
@@ -285,6 +289,10 @@ pub struct QueryRow {
     /// How many repeats each side has (JSON shows them in `baseline` and `candidate`).
     #[serde(skip)]
     pub repeats: [u32; 2],
+    /// Each side's values at the extra cutoffs (`--cutoffs`, docs/contract.md §19.8);
+    /// JSON shows them as `at` inside `baseline` and `candidate`.
+    #[serde(skip)]
+    pub at: [crate::eval::cutoffs::ByCutoff; 2],
 }
 
 /// A mean with its delta and, for RR, Recall, Hit and nDCG, its statistics.
@@ -362,6 +370,8 @@ pub struct Comparison {
     /// Per-tag results (docs/contract.md §18), worst RR delta first; set by
     /// [`segments::attach`].
     pub segments: Vec<segments::Segment>,
+    /// Means at each extra cutoff (docs/contract.md §19.8); set by [`cutoffs::attach`].
+    pub means_at: cutoffs::MeansAt,
 }
 
 /// Order per-query rows: status, then delta RR ascending, then delta Recall
@@ -406,6 +416,9 @@ pub fn compare(
         ];
         let mut row = query_row(q, (bo, co), sides, k, min_grade);
         row.holes = holes::holes(q, bo, co, k, row.status);
+        if row.failure_kind.is_some() && c.covered.as_ref().is_some_and(|cov| !cov[qi]) {
+            row.failure_kind = Some(FailureKind::Coverage);
+        }
         if bump == Bump::Same && row.status != Status::Flaky && moved(&row) {
             nondeterministic.push(q.id.to_string());
         }
@@ -437,12 +450,13 @@ pub fn compare(
         bump,
         same_results: false,
         segments: Vec::new(),
+        means_at: Default::default(),
     }
 }
 
 /// Whether RR@k, Recall@k or nDCG@k differs between the sides (beyond rounding of
 /// means over repeats): under one index version, a non-deterministic query (§17).
-fn moved(row: &QueryRow) -> bool {
+pub fn moved(row: &QueryRow) -> bool {
     [Metric::Rr, Metric::Recall, Metric::Ndcg]
         .iter()
         .any(|m| (m.of(&row.candidate) - m.of(&row.baseline)).abs() > 1e-12)
@@ -500,6 +514,7 @@ fn query_row(
         candidate_zero_rr_repeats: cr.zero_rr,
         rbo: None,
         repeats: [br.repeats, cr.repeats],
+        at: Default::default(),
     }
 }
 
@@ -551,6 +566,7 @@ pub fn ids_with(rows: &[QueryRow], status: Status) -> Vec<String> {
     ids
 }
 
+pub mod cutoffs;
 pub mod segments;
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use crate::model::{DataFormat, GoldMeta, RunMeta, TagsFile};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
 const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256";
-const RUN_KEYS: &str = "index_version, corpus, depth, results, format, filters";
+const RUN_KEYS: &str = "index_version, corpus, depth, results, format, doc_map, filters";
 
 /// A parsed manifest with its raw text, for line numbers.
 pub struct ManifestDoc {
@@ -462,6 +462,10 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
     let depth = keys.positive("depth", true);
     let format = keys.format();
     let results = keys.results_paths(format.flatten());
+    let doc_map = keys
+        .table
+        .contains_key("doc_map")
+        .then(|| keys.data_path("doc_map", "doc map"));
     let mut filters = BTreeMap::new();
     match table.get("filters") {
         None => {}
@@ -508,6 +512,7 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
         format,
         manifest: Some(m.path.clone()),
         more_results: results_all,
+        doc_map: doc_map.flatten(),
     })
 }
 

@@ -3,6 +3,7 @@
 
 pub mod allow;
 pub mod csvio;
+pub mod docmap;
 pub mod fs;
 pub mod gold;
 pub mod json;

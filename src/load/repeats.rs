@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::load::docmap::DocMap;
 use crate::load::run;
 use crate::model::{EvaluatedRun, GoldSet, RunMeta};
 use crate::progress;
@@ -32,14 +33,22 @@ pub fn read_runs_with(
     keep: run::Keep,
     diag: &mut Diagnostics,
 ) -> Vec<Option<EvaluatedRun>> {
+    let maps = doc_maps(&metas, diag);
     let mut jobs = Vec::new();
     for (i, meta) in metas.iter().enumerate() {
+        if meta.doc_map.is_some() && maps[i].is_none() {
+            continue; // the map's problems are reported; its run is not read
+        }
         for (r, m) in meta.repeat_metas().into_iter().enumerate() {
+            let keep = if r == 0 { keep } else { run::Keep::NONE };
             jobs.push(Job {
                 run: i,
                 repeat: r,
                 meta: m,
-                keep: if r == 0 { keep } else { run::Keep::NONE },
+                keep: run::Keep {
+                    doc_map: maps[i].as_ref(),
+                    ..keep
+                },
             });
         }
     }
@@ -54,7 +63,26 @@ pub fn read_runs_with(
     metas
         .into_iter()
         .zip(per_run)
-        .map(|(meta, reads)| assemble(meta, reads, gold, diag))
+        .zip(&maps)
+        .map(|((meta, reads), map)| {
+            if reads.is_empty() {
+                return None; // its chunk map could not be read
+            }
+            let mut run = assemble(meta, reads, gold, diag)?;
+            run.covered = map.as_ref().map(|m| m.covered(gold));
+            Some(run)
+        })
+        .collect()
+}
+
+/// Each run's chunk map, read once for all its repeats (docs/contract.md §19.5).
+fn doc_maps(metas: &[RunMeta], diag: &mut Diagnostics) -> Vec<Option<DocMap>> {
+    metas
+        .iter()
+        .map(|m| {
+            let (_, path) = m.doc_map.as_ref()?;
+            crate::load::docmap::read(path, &path.display().to_string(), diag)
+        })
         .collect()
 }
 

@@ -29,6 +29,8 @@ pub struct Keep<'w> {
     pub wanted: Option<&'w Wanted>,
     /// Keep every returned list as doc hashes, for drift (docs/contract.md §17).
     pub lists: bool,
+    /// The run's chunk map: ids read are chunks, mapped to documents (§19.5).
+    pub doc_map: Option<&'w crate::load::docmap::DocMap>,
 }
 
 impl Keep<'_> {
@@ -37,6 +39,7 @@ impl Keep<'_> {
         top: 0,
         wanted: None,
         lists: false,
+        doc_map: None,
     };
 
     /// Keep the lists only.
@@ -44,6 +47,7 @@ impl Keep<'_> {
         top: 0,
         wanted: None,
         lists: true,
+        doc_map: None,
     };
 }
 
@@ -385,6 +389,21 @@ impl<'g> Collector<'g> {
             );
         }
         self.longest = self.longest.max(len);
+        // With a chunk map the rest sees documents (docs/contract.md §19.5).
+        let mapped;
+        let chunk_line;
+        let (docs, line_of): (&[&str], &dyn Fn(usize) -> u64) = match self.keep.doc_map {
+            None => (docs, line_of),
+            Some(map) => {
+                let Some((d, at)) = map.to_docs(qid, docs, &self.display, line_of, diag) else {
+                    return;
+                };
+                mapped = d;
+                chunk_line = move |i: usize| line_of(at[i]);
+                (&mapped, &chunk_line)
+            }
+        };
+        let len = docs.len() as u32;
         let mut list = FxHasher::default();
         // Duplicates: an open-addressing table of (hash, position), cleared per
         // ranking; each duplicated doc is reported once, at its second occurrence.
@@ -559,6 +578,7 @@ impl<'g> Collector<'g> {
             observed: self.observed,
             repeats: Vec::new(),
             lists: self.lists,
+            covered: None,
         }
     }
 }

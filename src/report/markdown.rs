@@ -9,9 +9,9 @@ use std::fmt::Write;
 use crate::compare::QueryRow;
 use crate::gate::NiVerdict;
 use crate::report::{
-    CompareReport, Rows, VerdictWord, change_cells, drift_line, filters_text, flaky_note,
-    flaky_rows, has_repeats, means_cells, means_header, non_inferiority_cells, num, rank,
-    segment_cells, segment_header, suspect_marker,
+    CompareReport, Rows, VerdictWord, drift_line, filters_text, flaky_note, flaky_rows,
+    has_repeats, means_cells, means_header, non_inferiority_cells, num, rank, segment_cells,
+    segment_header, status_counts, suspect_marker,
 };
 use crate::text::and_more;
 
@@ -187,6 +187,7 @@ fn heading(s: &mut String, r: &CompareReport) {
     };
     let reasons = r.reasons_line(&|id| code(id));
     let _ = writeln!(s, "## ragdiff: {verdict} — {reasons}\n");
+    let _ = writeln!(s, "**{}**\n", status_counts(r));
     let g = &r.gold;
     let frozen = match &g.sha256 {
         Some(sha) => format!("sha256 `{}`", &sha[..12.min(sha.len())]),
@@ -194,7 +195,7 @@ fn heading(s: &mut String, r: &CompareReport) {
     };
     let _ = writeln!(
         s,
-        "**gold** {} {}{} · {frozen} · {} queries, {} no-answer, relevant docs per query (count:queries) {} · **corpus** {} · **filters** {} · **depth** {} · **k** {} · **index** {}{}{}\n",
+        "**gold** {} {}{} · {frozen} · {} queries, {} no-answer, relevant docs per query {} · **corpus** {} · **filters** {} · **depth** {} · **k** {} · **index** {}{}{}\n",
         escape(&g.name),
         g.version.as_deref().map(escape).unwrap_or_default(),
         g.frozen_at
@@ -203,7 +204,7 @@ fn heading(s: &mut String, r: &CompareReport) {
             .unwrap_or_default(),
         g.queries,
         g.no_answer(),
-        g.distribution(),
+        g.relevant_range(),
         escape(r.baseline.corpus.as_deref().unwrap_or("-")),
         escape(&filters_text(&r.baseline.filters)),
         r.baseline.depth,
@@ -308,22 +309,61 @@ fn per_query(s: &mut String, rows: &Rows, unchanged: usize, shown: usize) {
         changed.len()
     );
     if !changed.is_empty() {
-        let _ = writeln!(
-            s,
-            "| id | status | first relevant rank | RR | ΔRR | Recall | ΔRecall | Hit | nDCG | ΔnDCG | lost | gained |"
-        );
-        let _ = writeln!(
-            s,
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
-        );
+        let _ = writeln!(s, "| {} |", PER_QUERY_HEADER.join(" | "));
+        let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---|---|");
         for q in changed.iter().take(shown) {
-            let _ = writeln!(s, "| {} |", change_cells(q, "→", &code, ", ").join(" | "));
+            let _ = writeln!(s, "| {} |", per_query_cells(q).join(" | "));
         }
         if shown < changed.len() {
             let _ = writeln!(s, "\n… and {} more", changed.len() - shown);
         }
     }
     let _ = writeln!(s, "\n</details>\n");
+}
+
+/// The per-query table's columns: at most 8, so it fits GitHub's width
+/// (docs/contract.md §19.7).
+pub const PER_QUERY_HEADER: [&str; 8] = [
+    "id",
+    "status",
+    "first relevant rank",
+    "RR",
+    "Recall",
+    "nDCG",
+    "lost",
+    "gained",
+];
+
+/// One per-query row: each metric one cell, `0.50 → 0.00 (−0.50)`.
+fn per_query_cells(q: &QueryRow) -> [String; 8] {
+    let (b, c) = (&q.baseline, &q.candidate);
+    [
+        code(&q.id),
+        q.status.name().to_string(),
+        arrow(rank(b.first_relevant_rank), rank(c.first_relevant_rank)),
+        moved(b.rr, c.rr),
+        moved(b.recall, c.recall),
+        moved(b.ndcg, c.ndcg),
+        ids(&q.lost),
+        ids(&q.gained),
+    ]
+}
+
+/// `b → c (±d)` with 2 decimals (4 when 2 would hide the change; a minus sign,
+/// U+2212, for a fall), or the value alone when it did not move.
+fn moved(b: f64, c: f64) -> String {
+    let digits = if format!("{b:.2}") == format!("{c:.2}") && b != c {
+        4
+    } else {
+        2
+    };
+    let n = |x: f64| format!("{x:.digits$}");
+    if b == c {
+        return n(b);
+    }
+    let d = c - b;
+    let sign = if d < 0.0 { "−" } else { "+" };
+    format!("{} → {} ({sign}{})", n(b), n(c), n(d.abs()))
 }
 
 /// The warnings, at most [`MAX_WARNINGS`] of them, then the notes; each cut to

@@ -92,14 +92,52 @@ impl GoldContext {
         dist.join(" ")
     }
 
-    /// Query counts: total, no-answer and relevant docs per query.
+    /// Query counts: total, no-answer and relevant docs per query (min, median, max;
+    /// the full histogram stays in JSON, docs/contract.md §19.7).
     pub fn counts(&self) -> String {
         format!(
-            "{} queries, {} no-answer; relevant docs per query (count:queries) {}",
+            "{} queries, {} no-answer; relevant docs per query {}",
             self.queries,
             self.no_answer(),
-            self.distribution()
+            self.relevant_range()
         )
+    }
+
+    /// `min 1, median 2, max 7` over the queries with a relevant doc (a median
+    /// between two counts ends in `.5`).
+    pub fn relevant_range(&self) -> String {
+        let hist: Vec<(u32, usize)> = self
+            .relevant_per_query
+            .iter()
+            .filter(|(n, q)| **n > 0 && **q > 0)
+            .map(|(n, q)| (*n, *q))
+            .collect();
+        let total: usize = hist.iter().map(|(_, q)| q).sum();
+        let (Some(min), Some(max)) = (hist.first(), hist.last()) else {
+            return "min 0, median 0, max 0".into();
+        };
+        // The i-th smallest count (0-based), walking the histogram.
+        let nth = |i: usize| {
+            let mut seen = 0;
+            for (n, q) in &hist {
+                seen += q;
+                if i < seen {
+                    return *n;
+                }
+            }
+            max.0
+        };
+        let median = if total % 2 == 1 {
+            nth(total / 2).to_string()
+        } else {
+            let sum = nth(total / 2 - 1) + nth(total / 2);
+            if sum % 2 == 0 {
+                (sum / 2).to_string()
+            } else {
+                format!("{}.5", sum / 2)
+            }
+        };
+        format!("min {}, median {median}, max {}", min.0, max.0)
     }
 }
 
@@ -192,6 +230,11 @@ pub struct CompareReport {
     pub segments: Vec<Segment>,
     /// Rank-biased overlap of every query in both runs (docs/contract.md §17).
     pub drift: crate::compare::drift::Drift,
+    /// Means at each extra cutoff (`--cutoffs`, docs/contract.md §19.8).
+    #[serde(skip_serializing_if = "crate::compare::cutoffs::MeansAt::is_empty")]
+    pub means_at: crate::compare::cutoffs::MeansAt,
+    /// Each side object gains `at` under `--cutoffs`.
+    #[serde(serialize_with = "crate::compare::cutoffs::serialize_rows")]
     pub per_query: Vec<QueryRow>,
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
@@ -250,6 +293,7 @@ impl CompareReport {
             zero_rr: cmp.zero_rr,
             segments: cmp.segments,
             drift: cmp.drift,
+            means_at: cmp.means_at,
             per_query: cmp.rows,
             accepted: decided.accepted,
             no_answer: cmp.no_answer,
@@ -362,10 +406,11 @@ impl<'a> Rows<'a> {
             .filter(|q| q.status == Status::NewlyFailed)
             .collect();
         newly_failed.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
+        // Changed: RR@k, Recall@k or nDCG@k moved (docs/contract.md §19.7).
         let changed = r
             .per_query
             .iter()
-            .filter(|q| q.status != Status::Unchanged)
+            .filter(|q| crate::compare::moved(q))
             .collect();
         Self {
             newly_failed,
@@ -437,12 +482,17 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
                 num(md.candidate),
                 delta(md.delta),
                 ci,
-                md.p_value.map(num).unwrap_or_default(),
-                md.p_adjusted.map(num).unwrap_or_default(),
+                md.p_value
+                    .map(|p| p_text(p, r.resamples))
+                    .unwrap_or_default(),
+                md.p_adjusted
+                    .map(|p| p_text(p, r.resamples))
+                    .unwrap_or_default(),
                 effect_cell(md.effect_size),
             ]
         })
         .collect();
+    rows.extend(cutoff_mean_rows(r));
     let j = &r.means.judged;
     rows.push([
         format!("Judged@{}", r.k),
@@ -464,6 +514,24 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
         String::new(),
         String::new(),
     ]);
+    rows
+}
+
+/// The means table's rows at each extra cutoff (`--cutoffs`, docs/contract.md
+/// §19.8): five metrics a cutoff, without statistics (they never gate).
+pub fn cutoff_mean_rows(r: &CompareReport) -> Vec<[String; 8]> {
+    let mut rows = Vec::new();
+    for (c, means) in &r.means_at.0 {
+        for m in crate::eval::cutoffs::AT_METRICS {
+            let md = means.get(m);
+            let mut row: [String; 8] = Default::default();
+            row[0] = m.label(*c);
+            row[1] = num(md.baseline);
+            row[2] = num(md.candidate);
+            row[3] = delta(md.delta);
+            rows.push(row);
+        }
+    }
     rows
 }
 
@@ -503,6 +571,36 @@ pub fn filters_text(filters: &BTreeMap<String, String>) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// A p-value as the tables show it: at its floor `1/(1+resamples)` (the smallest a
+/// randomization test can give) `< 0.001` when resamples >= 1000, else `<=` and
+/// the floor; any other p with 4 decimals (docs/contract.md §19.7).
+pub fn p_text(p: f64, resamples: u32) -> String {
+    let floor = 1.0 / (1.0 + f64::from(resamples));
+    if p > floor * (1.0 + 1e-9) {
+        num(p)
+    } else if resamples >= 1000 {
+        "< 0.001".into()
+    } else {
+        format!("<= {}", num(floor))
+    }
+}
+
+/// The verdict block's counts (docs/contract.md §19.7): `1 newly failed, 2
+/// regressed, 3 improved, 0 fixed, 4 still failing`.
+pub fn status_counts(r: &CompareReport) -> String {
+    [
+        (Status::NewlyFailed, "newly failed"),
+        (Status::Regressed, "regressed"),
+        (Status::Improved, "improved"),
+        (Status::Fixed, "fixed"),
+        (Status::StillFailing, "still failing"),
+    ]
+    .iter()
+    .map(|(st, name)| format!("{} {name}", r.count(*st)))
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 /// A number as reports print it: 4 decimals, like trec_eval.

@@ -7,7 +7,8 @@ use crate::metrics::Metric;
 use crate::report::{
     CHANGE_HEADER, CompareReport, EvalReport, GoldContext, Rows, RunContext, VerdictWord,
     change_cells, drift_line, filters_text, flaky_note, flaky_rows, has_repeats, means_cells,
-    means_header, non_inferiority_cells, num, rank, segment_cells, segment_header, suspect_marker,
+    means_header, non_inferiority_cells, num, rank, segment_cells, segment_header, status_counts,
+    suspect_marker,
 };
 use crate::text::{and_more, plural, safe_id};
 
@@ -173,6 +174,7 @@ fn verdict_line(r: &CompareReport, colour: bool) -> String {
 pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     let rows = Rows::of(r);
     let mut out = verdict_line(r, colour);
+    out.push_str(&format!("      {}\n", status_counts(r)));
     out.push_str(&context(&r.gold, &r.baseline, r.k, &r.index_versions()));
     if r.reproducibility_check {
         out.push_str("        same index version: a reproducibility check\n");
@@ -202,8 +204,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     noise_lines(&mut out, r);
     if !rows.changed.is_empty() {
         out.push('\n');
-        out.push_str(&change_table(&rows.changed).to_string());
-        out.push('\n');
+        out.push_str(&fitted_change_table(&rows.changed, target_width()));
     }
     out.push_str(&format!(
         "unchanged: {}\n",
@@ -267,16 +268,84 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
     }
 }
 
-/// The changed queries, at most [`MAX_ROWS`], numbers right-aligned.
-fn change_table(changed: &[&QueryRow]) -> Table {
-    let mut t = new_table(CHANGE_HEADER.map(String::from).to_vec());
-    for q in changed.iter().take(MAX_ROWS) {
-        let cells = change_cells(q, "->", &safe_id, " ");
+/// Change-table columns left out, in this order, until the table fits the width
+/// (docs/contract.md §19.7): gained, lost, ΔnDCG, nDCG, Hit.
+pub const DROP_ORDER: [usize; 5] = [11, 10, 9, 8, 7];
+
+/// The width the terminal table must fit: `COLUMNS` when set to a positive number,
+/// else the terminal's width when stdout is one; `None` (never narrowed) otherwise.
+pub fn target_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    let columns = std::env::var("COLUMNS").ok();
+    if let Some(c) = columns.and_then(|v| v.trim().parse::<usize>().ok()) {
+        return (c > 0).then_some(c);
+    }
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    Table::new().width().map(usize::from)
+}
+
+/// The change table fitted to `width`: whole columns left out first (in
+/// [`DROP_ORDER`]), then the remaining cells wrapped, never an id; a line says which
+/// columns were left out.
+pub fn fitted_change_table(changed: &[&QueryRow], width: Option<usize>) -> String {
+    let cells: Vec<[String; 12]> = changed
+        .iter()
+        .take(MAX_ROWS)
+        .map(|q| change_cells(q, "->", &safe_id, " "))
+        .collect();
+    let widest = |t: &Table| {
+        t.lines()
+            .map(|l| unicode_width(&l))
+            .max()
+            .unwrap_or_default()
+    };
+    let mut kept: Vec<usize> = (0..CHANGE_HEADER.len()).collect();
+    let mut table = change_table_of(&cells, &kept);
+    let Some(width) = width else {
+        return format!("{table}\n");
+    };
+    let mut dropped = Vec::new();
+    for col in DROP_ORDER {
+        if widest(&table) <= width {
+            break;
+        }
+        kept.retain(|&c| c != col);
+        dropped.push(CHANGE_HEADER[col]);
+        table = change_table_of(&cells, &kept);
+    }
+    if widest(&table) > width {
+        table
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(u16::try_from(width).unwrap_or(u16::MAX));
+        if let Some(id) = table.column_mut(0) {
+            id.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+        }
+    }
+    let mut out = format!("{table}\n");
+    if !dropped.is_empty() {
+        out.push_str(&format!(
+            "(left out to fit {width} columns: {}; the CSV and JSON reports hold them)\n",
+            dropped.join(", ")
+        ));
+    }
+    out
+}
+
+/// Display width of a line (box-drawing and the arrows are one column each).
+fn unicode_width(line: &str) -> usize {
+    line.chars().count()
+}
+
+/// The change table with the columns `kept` (indices into [`CHANGE_HEADER`]).
+fn change_table_of(cells: &[[String; 12]], kept: &[usize]) -> Table {
+    let mut t = new_table(kept.iter().map(|&c| CHANGE_HEADER[c].to_string()).collect());
+    for row in cells {
         t.add_row(
-            cells
-                .into_iter()
-                .enumerate()
-                .map(|(i, text)| {
+            kept.iter()
+                .map(|&i| {
+                    let text = row[i].clone();
                     if (2..10).contains(&i) {
                         right(text)
                     } else {

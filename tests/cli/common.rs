@@ -25,6 +25,7 @@ pub fn ragdiff(dir: impl AsRef<Path>) -> Command {
     cmd.current_dir(dir)
         .env_remove("GITHUB_ACTIONS")
         .env_remove("CI")
+        .env_remove("COLUMNS")
         .env("NO_COLOR", "1");
     cmd
 }
@@ -232,6 +233,9 @@ pub struct CompareJson {
     pub zero_rr: ZeroRrJson,
     pub segments: Vec<SegmentJson>,
     pub drift: DriftJson,
+    /// Present with `--cutoffs` only (docs/contract.md §19.8).
+    #[serde(default)]
+    pub means_at: Option<std::collections::BTreeMap<String, MeansAtJson>>,
     pub per_query: Vec<CompareRow>,
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
@@ -293,6 +297,7 @@ pub enum Bump {
 pub enum FailureKind {
     Ranking,
     Retrieval,
+    Coverage,
 }
 
 /// A mean of RR, Recall, Hit or nDCG: its delta and always its statistics.
@@ -352,6 +357,9 @@ pub struct SideJson {
     pub precision: f64,
     pub ndcg: f64,
     pub ap: f64,
+    /// Present with `--cutoffs` only (docs/contract.md §19.8).
+    #[serde(default)]
+    pub at: Option<std::collections::BTreeMap<String, AtJson>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -700,4 +708,24 @@ pub struct DriftJson {
 pub struct MovedJson {
     pub id: String,
     pub rbo: f64,
+}
+
+/// `compare --cutoffs`: the five metrics' means at one cutoff, each `means`-shaped
+/// without statistics (docs/contract.md §19.8).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeansAtJson {
+    pub rr: MeanAtJson,
+    pub recall: MeanAtJson,
+    pub hit: MeanAtJson,
+    pub precision: MeanAtJson,
+    pub ndcg: MeanAtJson,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeanAtJson {
+    pub baseline: f64,
+    pub candidate: f64,
+    pub delta: f64,
 }

@@ -93,13 +93,14 @@ fn suspect_case_csv_counts_entered_docs() {
     assert_code(&out, 1);
     let text = stdout(&out);
     let header = text.lines().next().unwrap_or_default();
-    assert!(header.ends_with(",suspect"), "{header}");
+    // docs/contract.md §19.7: suspect is the fourth column.
+    assert!(
+        header.starts_with("id,status,failure_kind,suspect,"),
+        "{header}"
+    );
     for line in text.lines().skip(1) {
-        let (id, last) = (
-            line.split(',').next().unwrap_or_default(),
-            line.rsplit(',').next().unwrap_or_default(),
-        );
-        assert_eq!(last, if id == "S-1" { "2" } else { "" }, "{line}");
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells[3], if cells[0] == "S-1" { "2" } else { "" }, "{line}");
     }
 }
 

@@ -16,6 +16,7 @@ mod interrupt;
 mod leak;
 mod parity;
 mod report;
+mod rest14;
 mod review;
 mod scale;
 mod segments;

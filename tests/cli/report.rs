@@ -206,12 +206,12 @@ fn demo_markdown_layout() {
     let ids: Vec<&str> = per_query.iter().map(|r| r[0].as_str()).collect();
     assert_eq!(
         ids,
-        ["Q-21", "Q-22", "Q-24", "Q-17", "Q-23"],
-        "unchanged not listed"
+        ["Q-21", "Q-22", "Q-17", "Q-23"],
+        "unchanged and still failing (nothing moved) not listed"
     );
     let details = md.find("<details>").expect("<details>");
     assert!(md.find("### Newly failed").expect("newly failed") < details);
-    assert!(md.contains("5 changed, 2 unchanged (not listed)"), "{md}");
+    assert!(md.contains("4 changed, 3 unchanged (not listed)"), "{md}");
 }
 
 // ---------------------------------------------------------------------------------
@@ -269,10 +269,11 @@ fn check_bounded_markdown(queries: &[(String, Change)]) -> String {
     assert!(md.starts_with("## ragdiff: "), "verdict first");
 
     let all = tables(&md);
+    // Changed: RR, Recall or nDCG moved (docs/contract.md §19.7).
     let changed = r
         .per_query
         .iter()
-        .filter(|q| q.status != Status::Unchanged)
+        .filter(|q| q.delta.rr != 0.0 || q.delta.recall != 0.0 || q.delta.ndcg != 0.0)
         .count();
     let unchanged = r.per_query.len() - changed;
     assert!(
@@ -413,7 +414,8 @@ fn markdown_escapes_ids() {
     let newly = table(&all, "id", "failure").expect("the newly failed table");
     assert_eq!(newly.len(), NASTY.len());
     let per_query = table(&all, "id", "status").expect("the per-query table");
-    assert_eq!(per_query.len(), queries.len());
+    // The still-failing query moved no metric: not listed (docs/contract.md §19.7).
+    assert_eq!(per_query.len(), queries.len() - 1);
 
     // every id is a code span: nothing inside is Markdown, HTML, a link or a mention
     for id in NASTY
@@ -478,6 +480,8 @@ fn csv_guards_ids_against_formula_injection() {
         [
             "id",
             "status",
+            "failure_kind",
+            "suspect",
             "tags",
             "baseline_rank",
             "candidate_rank",
@@ -487,7 +491,20 @@ fn csv_guards_ids_against_formula_injection() {
             "baseline_recall",
             "candidate_recall",
             "delta_recall",
-            "suspect"
+            "baseline_hit",
+            "candidate_hit",
+            "delta_hit",
+            "baseline_precision",
+            "candidate_precision",
+            "delta_precision",
+            "baseline_ndcg",
+            "candidate_ndcg",
+            "delta_ndcg",
+            "baseline_ap",
+            "candidate_ap",
+            "delta_ap",
+            "lost",
+            "gained"
         ]
     );
     let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a record")).collect();
@@ -503,19 +520,21 @@ fn csv_guards_ids_against_formula_injection() {
         assert_eq!(&rec[1], row.status.name());
         seen.insert(row.id.clone());
         let rank = |r: Option<u32>| r.map(|v| v.to_string()).unwrap_or_default();
-        assert_eq!(&rec[2], "", "no tags in this gold");
-        assert_eq!(&rec[3], rank(row.baseline.first_relevant_rank));
-        assert_eq!(&rec[4], rank(row.candidate.first_relevant_rank));
+        assert_eq!(&rec[4], "", "no tags in this gold");
+        assert_eq!(&rec[5], rank(row.baseline.first_relevant_rank));
+        assert_eq!(&rec[6], rank(row.candidate.first_relevant_rank));
+        let (b, c, d) = (&row.baseline, &row.candidate, &row.delta);
         let numbers = [
-            row.baseline.rr,
-            row.candidate.rr,
-            row.delta.rr,
-            row.baseline.recall,
-            row.candidate.recall,
-            row.delta.recall,
-        ];
+            [b.rr, c.rr, d.rr],
+            [b.recall, c.recall, d.recall],
+            [b.hit, c.hit, d.hit],
+            [b.precision, c.precision, d.precision],
+            [b.ndcg, c.ndcg, d.ndcg],
+            [b.ap, c.ap, d.ap],
+        ]
+        .concat();
         for (i, expected) in numbers.iter().enumerate() {
-            let cell = &rec[5 + i];
+            let cell = &rec[7 + i];
             assert!(!cell.starts_with('\''), "a number is never guarded: {cell}");
             assert_eq!(
                 cell.parse::<f64>().expect("a number"),

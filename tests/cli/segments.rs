@@ -325,14 +325,14 @@ fn csv_export_has_a_tags_column() {
     assert_eq!(
         lines.next(),
         Some(
-            "id,status,tags,baseline_rank,candidate_rank,baseline_rr,candidate_rr,delta_rr,baseline_recall,candidate_recall,delta_recall,suspect"
+            "id,status,failure_kind,suspect,tags,baseline_rank,candidate_rank,baseline_rr,candidate_rr,delta_rr,baseline_recall,candidate_recall,delta_recall,baseline_hit,candidate_hit,delta_hit,baseline_precision,candidate_precision,delta_precision,baseline_ndcg,candidate_ndcg,delta_ndcg,baseline_ap,candidate_ap,delta_ap,lost,gained"
         )
     );
     assert!(
         text.lines()
-            .any(|l| l.starts_with("R01,regressed,lang:ru;intent:billing,1,2,"))
+            .any(|l| l.starts_with("R01,regressed,,,lang:ru;intent:billing,1,2,"))
     );
-    assert!(text.lines().any(|l| l.starts_with("U1,unchanged,,1,1,")));
+    assert!(text.lines().any(|l| l.starts_with("U1,unchanged,,,,1,1,")));
 }
 
 /// A gold of 200 queries with 30 long labels each (6,000 segments): the Markdown

@@ -289,9 +289,9 @@ fn compare_json_types_refuse_what_the_code_does_not_emit() {
                     .iter_mut()
                     .find(|r| r["status"] == "newly_failed")
                     .expect("the demo has a newly failed query");
-                row["failure_kind"] = "coverage".into();
+                row["failure_kind"] = "truncation".into();
             },
-            "unknown variant `coverage`",
+            "unknown variant `truncation`",
         ),
     ];
     for (what, edit, message) in edits {

@@ -1,0 +1,151 @@
+//! `compare --cutoffs` (docs/contract.md §19.8): RR, Recall, Hit, P and nDCG of both
+//! sides at each extra cutoff, per query and as means. Reported only: statuses, k and
+//! every gate stay at the pinned k.
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+
+use crate::compare::Comparison;
+use crate::eval::cutoffs::{AT_METRICS, At, ByCutoff};
+use crate::metrics::Metric;
+use crate::model::{EvaluatedRun, GoldSet};
+
+/// A mean at one cutoff: both sides and the mean of the per-query deltas.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct MeanAt {
+    pub baseline: f64,
+    pub candidate: f64,
+    pub delta: f64,
+}
+
+/// The five metrics' means at one cutoff, shaped as `means` (without statistics).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct MeansAtCutoff {
+    pub rr: MeanAt,
+    pub recall: MeanAt,
+    pub hit: MeanAt,
+    pub precision: MeanAt,
+    pub ndcg: MeanAt,
+}
+
+impl MeansAtCutoff {
+    pub fn get(&self, m: Metric) -> MeanAt {
+        match m {
+            Metric::Rr => self.rr,
+            Metric::Recall => self.recall,
+            Metric::Hit => self.hit,
+            Metric::Precision => self.precision,
+            Metric::Ndcg | Metric::Ap => self.ndcg,
+        }
+    }
+
+    fn get_mut(&mut self, m: Metric) -> &mut MeanAt {
+        match m {
+            Metric::Rr => &mut self.rr,
+            Metric::Recall => &mut self.recall,
+            Metric::Hit => &mut self.hit,
+            Metric::Precision => &mut self.precision,
+            Metric::Ndcg | Metric::Ap => &mut self.ndcg,
+        }
+    }
+}
+
+/// Means by cutoff, in cutoff order; JSON keys are the cutoffs as strings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MeansAt(pub Vec<(u32, MeansAtCutoff)>);
+
+impl MeansAt {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for MeansAt {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (c, m) in &self.0 {
+            map.serialize_entry(&c.to_string(), m)?;
+        }
+        map.end()
+    }
+}
+
+/// Fill every row's `at` (each side's mean over its repeats at each cutoff) and the
+/// means at each cutoff over the compared rows. Nothing when `cutoffs` is empty.
+pub fn attach(cmp: &mut Comparison, gold: &GoldSet, [b, c]: [&EvaluatedRun; 2], cutoffs: &[u32]) {
+    if cutoffs.is_empty() {
+        return;
+    }
+    let min_grade = gold.meta.min_grade;
+    for row in &mut cmp.rows {
+        let Some(qi) = gold.lookup(&row.id).map(|i| i as usize) else {
+            continue;
+        };
+        let q = &gold.queries[qi];
+        let side = |run: &EvaluatedRun| {
+            ByCutoff(
+                cutoffs
+                    .iter()
+                    .map(|&k| {
+                        let r = crate::eval::over_repeats(q, run, qi, k, min_grade);
+                        (k, At::of(&r.scores))
+                    })
+                    .collect(),
+            )
+        };
+        row.at = [side(b), side(c)];
+    }
+    cmp.means_at = means_at(cmp, cutoffs);
+}
+
+/// The mean of each side, and of the per-query deltas, at each cutoff.
+fn means_at(cmp: &Comparison, cutoffs: &[u32]) -> MeansAt {
+    let n = cmp.rows.len().max(1) as f64;
+    MeansAt(
+        cutoffs
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| {
+                let mut m = MeansAtCutoff::default();
+                for metric in AT_METRICS {
+                    let slot = m.get_mut(metric);
+                    for row in &cmp.rows {
+                        let (b, c) = (row.at[0].0[i].1.get(metric), row.at[1].0[i].1.get(metric));
+                        slot.baseline += b;
+                        slot.candidate += c;
+                        slot.delta += c - b;
+                    }
+                    slot.baseline /= n;
+                    slot.candidate /= n;
+                    slot.delta /= n;
+                }
+                (k, m)
+            })
+            .collect(),
+    )
+}
+
+/// Serialize per-query rows with each side's `at` inside `baseline` and
+/// `candidate` (JSON only; rows without cutoffs are written as they are).
+pub fn serialize_rows<S: serde::Serializer>(
+    rows: &[super::QueryRow],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::{Error, SerializeSeq};
+    let mut seq = s.serialize_seq(Some(rows.len()))?;
+    for row in rows {
+        if row.at[0].is_empty() {
+            seq.serialize_element(row)?;
+            continue;
+        }
+        let mut value = serde_json::to_value(row).map_err(S::Error::custom)?;
+        for (key, at) in ["baseline", "candidate"].into_iter().zip(&row.at) {
+            if let Some(side) = value.get_mut(key).and_then(|v| v.as_object_mut()) {
+                let at = serde_json::to_value(at).map_err(S::Error::custom)?;
+                side.insert("at".into(), at);
+            }
+        }
+        seq.serialize_element(&value)?;
+    }
+    seq.end()
+}
