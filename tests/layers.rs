@@ -137,3 +137,75 @@ fn the_scan_sees_an_import() {
     assert!(!names("use crate::reporting::X;", "report"));
     assert!(!names("use crate::load::fs;", "report"));
 }
+
+/// Every `fn` in `src/` (unit-test modules aside) with its length in lines, found
+/// by indentation: the line that opens it, through the line that closes it at the
+/// same indentation (rustfmt's layout).
+fn long_functions(limit: usize) -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut stack = vec![src];
+    let mut long = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if !name.ends_with(".rs") || name == "tests.rs" || name.ends_with("_tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let text = &text[..text.find("#[cfg(test)]").unwrap_or(text.len())];
+            let lines: Vec<&str> = text.lines().collect();
+            let mut i = 0;
+            while i < lines.len() {
+                let line = lines[i];
+                let trimmed = line.trim_start();
+                let indent = line.len() - trimmed.len();
+                let head = trimmed
+                    .trim_start_matches("pub(crate) ")
+                    .trim_start_matches("pub(super) ")
+                    .trim_start_matches("pub ")
+                    .trim_start_matches("const ")
+                    .trim_start_matches("unsafe ");
+                if !head.starts_with("fn ") {
+                    i += 1;
+                    continue;
+                }
+                let mut open = i;
+                while open < lines.len()
+                    && !lines[open].trim_end().ends_with('{')
+                    && !lines[open].trim_end().ends_with(';')
+                {
+                    open += 1;
+                }
+                if open >= lines.len() || lines[open].trim_end().ends_with(';') {
+                    i = open + 1;
+                    continue;
+                }
+                let mut close = open + 1;
+                while close < lines.len() {
+                    let l = lines[close];
+                    if l.len() - l.trim_start().len() == indent && l.trim_start().starts_with('}') {
+                        break;
+                    }
+                    close += 1;
+                }
+                let n = close - i + 1;
+                if n > limit {
+                    long.push(format!("{}:{} {} lines", p.display(), i + 1, n));
+                }
+                i = close + 1;
+            }
+        }
+    }
+    long
+}
+
+#[test]
+fn no_function_in_src_is_over_80_lines() {
+    let long = long_functions(80);
+    assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
+}

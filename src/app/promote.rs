@@ -88,10 +88,11 @@ fn plan(baseline: &Path, cm: &crate::model::RunMeta) -> Result<Plan, InvalidInpu
     let repeats = sources.len() > 1;
     let mut copies = Vec::new();
     for (i, from) in sources.into_iter().enumerate() {
-        let suffix = if repeats {
-            format!("-{}", i + 1)
-        } else {
+        // The first copy keeps the baseline's plain name; repeats follow as -2, -3, …
+        let suffix = if i == 0 {
             String::new()
+        } else {
+            format!("-{}", i + 1)
         };
         let to = copy_path(baseline, &suffix, &from)?;
         copies.push(Copy {

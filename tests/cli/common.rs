@@ -729,3 +729,39 @@ pub struct MeanAtJson {
     pub candidate: f64,
     pub delta: f64,
 }
+
+/// A copy of the demo (`demo_copy`) whose gold CSV lacks `column` (say `tags` or
+/// `non_relevant_doc_ids`), its version raised to 1.2.0 and frozen again, so tests can
+/// show the demo without one of its features.
+pub fn demo_copy_without(column: &str) -> tempfile::TempDir {
+    let dir = demo_copy();
+    let data = dir.path().join("gold/demo.csv");
+    let text = std::fs::read_to_string(&data).expect("the demo gold");
+    let mut rows = csv::Reader::from_reader(text.as_bytes());
+    let header = rows.headers().expect("a header").clone();
+    let drop = header
+        .iter()
+        .position(|h| h == column)
+        .unwrap_or_else(|| panic!("the demo gold has no column {column}"));
+    let keep = |r: &csv::StringRecord| -> Vec<String> {
+        r.iter()
+            .enumerate()
+            .filter(|(i, _)| *i != drop)
+            .map(|(_, c)| c.to_string())
+            .collect()
+    };
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(keep(&header)).expect("written");
+    for row in rows.records() {
+        out.write_record(keep(&row.expect("a row")))
+            .expect("written");
+    }
+    std::fs::write(&data, out.into_inner().expect("flushed")).expect("written");
+    let manifest = dir.path().join("gold/demo.toml");
+    let toml = std::fs::read_to_string(&manifest).expect("the demo manifest");
+    let raised = toml.replacen("version = \"1.1.0\"", "version = \"1.2.0\"", 1);
+    assert_ne!(raised, toml, "the demo gold is at 1.1.0");
+    std::fs::write(&manifest, raised).expect("written");
+    assert_code(&run(dir.path(), &["freeze", "gold/demo.toml"]), 0);
+    dir
+}

@@ -16,7 +16,7 @@ use crate::common::{
 };
 
 const REFUSED: &str = "error: refusing to compare: the runs are not comparable";
-const FEW_QUERIES: &str = "only 7 queries with a relevant doc are compared";
+const FEW_QUERIES: &str = "only 8 queries with a relevant doc are compared";
 
 /// The small fixture's folder: `ragdiff` runs from here, so messages show short names.
 fn small() -> PathBuf {
@@ -53,6 +53,8 @@ fn demo() {
 }
 
 /// The demo's JSON, read back as typed values: every status of the demo data.
+/// Values on the candidate side are means over its three repeats (contract §17.1);
+/// Q-18 is the only query whose repeats disagree.
 #[test]
 fn demo_json_has_every_status() {
     let r = compare_json(crate_dir(), &["compare", "--format", "json"], 1);
@@ -69,7 +71,8 @@ fn demo_json_has_every_status() {
     );
     assert_eq!(r.gold.name, "demo");
     assert!(r.gold.frozen);
-    assert_eq!(r.gold.queries, 8);
+    assert_eq!(r.gold.version.as_deref(), Some("1.1.0"));
+    assert_eq!(r.gold.queries, 9);
     assert_eq!(r.baseline.index_version.as_deref(), Some("2.3.0"));
     assert_eq!(r.candidate.index_version.as_deref(), Some("2.4.0"));
     assert_eq!(r.baseline.depth, 5);
@@ -91,7 +94,25 @@ fn demo_json_has_every_status() {
     let q22 = r.row("Q-22");
     assert_eq!(q22.status, Status::Regressed);
     assert_close(q22.candidate.rr, 0.5, "Q-22 candidate RR");
-    assert_eq!(r.row("Q-24").status, Status::StillFailing);
+    // its relevant doc D-16 is returned by neither run.
+    let q27 = r.row("Q-27");
+    assert_eq!(q27.status, Status::StillFailing);
+    assert_eq!(q27.candidate.first_relevant_rank, None);
+    // D-7 first in two candidate repeats, fourth in the other: flaky, not
+    // newly failed, with the mean of the three repeats as its candidate value.
+    let q18 = r.row("Q-18");
+    assert_eq!(q18.status, Status::Flaky);
+    assert!(q18.candidate_flaky && !q18.baseline_flaky);
+    assert_eq!(
+        (q18.baseline_zero_rr_repeats, q18.candidate_zero_rr_repeats),
+        (0, 1)
+    );
+    assert_close(
+        q18.candidate.rr,
+        2.0 / 3.0,
+        "Q-18 candidate RR over 3 repeats",
+    );
+    assert_eq!(q18.candidate.first_relevant_rank, Some(1), "first repeat");
     // D-1 enters the top 3.
     let q17 = r.row("Q-17");
     assert_eq!(q17.status, Status::Improved);
@@ -99,7 +120,12 @@ fn demo_json_has_every_status() {
     assert!(q17.lost.is_empty());
     assert_close(q17.delta.recall, 0.5, "Q-17 delta recall");
     assert_eq!(r.row("Q-23").status, Status::Fixed);
-    assert_eq!(r.row("Q-18").status, Status::Unchanged);
+    // D-11 enters at rank 1 ahead of the two docs judged not relevant.
+    let q24 = r.row("Q-24");
+    assert_eq!(q24.status, Status::Fixed);
+    assert_eq!(q24.gained, ["D-11"]);
+    // only the baseline's second repeat orders it otherwise (drift, not a
+    // change of any metric at k).
     assert_eq!(r.row("Q-25").status, Status::Unchanged);
     for row in &r.per_query {
         if row.status != Status::NewlyFailed {
@@ -110,29 +136,37 @@ fn demo_json_has_every_status() {
     // Q-26 has no relevant doc: listed apart, not a row.
     assert_eq!(r.no_answer, ["Q-26"]);
     assert!(r.per_query.iter().all(|q| q.id != "Q-26"));
-    assert_eq!(r.per_query.len(), 7, "JSON lists unchanged queries too");
-    // SPEC 7's order: newly_failed, regressed, still_failing, improved, fixed, unchanged.
+    assert!(
+        r.per_query.iter().all(|q| !q.id.starts_with("U-")),
+        "unlabelled queries enter drift only"
+    );
+    assert_eq!(r.per_query.len(), 8, "JSON lists unchanged queries too");
+    // §7 and §17.1's order: newly_failed, regressed, still_failing, flaky, improved,
+    // fixed, unchanged; fixed tie on ΔRR and ΔRecall, then by id.
     let order: Vec<&str> = r.per_query.iter().map(|q| q.id.as_str()).collect();
     assert_eq!(
         order,
-        ["Q-21", "Q-22", "Q-24", "Q-17", "Q-23", "Q-18", "Q-25"]
+        [
+            "Q-21", "Q-22", "Q-27", "Q-18", "Q-17", "Q-23", "Q-24", "Q-25"
+        ]
     );
 
     assert_eq!(r.newly_failed, ["Q-21"]);
-    assert_eq!(r.fixed, ["Q-23"]);
-    assert_eq!(r.still_failing, ["Q-24"]);
+    assert_eq!(r.fixed, ["Q-23", "Q-24"]);
+    assert_eq!(r.still_failing, ["Q-27"]);
+    assert_eq!(r.flaky, ["Q-18"]);
     assert!(r.accepted.is_empty());
     assert_eq!(
         (r.zero_rr.baseline, r.zero_rr.candidate, r.zero_rr.delta),
-        (2, 2, 0),
-        "Q-23 and Q-24 -> Q-21 and Q-24"
+        (3, 2, -1),
+        "Q-23, Q-24 and Q-27 -> Q-21 and Q-27 (flaky Q-18 averages 2/3)"
     );
 
-    // Means over the 7 answerable queries.
-    assert_close(r.means.rr.baseline, 4.5 / 7.0, "baseline MRR@3");
-    assert_close(r.means.rr.candidate, 4.5 / 7.0, "candidate MRR@3");
-    assert_close(r.means.rr.delta, 0.0, "delta MRR@3");
-    assert_close(r.means.recall.delta, 0.5 / 7.0, "delta Recall@3");
+    // Means over the 8 answerable queries: the mean improves while Q-21 fails.
+    assert_close(r.means.rr.baseline, 4.5 / 8.0, "baseline MRR@3");
+    assert_close(r.means.rr.candidate, (31.0 / 6.0) / 8.0, "candidate MRR@3");
+    assert_close(r.means.rr.delta, 1.0 / 12.0, "delta MRR@3");
+    assert_close(r.means.recall.delta, 7.0 / 48.0, "delta Recall@3");
     for (name, m) in [
         ("rr", &r.means.rr),
         ("recall", &r.means.recall),
@@ -160,6 +194,96 @@ fn demo_json_has_every_status() {
         "{:?}",
         r.warnings
     );
+}
+
+/// The demo tells four stories at once (contract §16, §17, §18): Q-21's failure is
+/// suspect (an unjudged doc entered its top 3, and its gold judges D-4 not
+/// relevant); the billing segment loses while the mean gains; Q-18 fails in one of
+/// three candidate repeats only; three unlabelled queries drift, U-3 most.
+#[test]
+fn demo_shows_suspect_segment_flaky_and_drift() {
+    let r = compare_json(crate_dir(), &["compare", "--format", "json"], 1);
+
+    // Label holes: D-1 was in the baseline's top 3 already, D-3 entered.
+    assert_eq!(r.suspect, ["Q-21"]);
+    let q21 = r.row("Q-21");
+    assert!(q21.suspect);
+    assert_eq!(q21.unjudged_entered, 1);
+    assert_eq!(
+        (q21.baseline_unjudged_at_k, q21.candidate_unjudged_at_k),
+        (1, 2)
+    );
+    assert!(
+        r.per_query
+            .iter()
+            .filter(|q| q.id != "Q-21")
+            .all(|q| !q.suspect)
+    );
+    assert_eq!(
+        r.gate.reasons,
+        ["1 query newly failed (1 suspect: label first; RR@3 fell to 0): Q-21"]
+    );
+    assert!(
+        !r.notes.iter().any(|n| n.contains("relevant docs only")),
+        "the demo gold judges docs not relevant: {:?}",
+        r.notes
+    );
+    assert!(r.means.judged.delta > 0.0, "{:?}", r.means.judged);
+
+    // Segments: the worst first; intent:billing drops, the overall mean rises.
+    let billing = &r.segments[0];
+    assert_eq!(billing.tag, "intent:billing");
+    assert_eq!((billing.queries, billing.too_few), (3, true));
+    assert_close(billing.means.rr.baseline, 2.5 / 3.0, "billing MRR@3 before");
+    assert_close(billing.means.rr.candidate, 1.5 / 3.0, "billing MRR@3 after");
+    assert_eq!(billing.newly_failed, ["Q-21"]);
+    assert!(r.means.rr.delta > 0.0);
+    assert!(
+        r.segments[1..].iter().all(|s| s.means.rr.delta >= 0.0),
+        "one segment regresses: {:?}",
+        r.segments.iter().map(|s| &s.tag).collect::<Vec<_>>()
+    );
+    assert_eq!(r.segments.len(), 6);
+
+    // Repeats: 2 and 3 files; Q-18 is flaky and neither newly failed nor gating.
+    assert_eq!((r.baseline.repeats, r.candidate.repeats), (2, 3));
+    assert_eq!(r.baseline.results, "baseline.csv", "the first repeat");
+    assert_eq!(r.flaky, ["Q-18"]);
+    assert!(!r.newly_failed.contains(&"Q-18".to_string()));
+
+    // Drift: 9 gold queries (no-answer Q-26 included) and 3 unlabelled ones.
+    assert_eq!(r.drift.unlabelled_queries, 3);
+    let moved: Vec<(&str, f64)> = r
+        .drift
+        .most_changed_unlabelled
+        .iter()
+        .map(|m| (m.id.as_str(), m.rbo))
+        .collect();
+    assert_eq!(moved.len(), 3);
+    for ((id, rbo), (want_id, want)) in moved.iter().zip([("U-3", 0.0), ("U-2", 0.9), ("U-1", 1.0)])
+    {
+        assert_eq!(*id, want_id);
+        assert_close(*rbo, want, id);
+    }
+    assert_close(
+        r.drift.unlabelled_mean_rbo.expect("unlabelled queries"),
+        1.9 / 3.0,
+        "unlabelled mean RBO",
+    );
+    for file in [
+        "baseline",
+        "baseline-2",
+        "candidate",
+        "candidate-2",
+        "candidate-3",
+    ] {
+        let want = format!("runs/{file}.csv: 3 run queries are not in the gold set");
+        assert!(
+            r.warnings.iter().any(|w| w.starts_with(&want)),
+            "{want}: {:?}",
+            r.warnings
+        );
+    }
 }
 
 /// The exact JSON keys of issue 3, checked on the untyped value: no key missing and
@@ -264,7 +388,7 @@ fn demo_json_keys() {
     ]);
     let deltas = set(&["rr", "recall", "hit", "precision", "ndcg", "ap"]);
     let rows = v["per_query"].as_array().expect("per_query is an array");
-    assert_eq!(rows.len(), 7);
+    assert_eq!(rows.len(), 8);
     for row in rows {
         assert_eq!(
             keys(row),
@@ -293,9 +417,9 @@ fn demo_json_keys() {
         assert_eq!(keys(&row["delta"]), deltas);
         assert!(row["lost"].is_array() && row["gained"].is_array());
     }
-    let q24 = rows.iter().find(|r| r["id"] == "Q-24").expect("Q-24");
-    assert!(q24["failure_kind"].is_null(), "null unless newly failed");
-    assert!(q24["baseline"]["first_relevant_rank"].is_null());
+    let q27 = rows.iter().find(|r| r["id"] == "Q-27").expect("Q-27");
+    assert!(q27["failure_kind"].is_null(), "null unless newly failed");
+    assert!(q27["baseline"]["first_relevant_rank"].is_null());
     for list in [
         "newly_failed",
         "fixed",
@@ -563,27 +687,40 @@ fn max_drop(#[case] drops: &[&str], #[case] expected: i32, #[case] reasons: &[&s
     assert_eq!(r.gate.reasons, reasons);
 }
 
-/// On the demo no mean drops: MRR@3's delta is exactly 0, so `--max-drop mrr=0`
-/// passes; with Q-21 accepted the gate passes.
+/// On the demo no overall mean drops (MRR@3 and Hit@3 gain 1/12), so `--max-drop
+/// mrr=0 --max-drop hit=0` passes with Q-21 accepted; the billing segment's drop
+/// (MRR@3 0.8333 -> 0.5000 over 3 queries) is caught only per segment, once
+/// segments of 3 are tested.
 #[test]
-fn max_drop_zero_on_the_demo_passes_at_zero_delta() {
-    let r = compare_json(
-        crate_dir(),
-        &[
-            "compare",
-            "--format",
-            "json",
-            "--max-drop",
-            "mrr=0",
-            "--max-drop",
-            "hit=0",
-            "--allow-failed",
-            "Q-21",
-        ],
-        0,
-    );
-    assert_eq!(r.means.rr.delta, 0.0);
+fn max_drop_zero_on_the_demo_passes_while_a_segment_drops() {
+    let mean_gate = [
+        "compare",
+        "--format",
+        "json",
+        "--max-drop",
+        "mrr=0",
+        "--max-drop",
+        "hit=0",
+        "--allow-failed",
+        "Q-21",
+    ];
+    let r = compare_json(crate_dir(), &mean_gate, 0);
+    assert_close(r.means.rr.delta, 1.0 / 12.0, "delta MRR@3");
+    assert_close(r.means.hit.delta, 1.0 / 12.0, "delta Hit@3");
     assert!(r.gate.passed, "{:?}", r.gate.reasons);
+
+    let mut per_segment = mean_gate.to_vec();
+    per_segment.extend([
+        "--min-segment-queries",
+        "3",
+        "--max-drop-per-segment",
+        "mrr=0.3",
+    ]);
+    let r = compare_json(crate_dir(), &per_segment, 1);
+    assert_eq!(
+        r.gate.reasons,
+        ["segment intent:billing: mean MRR@3 dropped by 0.3333, more than the allowed 0.3"]
+    );
 }
 
 #[rstest]

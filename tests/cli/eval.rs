@@ -4,8 +4,8 @@
 use rstest::rstest;
 
 use crate::common::{
-    EvalJson, assert_close, assert_code, assert_line, crate_dir, eval_json, fixture, render, run,
-    stderr, stdout,
+    EvalJson, Row, assert_close, assert_code, assert_line, crate_dir, eval_json, fixture, render,
+    run, stderr, stdout,
 };
 
 /// The demo as a user runs it from the repository root: gold/demo.toml by default.
@@ -53,25 +53,28 @@ fn demo_json_has_the_seeds_numbers() {
     // Q-26 has no relevant doc: listed apart, never scored, left out of every mean
     assert_eq!(r.no_answer, ["Q-26"]);
     assert!(r.per_query.iter().all(|row| row.id != "Q-26"));
-    assert_eq!(r.per_query.len(), 7);
-    let mean_rr = r.per_query.iter().map(|row| row.rr).sum::<f64>() / 7.0;
-    assert_close(r.means.rr, mean_rr, "mean RR over the 7 answerable queries");
-    assert_close(r.means.rr, 4.5 / 7.0, "mean RR");
+    assert_eq!(r.per_query.len(), 8);
+    let mean_rr = r.per_query.iter().map(|row| row.rr).sum::<f64>() / 8.0;
+    assert_close(r.means.rr, mean_rr, "mean RR over the 8 answerable queries");
+    assert_close(r.means.rr, 4.5 / 8.0, "mean RR");
+    // unlabelled queries (U-1, U-2, U-3) are in no row and no mean
+    assert!(r.per_query.iter().all(|row| row.id.starts_with("Q-")));
 
-    // rows come in byte order of id
+    // rows come in byte order of id (natural order agrees on these ids)
     let ids: Vec<&str> = r.per_query.iter().map(|row| row.id.as_str()).collect();
     let mut sorted = ids.clone();
     sorted.sort_unstable();
     assert_eq!(ids, sorted);
 
     assert_eq!(r.gold.name, "demo");
-    assert_eq!(r.gold.version.as_deref(), Some("1.0.0"));
-    assert_eq!(r.gold.frozen_at.as_deref(), Some("2026-09-19"));
+    assert_eq!(r.gold.version.as_deref(), Some("1.1.0"));
+    assert_eq!(r.gold.frozen_at.as_deref(), Some("2026-12-01"));
     assert!(r.gold.frozen);
     assert_eq!(r.gold.sha256.as_deref().map(str::len), Some(64));
     assert_eq!(r.gold.corpus.as_deref(), Some("demo-questions"));
-    assert_eq!(r.gold.queries, 8);
+    assert_eq!(r.gold.queries, 9);
     assert_eq!(r.gold.relevant_per_query.get(&0), Some(&1));
+    assert_eq!(r.gold.relevant_per_query.get(&1), Some(&6));
     assert_eq!(r.gold.relevant_per_query.get(&2), Some(&2));
     assert_eq!(r.run.index_version.as_deref(), Some("2.3.0"));
     assert_eq!(r.run.corpus.as_deref(), Some("demo-questions"));
@@ -81,7 +84,15 @@ fn demo_json_has_the_seeds_numbers() {
         Some("public")
     );
     assert!(r.run.results.ends_with("baseline.csv"));
-    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_eq!(r.run.repeats, 2, "eval averages over both baseline repeats");
+    // the only warnings: each repeat holds the three unlabelled queries
+    assert_eq!(
+        r.warnings,
+        ["baseline", "baseline-2"].map(|f| format!(
+            "runs/{f}.csv: 3 run queries are not in the gold set: left out of the metrics, \
+             as trec_eval does; compare counts them in drift: U-1, U-2, U-3"
+        ))
+    );
 }
 
 /// Nothing but ids is printed: no question text from the gold.
@@ -309,6 +320,8 @@ fn trec_interleaved_equals_grouped() {
 }
 
 /// The seeds' one-file layout gives the demo's numbers for the queries both hold.
+/// Only the unjudged counts differ: the demo gold also judges docs not relevant (Q-18
+/// D-8, Q-21 D-4, Q-22 D-3), so it leaves fewer docs unjudged, never more.
 #[test]
 fn onefile_equals_the_demo_on_shared_queries() {
     let onefile: EvalJson = eval_json(
@@ -319,9 +332,20 @@ fn onefile_equals_the_demo_on_shared_queries() {
         crate_dir(),
         &["eval", "runs/baseline.toml", "--format", "json"],
     );
+    let mut fewer = Vec::new();
     for row in &onefile.per_query {
-        assert_eq!(row, demo.row(&row.id), "query {}", row.id);
+        let d = demo.row(&row.id);
+        let same_judgements = Row {
+            unjudged_at_k: row.unjudged_at_k,
+            ..d.clone()
+        };
+        assert_eq!(row, &same_judgements, "query {}", row.id);
+        assert!(d.unjudged_at_k <= row.unjudged_at_k, "query {}", row.id);
+        if d.unjudged_at_k < row.unjudged_at_k {
+            fewer.push(row.id.as_str());
+        }
     }
+    assert_eq!(fewer, ["Q-18", "Q-21", "Q-22"]);
 }
 
 /// `min_grade` in the gold manifest (trec_eval's -l): grades below it are not

@@ -403,7 +403,7 @@ fn assert_rows_kept(md: &str) {
     assert!(md.len() <= 60_000, "{} bytes", md.len());
     assert!(md.starts_with("## ragdiff: ❌ FAIL"), "{md}");
     assert!(
-        md.contains("| `Q-21` | ranking | 2 → 4 |"),
+        md.contains("| `Q-21` | ranking · **suspect: 1 unjudged doc entered the top 3** | 2 → 4 |"),
         "no newly failed row:\n{md}"
     );
     assert!(

@@ -268,7 +268,9 @@ fn label_queue_never_overwrites_an_input() {
 
 #[test]
 fn relevant_only_gold_says_so_once_in_every_format() {
-    let dir = crate::common::crate_dir();
+    // The demo gold forgets its judged non-relevant docs: relevant docs only.
+    let copy = crate::common::demo_copy_without("non_relevant_doc_ids");
+    let dir = copy.path();
     let out = run(dir, &["compare", "--no-gate"]);
     assert_code(&out, 0);
     assert_eq!(stdout(&out).matches(RELEVANT_ONLY).count(), 1);
@@ -278,10 +280,20 @@ fn relevant_only_gold_says_so_once_in_every_format() {
     assert_line(&stdout(&out), &format!("- {RELEVANT_ONLY}"));
     let r = compare_json(dir, &["compare", "--no-gate", "--format", "json"], 0);
     assert_eq!(r.notes, [RELEVANT_ONLY]);
+    // Q-21 newly fails as in the demo, where D-3 entering its top 3 makes it
+    // suspect; without judged non-relevant docs it is not.
+    assert_eq!(r.newly_failed, ["Q-21"]);
     assert!(
         r.suspect.is_empty(),
         "a relevant-only gold is never suspect"
     );
+    let demo = compare_json(
+        crate::common::crate_dir(),
+        &["compare", "--format", "json"],
+        1,
+    );
+    assert_eq!(demo.suspect, ["Q-21"]);
+    assert!(demo.notes.is_empty(), "{:?}", demo.notes);
     let e = eval_json(dir, &["eval", "runs/baseline.toml", "--format", "json"]);
     assert_eq!(e.notes, [RELEVANT_ONLY]);
     let out = run(dir, &["eval", "runs/baseline.toml"]);

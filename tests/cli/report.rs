@@ -201,17 +201,27 @@ fn demo_markdown_layout() {
     let newly = table(&all, "id", "failure").expect("the newly failed table");
     assert_eq!(newly.len(), 1);
     assert_eq!(newly[0][0], "Q-21");
-    assert_eq!(newly[0][1], "ranking");
+    assert_eq!(
+        newly[0][1],
+        "ranking · **suspect: 1 unjudged doc entered the top 3**"
+    );
     let per_query = table(&all, "id", "status").expect("the per-query table");
     let ids: Vec<&str> = per_query.iter().map(|r| r[0].as_str()).collect();
     assert_eq!(
         ids,
-        ["Q-21", "Q-22", "Q-17", "Q-23"],
+        ["Q-21", "Q-22", "Q-18", "Q-17", "Q-23", "Q-24"],
         "unchanged and still failing (nothing moved) not listed"
     );
+    // the segment table comes right after the means, worst segment first
+    let segments = table(&all, "segment", "queries").expect("the segment table");
+    assert_eq!(segments[0][0], "intent:billing");
+    let means = md.find("| metric").expect("the means table");
+    let by_segment = md.find("### By segment").expect("by segment");
     let details = md.find("<details>").expect("<details>");
+    assert!(means < by_segment);
+    assert!(by_segment < md.find("### Newly failed").expect("newly failed"));
     assert!(md.find("### Newly failed").expect("newly failed") < details);
-    assert!(md.contains("4 changed, 3 unchanged (not listed)"), "{md}");
+    assert!(md.contains("6 changed, 2 unchanged (not listed)"), "{md}");
 }
 
 // ---------------------------------------------------------------------------------
@@ -737,7 +747,7 @@ fn github_actions_turns_warnings_into_workflow_commands() {
         .expect("ragdiff runs");
     assert!(
         stderr(&out).lines().any(|l| l
-            == "::warning title=ragdiff::only 7 queries with a relevant doc are compared; means, intervals and p-values say little on so few"),
+            == "::warning title=ragdiff::only 8 queries with a relevant doc are compared; means, intervals and p-values say little on so few"),
         "{}",
         stderr(&out)
     );
@@ -755,7 +765,7 @@ fn github_actions_annotates_the_demo() {
     assert_eq!(
         workflow_commands(&stderr(&out)),
         [
-            "::error title=ragdiff%3A Q-21 newly failed::query Q-21 newly failed (ranking): first relevant rank 2 -> 4; lost from top 3: D-9"
+            "::error title=ragdiff%3A Q-21 newly failed::query Q-21 newly failed (ranking): first relevant rank 2 -> 4; lost from top 3: D-9; suspect: 1 unjudged doc entered the top 3"
         ]
     );
     // an accepted failure is a warning, not an error
@@ -768,7 +778,7 @@ fn github_actions_annotates_the_demo() {
     assert_eq!(
         workflow_commands(&stderr(&out)),
         [
-            "::warning title=ragdiff%3A Q-21 newly failed::query Q-21 newly failed (ranking): first relevant rank 2 -> 4; lost from top 3: D-9 (accepted by the allow-list)"
+            "::warning title=ragdiff%3A Q-21 newly failed::query Q-21 newly failed (ranking): first relevant rank 2 -> 4; lost from top 3: D-9; suspect: 1 unjudged doc entered the top 3 (accepted by the allow-list)"
         ]
     );
     // not under GitHub Actions: no workflow commands

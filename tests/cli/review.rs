@@ -181,15 +181,13 @@ fn freeze_records_a_raised_version_when_the_data_did_not_change() {
     let dir = demo_copy();
     let path = dir.path().join("gold/demo.toml");
     let manifest = std::fs::read_to_string(&path).expect("read");
-    std::fs::write(
-        &path,
-        manifest.replacen("version = \"1.0.0\"\n", "version = \"1.1.0\"\n", 1),
-    )
-    .expect("written");
+    let raised = manifest.replacen("version = \"1.1.0\"\n", "version = \"1.2.0\"\n", 1);
+    assert_ne!(raised, manifest, "the demo gold is at 1.1.0");
+    std::fs::write(&path, raised).expect("written");
     let out = run(dir.path(), &["freeze", "gold/demo.toml"]);
     assert_code(&out, 0);
     let after = std::fs::read_to_string(&path).expect("read");
-    assert!(after.contains("frozen_version = \"1.1.0\""), "{after}");
+    assert!(after.contains("frozen_version = \"1.2.0\""), "{after}");
 }
 
 #[test]
@@ -197,16 +195,14 @@ fn a_version_below_frozen_version_is_an_input_error() {
     let dir = demo_copy();
     let path = dir.path().join("gold/demo.toml");
     let manifest = std::fs::read_to_string(&path).expect("read");
-    std::fs::write(
-        &path,
-        manifest.replacen("version = \"1.0.0\"\n", "version = \"0.9.0\"\n", 1),
-    )
-    .expect("written");
+    let lowered = manifest.replacen("version = \"1.1.0\"\n", "version = \"1.0.0\"\n", 1);
+    assert_ne!(lowered, manifest, "the demo gold is at 1.1.0");
+    std::fs::write(&path, lowered).expect("written");
     let out = run(dir.path(), &["compare"]);
     assert_code(&out, 2);
     assert!(
         stderr(&out).contains(
-            "gold/demo.toml:4: version 0.9.0 is lower than frozen_version 1.0.0; a gold set's version only goes up"
+            "gold/demo.toml:5: version 1.0.0 is lower than frozen_version 1.1.0; a gold set's version only goes up"
         ),
         "{}",
         stderr(&out)

@@ -564,11 +564,13 @@ fn segment_flags_are_checked() {
     );
 }
 
-/// Without tags: no segments, and a per-segment gate says it tests nothing.
+/// Without tags (the demo with its `tags` column dropped): no segments, and a
+/// per-segment gate says it tests nothing.
 #[test]
 fn a_gold_without_tags_has_no_segments() {
+    let copy = demo_copy_without("tags");
     let r = compare_json(
-        crate_dir(),
+        copy.path(),
         &[
             "compare",
             "--format",

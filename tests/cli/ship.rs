@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::Command as Process;
 
 use crate::common::{
-    Bump, CompareJson, Status, assert_code, compare_json, demo_copy, render, run, say_skipped,
-    stderr, stdout,
+    Bump, CompareJson, Status, assert_code, assert_line, compare_json, demo_copy, render, run,
+    say_skipped, stderr, stdout,
 };
 
 /// The action the workflow `init` writes calls: Cargo.toml's repository at this
@@ -193,12 +193,15 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Identical lists: no metric moved and no doc was lost or gained (a query failing
-/// on both sides stays `still_failing`).
+/// on both sides stays `still_failing`; one flaky in the repeats is flaky on both).
 #[track_caller]
 fn assert_nothing_moved(r: &CompareJson) {
     for q in &r.per_query {
+        if q.status == Status::Flaky {
+            assert!(q.baseline_flaky && q.candidate_flaky, "{}", q.id);
+        }
         assert!(
-            [Status::Unchanged, Status::StillFailing].contains(&q.status),
+            [Status::Unchanged, Status::StillFailing, Status::Flaky].contains(&q.status),
             "{}: {:?}",
             q.id,
             q.status
@@ -224,29 +227,48 @@ fn promote_refuses_with_the_gates_code_and_changes_nothing() {
     assert_eq!(snapshot(dir.path()), before);
 }
 
+/// The demo's candidate has three repeats: each is copied beside the baseline
+/// manifest (`baseline.csv`, `baseline-2.csv`, `baseline-3.csv`) and `results` names
+/// all three, so the promoted baseline keeps its repeats (docs/contract.md §17.1).
 #[test]
 fn promote_makes_compare_see_identical_runs() {
     let dir = demo_copy();
-    let candidate = std::fs::read(dir.path().join("runs/candidate.csv")).unwrap();
     let out = run(dir.path(), &ALLOW);
     assert_code(&out, 0);
     assert!(stdout(&out).contains("PASS"), "{}", render(&out));
-    assert!(stdout(&out).contains(
-        "promoted runs/candidate.toml to runs/baseline.toml: it now reads runs/baseline.csv"
-    ));
-    assert_eq!(
-        std::fs::read(dir.path().join("runs/baseline.csv")).unwrap(),
-        candidate
+    assert_line(
+        &stdout(&out),
+        "promoted runs/candidate.toml to runs/baseline.toml: it now reads runs/baseline.csv (a copy of runs/candidate.csv), runs/baseline-2.csv (a copy of runs/candidate-2.csv), runs/baseline-3.csv (a copy of runs/candidate-3.csv)",
     );
+    assert!(
+        !stdout(&out).contains("no longer named"),
+        "{}",
+        render(&out)
+    );
+    for (copy, source) in [
+        ("baseline.csv", "candidate.csv"),
+        ("baseline-2.csv", "candidate-2.csv"),
+        ("baseline-3.csv", "candidate-3.csv"),
+    ] {
+        assert_eq!(
+            read(dir.path(), &format!("runs/{copy}")),
+            read(dir.path(), &format!("runs/{source}")),
+            "{copy}"
+        );
+    }
     // The candidate's manifest, comments kept, its results renamed to the baseline's.
     let manifest = read(dir.path(), "runs/baseline.toml");
-    let expected = read(dir.path(), "runs/candidate.toml")
-        .replace("results = \"candidate.csv\"", "results = \"baseline.csv\"");
+    let expected = read(dir.path(), "runs/candidate.toml").replace(
+        "results = [\"candidate.csv\", \"candidate-2.csv\", \"candidate-3.csv\"]",
+        "results = [\"baseline.csv\", \"baseline-2.csv\", \"baseline-3.csv\"]",
+    );
+    assert_ne!(expected, read(dir.path(), "runs/candidate.toml"));
     assert_eq!(manifest, expected);
     assert!(manifest.starts_with("# Candidate:"), "{manifest}");
 
     let r = compare_json(dir.path(), &["compare", "--format", "json"], 0);
     assert_eq!(r.bump, Bump::Same);
+    assert_eq!((r.baseline.repeats, r.candidate.repeats), (3, 3));
     assert!(r.nondeterministic.is_empty());
     assert_nothing_moved(&r);
     assert!(r.gate.passed);
@@ -285,8 +307,12 @@ fn promote_refuses_runs_that_are_not_comparable_even_with_force() {
 #[test]
 fn promote_refuses_when_both_manifests_read_the_same_results() {
     let dir = demo_copy();
-    let text = read(dir.path(), "runs/candidate.toml")
-        .replace("results = \"candidate.csv\"", "results = \"baseline.csv\"");
+    let candidate = read(dir.path(), "runs/candidate.toml");
+    let text = candidate.replace(
+        "results = [\"candidate.csv\", \"candidate-2.csv\", \"candidate-3.csv\"]",
+        "results = \"baseline.csv\"",
+    );
+    assert_ne!(text, candidate);
     std::fs::write(dir.path().join("runs/same.toml"), text).unwrap();
     let before = snapshot(dir.path());
     let out = run(
@@ -323,19 +349,26 @@ fn promote_names_the_copy_after_the_baseline_manifest() {
         ],
     );
     assert_code(&out, 0);
-    assert!(read(dir.path(), "runs/current.toml").contains("results = \"current.csv\""));
+    assert!(
+        read(dir.path(), "runs/current.toml")
+            .contains("results = [\"current.csv\", \"current-2.csv\", \"current-3.csv\"]")
+    );
     assert_eq!(
         read(dir.path(), "runs/current.csv"),
         read(dir.path(), "runs/candidate.csv")
     );
-    assert!(
-        stdout(&out).contains(
-            "note: runs/baseline.csv is no longer named by runs/current.toml; left in place"
-        ),
-        "{}",
-        render(&out)
+    assert_eq!(
+        read(dir.path(), "runs/current-3.csv"),
+        read(dir.path(), "runs/candidate-3.csv")
     );
-    assert!(dir.path().join("runs/baseline.csv").exists());
+    // both of the old baseline's repeats are left in place, each with a note
+    for old in ["baseline.csv", "baseline-2.csv"] {
+        assert_line(
+            &stdout(&out),
+            &format!("note: runs/{old} is no longer named by runs/current.toml; left in place"),
+        );
+        assert!(dir.path().join("runs").join(old).exists());
+    }
     let r = compare_json(
         dir.path(),
         &[
@@ -371,4 +404,36 @@ fn promote_keeps_the_baseline_file_modes() {
     assert_code(&run(dir.path(), &ALLOW), 0);
     assert_eq!(mode("runs/baseline.toml"), 0o640);
     assert_eq!(mode("runs/baseline.csv"), 0o604);
+}
+
+/// A candidate of one results file gives a baseline of one: `results` stays a string,
+/// and the baseline's second repeat, no longer named, is left in place with a note.
+#[test]
+fn promote_of_a_single_results_file_writes_a_string() {
+    let dir = demo_copy();
+    let path = dir.path().join("runs/candidate.toml");
+    let candidate = read(dir.path(), "runs/candidate.toml");
+    let single = candidate.replace(
+        "results = [\"candidate.csv\", \"candidate-2.csv\", \"candidate-3.csv\"]",
+        "results = \"candidate.csv\"",
+    );
+    assert_ne!(single, candidate);
+    std::fs::write(&path, &single).unwrap();
+    let out = run(dir.path(), &ALLOW);
+    assert_code(&out, 0);
+    assert_line(
+        &stdout(&out),
+        "promoted runs/candidate.toml to runs/baseline.toml: it now reads runs/baseline.csv (a copy of runs/candidate.csv)",
+    );
+    assert_line(
+        &stdout(&out),
+        "note: runs/baseline-2.csv is no longer named by runs/baseline.toml; left in place",
+    );
+    assert_eq!(
+        read(dir.path(), "runs/baseline.toml"),
+        single.replace("results = \"candidate.csv\"", "results = \"baseline.csv\"")
+    );
+    let r = compare_json(dir.path(), &["compare", "--format", "json"], 0);
+    assert_eq!((r.baseline.repeats, r.candidate.repeats), (1, 1));
+    assert_nothing_moved(&r);
 }
