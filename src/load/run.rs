@@ -161,18 +161,22 @@ fn read_from<'s>(
         return (None, diag, None, ReadStats::default());
     };
     let depth = meta.depth_declared.then_some(meta.depth);
+    // Every format keeps the same things (unjudged docs by id, lists for drift).
+    let collector = || {
+        let mut c = Collector::new(gold, display, depth, gold.stand_in);
+        c.keep = keep;
+        c.keep_lists(keep.lists);
+        c
+    };
     match meta.format {
         DataFormat::Json | DataFormat::Jsonl => {
-            let mut c = Collector::new(gold, display, depth, gold.stand_in);
-            c.keep = keep;
+            let mut c = collector();
             formats::read(input, meta.format, &mut c, &mut diag, progress);
             let stats = c.stats;
             (Some(c.into_run(meta)), diag, None, stats)
         }
         DataFormat::Csv => {
-            let mut c = Collector::new(gold, display, depth, gold.stand_in);
-            c.keep = keep;
-            c.keep_lists(keep.lists);
+            let mut c = collector();
             let version = read_csv(
                 Guard::csv(input),
                 display,
@@ -185,45 +189,53 @@ fn read_from<'s>(
             let stats = c.stats;
             (Some(c.into_run(meta)), diag, version, stats)
         }
-        DataFormat::Trec => {
-            let mut c = Collector::new(gold, display, depth, gold.stand_in);
-            c.keep = keep;
-            c.keep_lists(keep.lists);
-            if read_trec(
-                Guard::lines(input),
-                display,
-                false,
-                &mut c,
-                &mut diag,
-                progress,
-            ) {
-                c.finish_trec(&mut diag);
-                let stats = c.stats;
-                return (Some(c.into_run(meta)), diag, None, stats);
-            }
-            let first = c.stats;
-            let mut diag = Diagnostics::default();
-            let Some(input) = open(&mut diag) else {
-                return (None, diag, None, first);
-            };
-            let mut c = Collector::new(gold, display, depth, gold.stand_in);
-            c.keep = keep;
-            c.keep_lists(keep.lists);
-            read_trec(
-                Guard::lines(input),
-                display,
-                true,
-                &mut c,
-                &mut diag,
-                &|_| {},
-            );
-            c.finish_trec(&mut diag);
-            let stats = ReadStats {
-                max_held: c.stats.max_held.max(first.max_held),
-            };
-            (Some(c.into_run(meta)), diag, None, stats)
-        }
+        DataFormat::Trec => read_trec_run(meta, display, input, &open, &collector, diag, progress),
     }
+}
+
+/// A TREC run: one pass when its queries are grouped (the usual export), a second
+/// pass keeping every query when they turn out interleaved.
+fn read_trec_run<'c, 's>(
+    meta: RunMeta,
+    display: &str,
+    input: Box<dyn Read + 's>,
+    open: &dyn Fn(&mut Diagnostics) -> Option<Box<dyn Read + 's>>,
+    collector: &dyn Fn() -> Collector<'c>,
+    mut diag: Diagnostics,
+    progress: Progress,
+) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
+    let mut c = collector();
+    if read_trec(
+        Guard::lines(input),
+        display,
+        false,
+        &mut c,
+        &mut diag,
+        progress,
+    ) {
+        c.finish_trec(&mut diag);
+        let stats = c.stats;
+        return (Some(c.into_run(meta)), diag, None, stats);
+    }
+    let first = c.stats;
+    let mut diag = Diagnostics::default();
+    let Some(input) = open(&mut diag) else {
+        return (None, diag, None, first);
+    };
+    let mut c = collector();
+    read_trec(
+        Guard::lines(input),
+        display,
+        true,
+        &mut c,
+        &mut diag,
+        &|_| {},
+    );
+    c.finish_trec(&mut diag);
+    let stats = ReadStats {
+        max_held: c.stats.max_held.max(first.max_held),
+    };
+    (Some(c.into_run(meta)), diag, None, stats)
 }
 
 use crate::model::doc_hash as hash_bytes;
@@ -404,9 +416,49 @@ impl<'g> Collector<'g> {
             }
         };
         let len = docs.len() as u32;
+        let list_hash = self.hash_and_check(qid, docs, line_of, diag);
+        if let Some(lists) = &mut self.lists {
+            let hashes: Box<[u64]> = self.hashes.as_slice().into();
+            match qi {
+                Some(qi) => lists.gold[qi] = Some(hashes),
+                None => lists.other.push((qid.into(), hashes)),
+            }
+        }
+        let Some(qi) = qi else {
+            return;
+        };
+        let q = &self.gold.queries[qi];
+        let mut hits = Vec::new();
+        if !q.judged.is_empty() {
+            for (i, (doc, &h)) in docs.iter().zip(&self.hashes).enumerate() {
+                if let Some(j) = q.find_hashed(doc.as_bytes(), h) {
+                    hits.push(Hit {
+                        rank: i as u32 + 1,
+                        judged: j as u32,
+                    });
+                }
+            }
+        }
+        let unjudged = self.unjudged(qi, docs, &hits);
+        self.observed[qi] = Some(Observed {
+            len,
+            hits,
+            list_hash,
+            unjudged,
+        });
+    }
+
+    /// Hash every doc of a ranking into `self.hashes` and report each duplicated doc
+    /// once, at its second occurrence; the hash of the whole list. Duplicates are
+    /// found through an open-addressing table of (hash, position), cleared per ranking.
+    fn hash_and_check(
+        &mut self,
+        qid: &str,
+        docs: &[&str],
+        line_of: &dyn Fn(usize) -> u64,
+        diag: &mut Diagnostics,
+    ) -> u64 {
         let mut list = FxHasher::default();
-        // Duplicates: an open-addressing table of (hash, position), cleared per
-        // ranking; each duplicated doc is reported once, at its second occurrence.
         let bits = (docs.len() * 2)
             .next_power_of_two()
             .max(16)
@@ -442,35 +494,7 @@ impl<'g> Collector<'g> {
                 slot = (slot + 1) & mask;
             }
         }
-        if let Some(lists) = &mut self.lists {
-            let hashes: Box<[u64]> = self.hashes.as_slice().into();
-            match qi {
-                Some(qi) => lists.gold[qi] = Some(hashes),
-                None => lists.other.push((qid.into(), hashes)),
-            }
-        }
-        let Some(qi) = qi else {
-            return;
-        };
-        let q = &self.gold.queries[qi];
-        let mut hits = Vec::new();
-        if !q.judged.is_empty() {
-            for (i, (doc, &h)) in docs.iter().zip(&self.hashes).enumerate() {
-                if let Some(j) = q.find_hashed(doc.as_bytes(), h) {
-                    hits.push(Hit {
-                        rank: i as u32 + 1,
-                        judged: j as u32,
-                    });
-                }
-            }
-        }
-        let unjudged = self.unjudged(qi, docs, &hits);
-        self.observed[qi] = Some(Observed {
-            len,
-            hits,
-            list_hash: list.finish(),
-            unjudged,
-        });
+        list.finish()
     }
 
     /// The unjudged docs of one ranking that [`Keep`] asks for, in rank order
@@ -617,22 +641,7 @@ fn read_csv(
         pending: 0,
     };
     let mut reader = csvio::reader(input);
-    let mut known = vec!["id", "retrieved_doc_ids"];
-    known.extend_from_slice(extra_ok);
-    let header = Header::read(
-        &mut reader,
-        display,
-        &known,
-        &["id", "retrieved_doc_ids"],
-        diag,
-    )?;
-    let required = "`id` and `retrieved_doc_ids`";
-    let (Some(id_col), Some(docs_col)) = (
-        header.require("id", required, display, diag),
-        header.require("retrieved_doc_ids", required, display, diag),
-    ) else {
-        return None;
-    };
+    let (header, id_col, docs_col) = run_header(&mut reader, display, extra_ok, diag)?;
     c.header_ok = true;
     let version_col = extra_ok
         .contains(&"index_version")
@@ -658,22 +667,8 @@ fn read_csv(
             if let Some(col) = version_col
                 && let Some(v) = csvio::cell_str(record, col)
             {
-                let v = v.trim();
-                if !v.is_empty() && seen_versions.insert(v.to_string()) {
-                    // Each distinct value once, at its first row.
-                    if semver::Version::parse(v).is_err() {
-                        diag.problem(
-                            Location::line(display, line),
-                            ProblemKind::InvalidSemver {
-                                key: "index_version",
-                                value: v.to_string(),
-                            },
-                        );
-                    }
-                    if versions.len() < 2 {
-                        versions.push(v.to_string());
-                    }
-                }
+                let at = Location::line(display, line);
+                note_version(v, at, &mut seen_versions, &mut versions, diag);
             }
             let qi = c.query(&id);
             if let Some(qi) = qi
@@ -699,6 +694,53 @@ fn read_csv(
         ));
     }
     (versions.len() == 1).then(|| versions.remove(0))
+}
+
+/// A CSV run's header, with the positions of its `id` and `retrieved_doc_ids`.
+fn run_header<R: Read>(
+    reader: &mut csv::Reader<R>,
+    display: &str,
+    extra_ok: &[&str],
+    diag: &mut Diagnostics,
+) -> Option<(Header, usize, usize)> {
+    let mut known = vec!["id", "retrieved_doc_ids"];
+    known.extend_from_slice(extra_ok);
+    let header = Header::read(reader, display, &known, &["id", "retrieved_doc_ids"], diag)?;
+    let required = "`id` and `retrieved_doc_ids`";
+    let (Some(id_col), Some(docs_col)) = (
+        header.require("id", required, display, diag),
+        header.require("retrieved_doc_ids", required, display, diag),
+    ) else {
+        return None;
+    };
+    Some((header, id_col, docs_col))
+}
+
+/// One `index_version` cell of the one-file layout: each distinct value is checked
+/// once, at its first row, and the first two are kept (one means the run's version).
+fn note_version(
+    v: &str,
+    at: Location,
+    seen: &mut FxHashSet<String>,
+    versions: &mut Vec<String>,
+    diag: &mut Diagnostics,
+) {
+    let v = v.trim();
+    if v.is_empty() || !seen.insert(v.to_string()) {
+        return;
+    }
+    if semver::Version::parse(v).is_err() {
+        diag.problem(
+            at,
+            ProblemKind::InvalidSemver {
+                key: "index_version",
+                value: v.to_string(),
+            },
+        );
+    }
+    if versions.len() < 2 {
+        versions.push(v.to_string());
+    }
 }
 
 /// One TREC query's lines, waiting for its last line.
@@ -930,14 +972,10 @@ fn read_trec(
     diag: &mut Diagnostics,
     progress: Progress,
 ) -> bool {
-    let mut current = TrecQuery::default();
-    let mut started = false;
-    let mut finished: FxHashSet<u64> = FxHashSet::default();
-    let mut all: Vec<TrecQuery> = Vec::new();
-    let mut all_index: FxHashMap<String, usize> = FxHashMap::default();
-    let mut interleaved = false;
-    let mut extra_columns = 0u64;
-    let mut any = false;
+    let mut t = TrecReading {
+        keep_all,
+        ..TrecReading::default()
+    };
     // qid, docid, rank and score must be UTF-8; Q0, the tag and comments need not.
     let needed = [0, 2, 3, 4];
     let result = lines::stream_lines(
@@ -954,84 +992,128 @@ fn read_trec(
                 parse_trec_line(text, line_no, display, diag)
             else {
                 if !text.trim().is_empty() && !text.trim_start().starts_with('#') {
-                    any = true;
+                    t.any = true;
                 }
                 return true;
             };
-            any = true;
-            extra_columns += extra as u64;
-            if keep_all {
-                let idx = match all_index.get(qid) {
-                    Some(&i) => i,
-                    None => {
-                        let gold = c.query(qid);
-                        let mut q = TrecQuery::default();
-                        q.reset(qid, line_no, gold);
-                        all.push(q);
-                        all_index.insert(qid.to_string(), all.len() - 1);
-                        all.len() - 1
-                    }
-                };
-                let cap = all[idx].cap(c);
-                let held = all[idx].push(doc, score, rank, line_no, cap);
-                c.stats.max_held = c.stats.max_held.max(held);
-                return true;
-            }
-            if !started || current.qid != qid {
-                if started {
-                    current.finish(c, diag);
-                    finished.insert(hash_bytes(current.qid.as_bytes()));
-                }
-                if finished.contains(&hash_bytes(qid.as_bytes())) {
-                    interleaved = true;
-                    return false;
-                }
-                let gold = c.query(qid);
-                current.reset(qid, line_no, gold);
-                started = true;
-            }
-            let held = current.push(doc, score, rank, line_no, current.cap(c));
-            c.stats.max_held = c.stats.max_held.max(held);
-            true
+            t.any = true;
+            t.extra_columns += extra as u64;
+            t.line(c, qid, (doc, score, rank), line_no, diag)
         },
     );
-    if interleaved {
+    if t.interleaved {
         return false;
     }
     if let Err(e) = result {
-        let (line, kind) = match GuardError::of(&e) {
-            Some(g) => g.problem(),
-            None => (
-                None,
-                ProblemKind::PathUnreadable {
-                    what: "run results",
-                    path: display.to_string(),
-                    reason: e.to_string(),
-                },
-            ),
-        };
+        let (line, kind) = read_error(&e, display);
         diag.problem(Location::at(display, line), kind);
     }
-    if keep_all {
-        for q in &mut all {
-            q.finish(c, diag);
-        }
-    } else if started {
-        current.finish(c, diag);
-    }
-    if !any && diag.problems.is_empty() {
-        diag.problem(
-            Location::file(display),
-            ProblemKind::EmptyFile {
-                expected: "TREC run lines `qid Q0 docid rank score tag`",
-            },
-        );
-    }
-    if extra_columns > 0 {
-        diag.warn(format!(
-            "{display}: {extra_columns} line{} more than 6 fields; the extra ones are ignored, as trec_eval does",
-            if extra_columns == 1 { " has" } else { "s have" }
-        ));
-    }
+    t.end(c, display, diag);
     true
+}
+
+/// Why reading a run stopped: the line cap's problem at its line, or the system's
+/// error.
+pub(super) fn read_error(e: &std::io::Error, display: &str) -> (Option<u64>, ProblemKind) {
+    match GuardError::of(e) {
+        Some(g) => g.problem(),
+        None => (
+            None,
+            ProblemKind::PathUnreadable {
+                what: "run results",
+                path: display.to_string(),
+                reason: e.to_string(),
+            },
+        ),
+    }
+}
+
+/// The state of one pass over a TREC run: the query being read (queries grouped), or
+/// every query at once (`keep_all`, the second pass over an interleaved run).
+#[derive(Default)]
+struct TrecReading {
+    keep_all: bool,
+    current: TrecQuery,
+    started: bool,
+    finished: FxHashSet<u64>,
+    all: Vec<TrecQuery>,
+    all_index: FxHashMap<String, usize>,
+    /// A query came back after another began: the pass stops, to read again keeping all.
+    interleaved: bool,
+    extra_columns: u64,
+    any: bool,
+}
+
+impl TrecReading {
+    /// Take one parsed line; false stops the pass (the run is interleaved).
+    fn line(
+        &mut self,
+        c: &mut Collector,
+        qid: &str,
+        (doc, score, rank): (&str, f64, i64),
+        line_no: u64,
+        diag: &mut Diagnostics,
+    ) -> bool {
+        if self.keep_all {
+            let idx = match self.all_index.get(qid) {
+                Some(&i) => i,
+                None => {
+                    let gold = c.query(qid);
+                    let mut q = TrecQuery::default();
+                    q.reset(qid, line_no, gold);
+                    self.all.push(q);
+                    self.all_index.insert(qid.to_string(), self.all.len() - 1);
+                    self.all.len() - 1
+                }
+            };
+            let cap = self.all[idx].cap(c);
+            let held = self.all[idx].push(doc, score, rank, line_no, cap);
+            c.stats.max_held = c.stats.max_held.max(held);
+            return true;
+        }
+        if !self.started || self.current.qid != qid {
+            if self.started {
+                self.current.finish(c, diag);
+                self.finished
+                    .insert(hash_bytes(self.current.qid.as_bytes()));
+            }
+            if self.finished.contains(&hash_bytes(qid.as_bytes())) {
+                self.interleaved = true;
+                return false;
+            }
+            let gold = c.query(qid);
+            self.current.reset(qid, line_no, gold);
+            self.started = true;
+        }
+        let cap = self.current.cap(c);
+        let held = self.current.push(doc, score, rank, line_no, cap);
+        c.stats.max_held = c.stats.max_held.max(held);
+        true
+    }
+
+    /// Finish the open queries; an empty file and extra columns are said once.
+    fn end(&mut self, c: &mut Collector, display: &str, diag: &mut Diagnostics) {
+        if self.keep_all {
+            for q in &mut self.all {
+                q.finish(c, diag);
+            }
+        } else if self.started {
+            self.current.finish(c, diag);
+        }
+        if !self.any && diag.problems.is_empty() {
+            diag.problem(
+                Location::file(display),
+                ProblemKind::EmptyFile {
+                    expected: "TREC run lines `qid Q0 docid rank score tag`",
+                },
+            );
+        }
+        if self.extra_columns > 0 {
+            let n = self.extra_columns;
+            diag.warn(format!(
+                "{display}: {n} line{} more than 6 fields; the extra ones are ignored, as trec_eval does",
+                if n == 1 { " has" } else { "s have" }
+            ));
+        }
+    }
 }

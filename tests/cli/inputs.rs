@@ -294,3 +294,50 @@ fn eval_sort_worst_first() {
     assert_eq!(ids(&["--sort", "id"]), ["Q-1", "Q-2", "Q-10"]);
     assert_eq!(ids(&[]), ["Q-1", "Q-2", "Q-10"]);
 }
+
+/// Drift reads JSON runs' lists like any other format's: every query both runs list
+/// has an RBO (a JSON run's collector once kept no lists, so RBO was missing).
+#[test]
+fn json_runs_enter_drift() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let write =
+        |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("written");
+    write("gold.csv", "id,expected_doc_ids\nQ-1,D-1\nQ-2,D-2\n");
+    write(
+        "gold.toml",
+        "name = \"g\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"gold.csv\"\n",
+    );
+    write(
+        "b.json",
+        r#"{"Q-1": {"D-1": 2.0, "D-9": 1.0}, "Q-2": {"D-2": 1.0}, "U-1": {"D-5": 1.0}}"#,
+    );
+    write(
+        "c.json",
+        r#"{"Q-1": {"D-9": 2.0, "D-1": 1.0}, "Q-2": {"D-2": 1.0}, "U-1": {"D-6": 1.0}}"#,
+    );
+    for (m, r, v) in [("b.toml", "b.json", "1.0.0"), ("c.toml", "c.json", "1.1.0")] {
+        write(
+            m,
+            &format!("index_version = \"{v}\"\ncorpus = \"c\"\ndepth = 2\nresults = \"{r}\"\n"),
+        );
+    }
+    let r = crate::common::compare_json(
+        dir.path(),
+        &[
+            "compare",
+            "--gold",
+            "gold.toml",
+            "b.toml",
+            "c.toml",
+            "--format",
+            "json",
+            "--no-gate",
+        ],
+        0,
+    );
+    for q in &r.per_query {
+        assert!(q.rbo.is_some(), "query {} has no RBO", q.id);
+    }
+    assert_eq!(r.drift.unlabelled_queries, 1, "U-1 is in both runs");
+    assert_eq!(r.drift.most_changed_unlabelled.len(), 1);
+}

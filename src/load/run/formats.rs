@@ -169,17 +169,7 @@ fn read_jsonl(
         },
     );
     if let Err(e) = result {
-        let (line, kind) = match lines::GuardError::of(&e) {
-            Some(g) => g.problem(),
-            None => (
-                None,
-                ProblemKind::PathUnreadable {
-                    what: "run results",
-                    path: display.to_string(),
-                    reason: e.to_string(),
-                },
-            ),
-        };
+        let (line, kind) = super::read_error(&e, display);
         diag.problem(Location::at(display, line), kind);
     }
     if !any && diag.problems.is_empty() {
