@@ -17,6 +17,7 @@ mod leak;
 mod parity;
 mod report;
 mod review;
+mod review2;
 mod scale;
 mod segments;
 mod ship;
