@@ -314,7 +314,8 @@ impl<'g> Collector<'g> {
             return;
         }
         let n = std::mem::take(&mut self.not_in_gold_count) as usize;
-        self.not_in_gold.sort_unstable();
+        // Natural order, as every list of ids in a warning (docs/contract.md §19.6).
+        crate::text::sort_natural(&mut self.not_in_gold);
         let more = n.saturating_sub(self.not_in_gold.len());
         let mut ids = self.not_in_gold.join(", ");
         if more > 0 {
@@ -564,6 +565,7 @@ impl<'g> Collector<'g> {
         ] {
             if !ids.is_empty() {
                 let n = ids.len();
+                crate::text::sort_natural(ids);
                 let shown: Vec<String> = ids.iter().take(SAMPLE).cloned().collect();
                 let mut shown = shown;
                 diag.warn(format!(
@@ -580,8 +582,10 @@ impl<'g> Collector<'g> {
     fn note_tie_order(&mut self, diag: &mut Diagnostics) {
         let n = self.tie_order.len();
         if n > 0 {
-            let mut shown: Vec<String> = self.tie_order.iter().take(SAMPLE).cloned().collect();
-            shown.sort_unstable();
+            // The first ids in natural order (docs/contract.md §19.6), not the first
+            // met in the file.
+            crate::text::sort_natural(&mut self.tie_order);
+            let shown: Vec<String> = self.tie_order.iter().take(SAMPLE).cloned().collect();
             let more = n - shown.len();
             diag.note(format!(
                 "{}: {n} quer{} tied scores ordered differently from trec_eval's doc-id tie-break (numbers follow trec_eval): {}{}",

@@ -244,7 +244,7 @@ fn csv_runs_may_hold_unlabelled_queries() {
     let out = run(dir(), &["eval", "--gold", "gold.toml", "base-1.csv"]);
     assert_code(&out, 0);
     assert!(stderr(&out).contains(
-        "warning: base-1.csv: 4 run queries are not in the gold set: left out of the metrics, as trec_eval does; compare counts them in drift: U-1, U-10, U-2, U-99"
+        "warning: base-1.csv: 4 run queries are not in the gold set: left out of the metrics, as trec_eval does; compare counts them in drift: U-1, U-2, U-10, U-99"
     ), "{}", stderr(&out));
     let out = run(
         dir(),

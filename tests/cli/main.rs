@@ -18,6 +18,7 @@ mod parity;
 mod report;
 mod rest14;
 mod review;
+mod review2;
 mod scale;
 mod segments;
 mod ship;
