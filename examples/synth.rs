@@ -391,7 +391,8 @@ impl Scores {
         if !self.realistic {
             return format!("{:.4}", (len - rank) as f64 + 0.5);
         }
-        let h = splitmix(self.seed ^ splitmix(qi as u64 ^ ((tag.len() as u64) << 40)) ^ rank as u64);
+        let h =
+            splitmix(self.seed ^ splitmix(qi as u64 ^ ((tag.len() as u64) << 40)) ^ rank as u64);
         let jitter = (h >> 11) as f64 / (1u64 << 53) as f64;
         let step = 0.9 / len as f64;
         let value = 0.95 - step * (rank as f64 + 0.5 * jitter);
