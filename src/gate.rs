@@ -245,12 +245,15 @@ fn split_suspects(
     failing: Vec<String>,
     k: u32,
 ) -> (Vec<String>, usize, Vec<String>, Option<String>) {
-    let entered = |id: &str| {
-        cmp.rows
-            .iter()
-            .find(|r| r.id == id && r.holes.suspect)
-            .map(|r| r.holes.unjudged_entered)
-    };
+    // One map of the suspect rows: a scan of every row per failing id is quadratic
+    // when most queries move (issue 16).
+    let suspects: rustc_hash::FxHashMap<&str, u32> = cmp
+        .rows
+        .iter()
+        .filter(|r| r.holes.suspect)
+        .map(|r| (r.id.as_str(), r.holes.unjudged_entered))
+        .collect();
+    let entered = |id: &str| suspects.get(id).copied();
     let (suspect, rest): (Vec<String>, Vec<String>) =
         failing.into_iter().partition(|id| entered(id).is_some());
     if policy.suspects == Suspects::Fail || suspect.is_empty() {

@@ -71,6 +71,26 @@ fn per_unit<T: Send>(
     })
 }
 
+/// `rng.random_range(0..m)` as rand 0.10 computes it for a `usize` below 2^32
+/// (Canon's method on 32 bits: one more draw only when the first is biased), written
+/// out so the bootstrap's inner loop inlines it: the same numbers from the same
+/// generator (checked in the tests), a third of the instructions.
+fn below(rng: &mut Xoshiro256PlusPlus, m: usize) -> usize {
+    let Ok(range) = u32::try_from(m) else {
+        return rng.random_range(0..m);
+    };
+    let wmul = |x: u32| {
+        let t = u64::from(x) * u64::from(range);
+        ((t >> 32) as u32, t as u32)
+    };
+    let (mut result, lo) = wmul(rng.next_u32());
+    if lo > range.wrapping_neg() {
+        let (hi, _) = wmul(rng.next_u32());
+        result += u32::from(lo.checked_add(hi).is_none());
+    }
+    result as usize
+}
+
 /// How many resamples unit `unit` holds.
 fn unit_len(resamples: u32, unit: u32) -> u32 {
     UNIT.min(resamples - unit * UNIT)
@@ -121,7 +141,7 @@ pub fn paired(deltas: &[[f64; METRICS]], resamples: u32, seed: u64) -> [DeltaSta
                 let count = binomial.sample(rng);
                 let mut sums = [0.0; METRICS];
                 for _ in 0..count {
-                    let d = &nonzero[rng.random_range(0..m)];
+                    let d = &nonzero[below(rng, m)];
                     for j in 0..METRICS {
                         sums[j] += d[j];
                     }
@@ -210,6 +230,29 @@ mod tests {
     fn cases(key: &str) -> Vec<serde_json::Value> {
         let v: serde_json::Value = serde_json::from_str(EXPECTED).expect("the fixture parses");
         v[key].as_array().expect("an array of cases").clone()
+    }
+
+    #[test]
+    fn below_draws_what_random_range_draws() {
+        // Sizes around the bias boundary, a power of two, and the 2^32 fallback.
+        for m in [
+            1usize,
+            2,
+            3,
+            7,
+            1000,
+            86_421,
+            1 << 20,
+            (1 << 31) + 1,
+            u32::MAX as usize,
+            1 << 33,
+        ] {
+            let mut a = unit_rng(7, 1, m as u32);
+            let mut b = a.clone();
+            for _ in 0..10_000 {
+                assert_eq!(below(&mut a, m), b.random_range(0..m), "m = {m}");
+            }
+        }
     }
 
     fn floats(v: &serde_json::Value) -> Vec<f64> {

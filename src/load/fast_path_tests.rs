@@ -77,6 +77,26 @@ fn field_end_across_every_word_offset() {
 }
 
 #[test]
+fn split_fields_across_every_word_offset() {
+    // Two separators at every pair of positions in 20 bytes, with bytes on either side
+    // of `!` (the whole-line scan's threshold) and a control character in a field.
+    for sep in [b' ', b'\t', b'\n', b'\r', 0x0c] {
+        for a in 0..20 {
+            for b in a..20 {
+                let mut bytes: Vec<u8> = (0..20u8)
+                    .map(|i| [b'!', b'x', 0x01, 0x7f][usize::from(i % 4)])
+                    .collect();
+                bytes[a] = sep;
+                bytes[b] = sep;
+                let text = std::str::from_utf8(&bytes).expect("ASCII");
+                let expected: Vec<&str> = text.split_ascii_whitespace().collect();
+                assert_eq!(split_all(text).1, expected, "sep {sep} at {a} and {b}");
+            }
+        }
+    }
+}
+
+#[test]
 fn parse_rank_edges() {
     for text in [
         "",

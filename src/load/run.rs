@@ -506,7 +506,8 @@ impl<'g> Collector<'g> {
             Some(_) => docs.len(),
             None => docs.len().min(self.keep.top as usize),
         };
-        let mut out = Vec::new();
+        // At most `scan` docs: one allocation of that size, not a doubling to 16.
+        let mut out = Vec::with_capacity(scan.min(64));
         let mut judged = hits.iter().map(|h| h.rank).peekable();
         for (i, doc) in docs.iter().take(scan).enumerate() {
             let rank = i as u32 + 1;
@@ -520,6 +521,8 @@ impl<'g> Collector<'g> {
                 });
             }
         }
+        // Held for the whole comparison, per query and run: no spare capacity.
+        out.shrink_to_fit();
         out
     }
 
