@@ -222,6 +222,19 @@ pub fn check_exports(exports: &[(&str, &Path)], inputs: &[&Path]) -> Result<(), 
         if let Some(kind) = not_regular(path) {
             return Err(not_regular_error(path, kind));
         }
+        // Its folder must exist (ragdiff creates none): said now, before the runs are
+        // read, not after, with a temporary file's name.
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !folder.is_dir() {
+            return Err(InvalidInput::usage(format!(
+                "{flag} {}: the folder {} does not exist; ragdiff creates no folders",
+                crate::text::shown(&path.display().to_string()),
+                crate::text::shown(&folder.display().to_string())
+            )));
+        }
         if let Some(input) = inputs.iter().find(|input| same_path(path, input)) {
             return Err(InvalidInput::usage(format!(
                 "{flag} {} would overwrite the input {}; write the report elsewhere",

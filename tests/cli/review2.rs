@@ -48,3 +48,24 @@ fn run_warnings_and_the_tie_note_list_ids_in_natural_order() {
         "warning: run.trec: 12 run queries are not in the gold set: left out of the metrics, as trec_eval does; compare counts them in drift: x1, x2, x3, x4, x5, x6, x7, x8, x9, x10 … and 2 more",
     );
 }
+
+/// An export into a folder that does not exist is refused before anything is read,
+/// naming the flag and the folder (not a temporary file's name at the end of a run).
+#[test]
+fn an_export_into_a_missing_folder_is_refused_up_front() {
+    let out = crate::common::run(
+        crate::common::crate_dir(),
+        &["compare", "--export-json", "no-such-folder/report.json"],
+    );
+    crate::common::assert_code(&out, 2);
+    let err = crate::common::stderr(&out);
+    assert!(
+        err.contains("--export-json no-such-folder/report.json: the folder no-such-folder does not exist; ragdiff creates no folders"),
+        "{err}"
+    );
+    assert!(!err.contains(".ragdiff-"), "{err}");
+    assert!(
+        !crate::common::stdout(&out).contains("FAIL"),
+        "nothing was compared"
+    );
+}
