@@ -418,9 +418,6 @@ pub struct EvaluatedRun {
     /// What further repeats observed, one vector per repeat after the first
     /// (docs/contract.md §17); empty for a single results file.
     pub repeats: Vec<Vec<Option<Observed>>>,
-    /// The first repeat's returned lists as doc hashes, for drift; `None` when they
-    /// were not kept (only `compare` keeps them).
-    pub lists: Option<Lists>,
     /// With a chunk map, whether each gold query has a relevant doc the map contains
     /// (docs/contract.md §19.5: failure kind `coverage`); `None` without a map.
     pub covered: Option<Vec<bool>>,
@@ -434,10 +431,116 @@ impl EvaluatedRun {
     }
 }
 
-/// Every returned list of one results file as [`doc_hash`]es in rank order (8 bytes
-/// per returned doc): gold queries by their index, other queries with their ids.
-#[derive(Debug, Clone, Default)]
-pub struct Lists {
-    pub gold: Vec<Option<Box<[u64]>>>,
-    pub other: Vec<(Id, Box<[u64]>)>,
+/// How two lists of doc hashes compare (drift's RBO, given by the caller: this module
+/// knows no metric).
+pub type PairFn = Box<dyn Fn(&[u64], &[u64]) -> f64 + Send + Sync>;
+
+/// Drift computed while the two runs are read (docs/contract.md §17): each run's
+/// first repeat offers every returned list, as [`doc_hash`]es, when its ranking is
+/// complete. The first side to offer a query's list leaves it waiting; the second
+/// pairs them and both are dropped. Runs exported in the same query order (grouped
+/// TREC, CSV, JSON in gold order) so hold only the lists one side is ahead by, not
+/// every list of both runs.
+pub struct Pairing {
+    pair: PairFn,
+    state: std::sync::Mutex<PairState>,
+}
+
+#[derive(Default)]
+struct PairState {
+    gold: Vec<Slot>,
+    other: FxHashMap<Id, Slot>,
+    /// Lists waiting now, and the most that ever waited at once.
+    waiting: usize,
+    peak: usize,
+}
+
+#[derive(Default)]
+enum Slot {
+    #[default]
+    Empty,
+    /// One side's list, waiting for the other side's.
+    Waiting(usize, Box<[u64]>),
+    Done(f64),
+}
+
+impl Pairing {
+    pub fn new(gold_queries: usize, pair: PairFn) -> Self {
+        let mut gold = Vec::with_capacity(gold_queries);
+        gold.resize_with(gold_queries, Slot::default);
+        Self {
+            pair,
+            state: std::sync::Mutex::new(PairState {
+                gold,
+                ..PairState::default()
+            }),
+        }
+    }
+
+    /// Side `side` (0 baseline, 1 candidate) returned `list` for a query: gold query
+    /// `qi`, or `qid` when the gold does not have it.
+    pub fn offer(&self, side: usize, qi: Option<usize>, qid: &str, list: &[u64]) {
+        let waiting = {
+            let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            let slot = match qi {
+                Some(qi) => &mut st.gold[qi],
+                None => st.other.entry(Id::from(qid)).or_default(),
+            };
+            let theirs = match std::mem::take(slot) {
+                Slot::Waiting(other, theirs) if other != side => Some(theirs),
+                before => {
+                    // The same side again cannot happen for a valid run: keep the newer.
+                    let fresh = !matches!(before, Slot::Waiting(..));
+                    *slot = Slot::Waiting(side, list.into());
+                    if fresh {
+                        st.waiting += 1;
+                        st.peak = st.peak.max(st.waiting);
+                    }
+                    None
+                }
+            };
+            match theirs {
+                Some(t) => {
+                    st.waiting -= 1;
+                    t
+                }
+                None => return,
+            }
+        };
+        // Paired outside the lock, baseline first.
+        let rbo = if side == 1 {
+            (self.pair)(&waiting, list)
+        } else {
+            (self.pair)(list, &waiting)
+        };
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match qi {
+            Some(qi) => st.gold[qi] = Slot::Done(rbo),
+            None => {
+                st.other.insert(Id::from(qid), Slot::Done(rbo));
+            }
+        }
+    }
+
+    /// The most lists that ever waited at once (the memory drift cost).
+    pub fn peak_waiting(&self) -> usize {
+        self.state.lock().map_or(0, |st| st.peak)
+    }
+
+    /// Every pair's value: per gold query (`None` when a run did not list it), and the
+    /// queries not in the gold that both runs listed.
+    pub fn results(self) -> (Vec<Option<f64>>, Vec<(Id, f64)>) {
+        let st = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        let done = |s: &Slot| match s {
+            Slot::Done(r) => Some(*r),
+            _ => None,
+        };
+        let gold = st.gold.iter().map(done).collect();
+        let other = st
+            .other
+            .iter()
+            .filter_map(|(id, s)| Some((id.clone(), done(s)?)))
+            .collect();
+        (gold, other)
+    }
 }

@@ -103,9 +103,7 @@ fn read(
     };
     let keep = run::Keep {
         top: k,
-        wanted: None,
-        lists: false,
-        doc_map: None,
+        ..run::Keep::NONE
     };
     let (r, diag, _) = run::read_bytes_keeping(meta, text.as_bytes(), gold, &[], keep);
     assert!(diag.problems.is_empty(), "{:?}\n{text}", diag.problems);

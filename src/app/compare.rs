@@ -8,7 +8,7 @@ use crate::compare::{self, Bump, Comparison};
 use crate::exit::{self, Refused};
 use crate::gate::{self, Policy};
 use crate::load::{self, allow};
-use crate::model::{EvaluatedRun, GoldSet, RunMeta};
+use crate::model::{EvaluatedRun, GoldSet, Pairing, RunMeta};
 use crate::output;
 use crate::report::{self, CompareReport, Decided};
 use crate::settings;
@@ -44,11 +44,18 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     let gold = inputs.gold;
     let same_results = load::same_results(&bm.results, &cm.results);
     // Each side keeps its top k's unjudged docs by id: suspects and the label queue
-    // need them (docs/contract.md §16); memory stays gold x k.
+    // need them (docs/contract.md §16); memory stays gold x k. Drift pairs the two
+    // runs' lists as they are read (§17).
+    let p = s.rbo_p;
+    let pairing = Pairing::new(
+        gold.queries.len(),
+        Box::new(move |a, b| crate::metrics::rbo::rbo_ext(a, b, p)),
+    );
     let keep = load::run::Keep {
         top: inputs.k,
         wanted: None,
-        lists: true,
+        pairing: Some(&pairing),
+        side: 0,
         doc_map: None,
     };
     let runs = load::read_runs_keeping(vec![bm, cm], &gold, &[], keep, &mut diag);
@@ -60,20 +67,9 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     cmp.same_results = same_results;
     let seg = &s.segments;
     compare::segments::attach(&mut cmp, &gold, seg.min_queries, (s.resamples, s.seed));
-    compare::drift::apply(&mut cmp, &gold, &baseline, &candidate, s.rbo_p);
+    compare::drift::apply(&mut cmp, &gold, pairing.results(), s.rbo_p);
     compare::cutoffs::attach(&mut cmp, &gold, [&baseline, &candidate], &s.cutoffs);
-    let policy = Policy {
-        max_drop: s.max_drop.clone(),
-        allowed: inputs.allowed,
-        fail_on_significant_drop: s.fail_on_significant_drop,
-        enforced: s.enforced,
-        suspects: s.suspects,
-        non_inferior: seg.non_inferior.clone(),
-        non_inferior_per_segment: seg.non_inferior_per_segment.clone(),
-        max_drop_per_segment: seg.max_drop_per_segment.clone(),
-        strict_flaky: s.strict_flaky,
-        min_rbo: s.min_rbo,
-    };
+    let policy = policy(&s, inputs.allowed);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(comparison_warnings(&cmp, [&baseline.meta, &candidate.meta]));
@@ -103,6 +99,23 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     } else {
         exit::GATE_FAILED
     })
+}
+
+/// The gate's policy from the settings and the allow-list read.
+fn policy(s: &settings::Compare, allowed: Vec<(String, String)>) -> Policy {
+    let seg = &s.segments;
+    Policy {
+        max_drop: s.max_drop.clone(),
+        allowed,
+        fail_on_significant_drop: s.fail_on_significant_drop,
+        enforced: s.enforced,
+        suspects: s.suspects,
+        non_inferior: seg.non_inferior.clone(),
+        non_inferior_per_segment: seg.non_inferior_per_segment.clone(),
+        max_drop_per_segment: seg.max_drop_per_segment.clone(),
+        strict_flaky: s.strict_flaky,
+        min_rbo: s.min_rbo,
+    }
 }
 
 /// Read the gold, both manifests and the allow-list; resolve k; check that no
@@ -158,7 +171,8 @@ fn label_queue(
     let keep = load::run::Keep {
         top: cmp.k,
         wanted: Some(&wanted),
-        lists: false,
+        pairing: None,
+        side: 0,
         doc_map: None,
     };
     let mut diag = Diagnostics::default();

@@ -2,12 +2,10 @@
 //! repeat, for every query both runs' files list, labelled or not
 //! (docs/contract.md §17).
 
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::compare::Comparison;
-use crate::metrics::rbo::Rbo;
-use crate::model::{EvaluatedRun, GoldSet};
+use crate::model::{GoldSet, Id};
 
 /// `--rbo-p`'s default persistence.
 pub const DEFAULT_P: f64 = 0.9;
@@ -64,27 +62,16 @@ pub struct Moved {
     pub rbo: f64,
 }
 
-/// Compute drift with persistence `p` from the runs' kept lists (nothing when a run
-/// kept none) and give each per-query row its RBO.
-pub fn apply(cmp: &mut Comparison, gold: &GoldSet, b: &EvaluatedRun, c: &EvaluatedRun, p: f64) {
+/// Drift with persistence `p` from the pairs the runs' lists made while they were
+/// read (`model::Pairing::results`): each per-query row gets its RBO.
+pub fn apply(
+    cmp: &mut Comparison,
+    gold: &GoldSet,
+    (labelled, unlabelled): (Vec<Option<f64>>, Vec<(Id, f64)>),
+    p: f64,
+) {
     cmp.drift.rbo_p = p;
-    let (Some(bl), Some(cl)) = (&b.lists, &c.lists) else {
-        return;
-    };
-    let mut rbo = Rbo::default();
-    let labelled: Vec<Option<f64>> = bl
-        .gold
-        .iter()
-        .zip(&cl.gold)
-        .map(|(x, y)| Some(rbo.ext(x.as_deref()?, y.as_deref()?, p)))
-        .collect();
-    let theirs: FxHashMap<&str, &[u64]> =
-        cl.other.iter().map(|(id, l)| (id.as_str(), &**l)).collect();
-    let unlabelled: Vec<(&str, f64)> = bl
-        .other
-        .iter()
-        .filter_map(|(id, l)| Some((id.as_str(), rbo.ext(l, theirs.get(id.as_str())?, p))))
-        .collect();
+    let unlabelled: Vec<(&str, f64)> = unlabelled.iter().map(|(id, r)| (id.as_str(), *r)).collect();
     for row in &mut cmp.rows {
         row.rbo = gold.lookup(&row.id).and_then(|qi| labelled[qi as usize]);
     }
@@ -203,5 +190,61 @@ mod tests {
         assert_eq!(m.most_changed_unlabelled.len(), MOST_CHANGED);
         assert_eq!(m.most_changed_unlabelled[0].id, "U-29");
         assert_eq!(m.most_changed_unlabelled[19].id, "U-10");
+    }
+}
+
+#[cfg(test)]
+mod pairing_tests {
+    use crate::metrics::rbo::rbo_ext;
+    use crate::model::Pairing;
+
+    fn pairing(n: usize) -> Pairing {
+        Pairing::new(n, Box::new(|a, b| rbo_ext(a, b, 0.9)))
+    }
+
+    #[test]
+    fn runs_in_the_same_order_hold_one_list_at_a_time() {
+        let p = pairing(1000);
+        for qi in 0..1000 {
+            let list = [qi as u64, 7, 8];
+            p.offer(0, Some(qi), "", &list);
+            p.offer(1, Some(qi), "", &list);
+        }
+        assert_eq!(p.peak_waiting(), 1);
+        let (gold, other) = p.results();
+        assert!(gold.iter().all(|r| *r == Some(1.0)));
+        assert!(other.is_empty());
+    }
+
+    #[test]
+    fn runs_in_opposite_orders_hold_one_side_and_still_pair_all() {
+        let p = pairing(100);
+        for qi in 0..100 {
+            p.offer(0, Some(qi), "", &[1, 2]);
+        }
+        for qi in (0..100).rev() {
+            p.offer(1, Some(qi), "", &[2, 3]);
+        }
+        assert_eq!(p.peak_waiting(), 100);
+        let (gold, _) = p.results();
+        let expected = rbo_ext(&[1, 2], &[2, 3], 0.9);
+        assert!(gold.iter().all(|r| *r == Some(expected)));
+    }
+
+    #[test]
+    fn baseline_first_whichever_side_arrives_first_and_unpaired_lists_have_none() {
+        let p = pairing(2);
+        p.offer(1, Some(0), "", &[5, 6, 7]);
+        p.offer(0, Some(0), "", &[5]);
+        p.offer(0, Some(1), "", &[9]);
+        p.offer(0, None, "U-1", &[1]);
+        p.offer(1, None, "U-1", &[2]);
+        p.offer(1, None, "U-2", &[3]);
+        let (gold, mut other) = p.results();
+        assert_eq!(gold[0], Some(rbo_ext(&[5], &[5, 6, 7], 0.9)));
+        assert_eq!(gold[1], None, "the candidate never listed it");
+        other.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(other.len(), 1, "U-2 is in one run only");
+        assert_eq!(other[0].1, 0.0);
     }
 }

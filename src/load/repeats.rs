@@ -47,6 +47,7 @@ pub fn read_runs_with(
                 meta: m,
                 keep: run::Keep {
                     doc_map: maps[i].as_ref(),
+                    side: i,
                     ..keep
                 },
             });

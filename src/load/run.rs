@@ -11,9 +11,7 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::csvio::{self, Header};
 use crate::load::lines::{self, Guard, GuardError, parse_rank, split_fields};
-use crate::model::{
-    DataFormat, EvaluatedRun, GoldSet, Hit, Id, Lists, Observed, RankedDoc, RunMeta,
-};
+use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Id, Observed, RankedDoc, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// Told how many more bytes were read.
@@ -27,8 +25,10 @@ pub use crate::model::Wanted;
 pub struct Keep<'w> {
     pub top: u32,
     pub wanted: Option<&'w Wanted>,
-    /// Keep every returned list as doc hashes, for drift (docs/contract.md §17).
-    pub lists: bool,
+    /// Offer every returned list, as doc hashes, to drift's pairing as side `side`
+    /// (0 baseline, 1 candidate; docs/contract.md §17).
+    pub pairing: Option<&'w crate::model::Pairing>,
+    pub side: usize,
     /// The run's chunk map: ids read are chunks, mapped to documents (§19.5).
     pub doc_map: Option<&'w crate::load::docmap::DocMap>,
 }
@@ -38,15 +38,8 @@ impl Keep<'_> {
     pub const NONE: Keep<'static> = Keep {
         top: 0,
         wanted: None,
-        lists: false,
-        doc_map: None,
-    };
-
-    /// Keep the lists only.
-    pub const LISTS: Keep<'static> = Keep {
-        top: 0,
-        wanted: None,
-        lists: true,
+        pairing: None,
+        side: 0,
         doc_map: None,
     };
 }
@@ -165,7 +158,6 @@ fn read_from<'s>(
     let collector = || {
         let mut c = Collector::new(gold, display, depth, gold.stand_in);
         c.keep = keep;
-        c.keep_lists(keep.lists);
         c
     };
     match meta.format {
@@ -269,8 +261,6 @@ struct Collector<'g> {
     stats: ReadStats,
     /// Unjudged docs to keep by id.
     keep: Keep<'g>,
-    /// The returned lists as doc hashes, kept for drift (docs/contract.md §17).
-    lists: Option<Lists>,
 }
 
 const SAMPLE: usize = 10;
@@ -296,16 +286,7 @@ impl<'g> Collector<'g> {
             hashes: Vec::new(),
             stats: ReadStats::default(),
             keep: Keep::NONE,
-            lists: None,
         }
-    }
-
-    /// Keep every returned list as doc hashes (not for a structure-only reading).
-    fn keep_lists(&mut self, keep: bool) {
-        self.lists = (keep && !self.structure_only).then(|| Lists {
-            gold: vec![None; self.gold.queries.len()],
-            other: Vec::new(),
-        });
     }
 
     /// Count the run's queries that the gold does not have; they enter drift only.
@@ -418,12 +399,10 @@ impl<'g> Collector<'g> {
         };
         let len = docs.len() as u32;
         let list_hash = self.hash_and_check(qid, docs, line_of, diag);
-        if let Some(lists) = &mut self.lists {
-            let hashes: Box<[u64]> = self.hashes.as_slice().into();
-            match qi {
-                Some(qi) => lists.gold[qi] = Some(hashes),
-                None => lists.other.push((qid.into(), hashes)),
-            }
+        if let Some(pairing) = self.keep.pairing
+            && !self.structure_only
+        {
+            pairing.offer(self.keep.side, qi, qid, &self.hashes);
         }
         let Some(qi) = qi else {
             return;
@@ -608,7 +587,6 @@ impl<'g> Collector<'g> {
             meta,
             observed: self.observed,
             repeats: Vec::new(),
-            lists: self.lists,
             covered: None,
         }
     }
@@ -862,7 +840,7 @@ impl TrecQuery {
 
     /// How many lines of this query may be stored.
     fn cap(&self, c: &Collector) -> u64 {
-        if self.gold.is_none() && !c.structure_only && c.lists.is_none() {
+        if self.gold.is_none() && !c.structure_only && c.keep.pairing.is_none() {
             0 // not in the gold and no drift to compute: ignored, as trec_eval does
         } else {
             c.depth.map_or(u64::MAX, u64::from)

@@ -5,6 +5,15 @@
 
 use rustc_hash::FxHashSet;
 
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Rbo> = std::cell::RefCell::default();
+}
+
+/// [`Rbo::ext`] with this thread's scratch space (no allocation per pair).
+pub fn rbo_ext(a: &[u64], b: &[u64], p: f64) -> f64 {
+    SCRATCH.with(|r| r.borrow_mut().ext(a, b, p))
+}
+
 /// Reusable scratch space for [`Rbo::ext`]: two sets, cleared per pair.
 #[derive(Default)]
 pub struct Rbo {
