@@ -101,6 +101,7 @@ pub(super) fn parse_json(bytes: &[u8], display: &str, diag: &mut Diagnostics) ->
 pub(super) fn parse_jsonl(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQuery> {
     let mut q = Qrels::new(display);
     let mut any = false;
+    let mut tagged = 0usize;
     lines::for_each_line(
         bytes,
         display,
@@ -112,10 +113,18 @@ pub(super) fn parse_jsonl(bytes: &[u8], display: &str, diag: &mut Diagnostics) -
             }
             any = true;
             if let Some(row) = jsonl::parse_line::<GoldLine>(text, line, display, diag) {
+                tagged += usize::from(row.tags.as_ref().is_some_and(|t| !t.is_empty()));
                 gold_row(&mut q, &row, line, diag);
             }
         },
     );
+    if tagged > 0 {
+        // docs/contract.md §18: not read yet; said rather than silently dropped.
+        diag.warn(format!(
+            "{display}: {} `tags`, which a JSONL gold does not read yet: no segments come from them; name a tags side file in the manifest (tags = \"tags.csv\", CSV id,tags)",
+            crate::text::plural(tagged, "line carries", "lines carry")
+        ));
+    }
     if !any && !diag.has_problems() {
         diag.problem(
             Location::file(display),
