@@ -56,6 +56,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         wanted: None,
         pairing: Some(&pairing),
         side: 0,
+        every_query: s.outputs.wants_label_queue(),
         doc_map: None,
     };
     let runs = load::read_runs_keeping(vec![bm, cm], &gold, &[], keep, &mut diag);
@@ -173,6 +174,7 @@ fn label_queue(
         wanted: Some(&wanted),
         pairing: None,
         side: 0,
+        every_query: true,
         doc_map: None,
     };
     let mut diag = Diagnostics::default();

@@ -29,6 +29,10 @@ pub struct Keep<'w> {
     /// (0 baseline, 1 candidate; docs/contract.md §17).
     pub pairing: Option<&'w crate::model::Pairing>,
     pub side: usize,
+    /// Keep the top `top` unjudged docs of every gold query (the label queue is
+    /// exported); otherwise only of queries whose gold judges a doc not relevant,
+    /// the only ones that can be suspect (docs/contract.md §16).
+    pub every_query: bool,
     /// The run's chunk map: ids read are chunks, mapped to documents (§19.5).
     pub doc_map: Option<&'w crate::load::docmap::DocMap>,
 }
@@ -40,6 +44,7 @@ impl Keep<'_> {
         wanted: None,
         pairing: None,
         side: 0,
+        every_query: false,
         doc_map: None,
     };
 }
@@ -197,6 +202,7 @@ fn read_trec_run<'c, 's>(
     progress: Progress,
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
     let mut c = collector();
+    c.defer_offers();
     if read_trec(
         Guard::lines(input),
         display,
@@ -206,6 +212,7 @@ fn read_trec_run<'c, 's>(
         progress,
     ) {
         c.finish_trec(&mut diag);
+        c.offer_deferred();
         let stats = c.stats;
         return (Some(c.into_run(meta)), diag, None, stats);
     }
@@ -215,6 +222,7 @@ fn read_trec_run<'c, 's>(
         return (None, diag, None, first);
     };
     let mut c = collector();
+    c.defer_offers();
     read_trec(
         Guard::lines(input),
         display,
@@ -224,6 +232,7 @@ fn read_trec_run<'c, 's>(
         &|_| {},
     );
     c.finish_trec(&mut diag);
+    c.offer_deferred();
     let stats = ReadStats {
         max_held: c.stats.max_held.max(first.max_held),
     };
@@ -233,6 +242,9 @@ fn read_trec_run<'c, 's>(
 use crate::model::doc_hash as hash_bytes;
 
 mod formats;
+
+/// One list held back from drift's pairing: gold index (or none), query id, hashes.
+type Deferred = (Option<usize>, Id, Box<[u64]>);
 
 /// Reduces each complete ranking to what the metrics need, and checks it.
 struct Collector<'g> {
@@ -261,6 +273,10 @@ struct Collector<'g> {
     stats: ReadStats,
     /// Unjudged docs to keep by id.
     keep: Keep<'g>,
+    /// A TREC pass's lists, offered to drift's pairing only when the pass ends
+    /// whole: until then a query could come back (an interleaved run is read again),
+    /// so a list seen so far may be partial. Other formats offer as they go.
+    deferred: Option<Vec<Deferred>>,
 }
 
 const SAMPLE: usize = 10;
@@ -285,7 +301,24 @@ impl<'g> Collector<'g> {
             table: Vec::new(),
             hashes: Vec::new(),
             stats: ReadStats::default(),
+            deferred: None,
             keep: Keep::NONE,
+        }
+    }
+
+    /// Hold the lists until [`Collector::offer_deferred`] (a TREC pass).
+    fn defer_offers(&mut self) {
+        if self.keep.pairing.is_some() {
+            self.deferred = Some(Vec::new());
+        }
+    }
+
+    /// The pass ended whole: offer the lists it held to drift's pairing.
+    fn offer_deferred(&mut self) {
+        if let (Some(pairing), Some(lists)) = (self.keep.pairing, self.deferred.take()) {
+            for (qi, qid, list) in lists {
+                pairing.offer(self.keep.side, qi, &qid, &list);
+            }
         }
     }
 
@@ -402,7 +435,10 @@ impl<'g> Collector<'g> {
         if let Some(pairing) = self.keep.pairing
             && !self.structure_only
         {
-            pairing.offer(self.keep.side, qi, qid, &self.hashes);
+            match &mut self.deferred {
+                Some(d) => d.push((qi, Id::from(qid), self.hashes.as_slice().into())),
+                None => pairing.offer(self.keep.side, qi, qid, &self.hashes),
+            }
         }
         let Some(qi) = qi else {
             return;
@@ -481,9 +517,14 @@ impl<'g> Collector<'g> {
     /// (`hits` holds the judged ones, in rank order).
     fn unjudged(&self, qi: usize, docs: &[&str], hits: &[Hit]) -> Vec<RankedDoc> {
         let wanted = self.keep.wanted.and_then(|w| w.get(&(qi as u32)));
+        let top = if self.keep.every_query || self.gold.queries[qi].non_relevant > 0 {
+            self.keep.top as usize
+        } else {
+            0 // can be neither suspect nor queued: nothing kept (memory)
+        };
         let scan = match wanted {
             Some(_) => docs.len(),
-            None => docs.len().min(self.keep.top as usize),
+            None => docs.len().min(top),
         };
         // At most `scan` docs: one allocation of that size, not a doubling to 16.
         let mut out = Vec::with_capacity(scan.min(64));
@@ -493,7 +534,7 @@ impl<'g> Collector<'g> {
             if judged.next_if_eq(&rank).is_some() {
                 continue;
             }
-            if i < self.keep.top as usize || wanted.is_some_and(|w| w.iter().any(|d| d == doc)) {
+            if i < top || wanted.is_some_and(|w| w.iter().any(|d| d == doc)) {
                 out.push(RankedDoc {
                     rank,
                     doc: Id::from(*doc),

@@ -68,8 +68,19 @@ fn suspect_case_json() {
         ),
         (1, 2, 2)
     );
-    // Newly failed but relevant-only (S-2), or no unjudged doc entered (S-3).
-    assert!(!r.row("S-2").suspect && r.row("S-2").unjudged_entered == 3);
+    // Newly failed but relevant-only (S-2): never suspect, so its unjudged docs are
+    // not kept by id (memory) and none is counted as entered, unless the label
+    // queue is exported; or no unjudged doc entered (S-3).
+    assert!(!r.row("S-2").suspect && r.row("S-2").unjudged_entered == 0);
+    let queue = tempfile::tempdir().expect("a temporary folder");
+    let queue_path = queue.path().join("queue.csv").display().to_string();
+    let with_queue = crate::common::compare_json(
+        fixture("holes/suspect"),
+        &suspect_args(&["--format", "json", "--export-label-queue", &queue_path]),
+        1,
+    );
+    assert!(!with_queue.row("S-2").suspect && with_queue.row("S-2").unjudged_entered == 3);
+    assert_eq!(with_queue.suspect, ["S-1"], "the queue changes no verdict");
     assert!(!r.row("S-3").suspect && r.row("S-3").unjudged_entered == 0);
     // Other statuses are never suspect, whatever entered.
     assert!(!r.row("S-4").suspect && r.row("S-4").unjudged_entered == 1);
