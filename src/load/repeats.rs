@@ -125,6 +125,44 @@ fn read_all(jobs: Vec<Job<'_>>, gold: &GoldSet, extra_ok: &[&str]) -> Vec<Read> 
         .collect()
 }
 
+/// A warning a later repeat gives word for word as the first repeat did (the same
+/// unlabelled queries, say) is said once, for the first file, with how many other
+/// repeats gave it too: five results files, one line.
+#[derive(Default)]
+struct Repeated {
+    /// The first repeat's warnings: where they stand in the list, their text, and how
+    /// many later repeats gave them too.
+    first: Vec<(usize, String, usize)>,
+}
+
+impl Repeated {
+    fn warn(&mut self, displays: &[String], repeat: usize, w: String, diag: &mut Diagnostics) {
+        if repeat == 0 {
+            self.first.push((diag.warnings.len(), w.clone(), 0));
+            diag.warnings.push(w);
+            return;
+        }
+        let same = w
+            .strip_prefix(displays[repeat].as_str())
+            .map(|rest| format!("{}{rest}", displays[0]))
+            .and_then(|as_first| self.first.iter_mut().find(|(_, f, _)| *f == as_first));
+        match same {
+            Some((_, _, n)) => *n += 1,
+            None => diag.warnings.push(w),
+        }
+    }
+
+    /// Each of the first repeat's warnings says how many other repeats gave it too.
+    fn finish(self, diag: &mut Diagnostics) {
+        for (at, _, n) in self.first {
+            if n > 0 {
+                let also = crate::text::plural(n, "other repeat", "other repeats");
+                diag.warnings[at].push_str(&format!(" (the same in {also})"));
+            }
+        }
+    }
+}
+
 /// One run from its repeats' readings (the first repeat's reading first): problems
 /// and warnings merged, the index version from a CSV column if the manifest has none,
 /// and a gold query listed by some repeats but not all is a problem of the repeats
@@ -137,9 +175,17 @@ fn assemble(
 ) -> Option<EvaluatedRun> {
     let mut runs = Vec::with_capacity(reads.len());
     let mut version = None;
+    let displays: Vec<String> = meta
+        .repeat_metas()
+        .iter()
+        .map(|m| m.results.display().to_string())
+        .collect();
+    let mut repeated = Repeated::default();
     for (i, (run, d, v)) in reads.into_iter().enumerate() {
         diag.problems.extend(d.problems);
-        diag.warnings.extend(d.warnings);
+        for w in d.warnings {
+            repeated.warn(&displays, i, w, diag);
+        }
         diag.notes.extend(d.notes);
         diag.dropped.extend(d.dropped);
         diag.stopped.extend(d.stopped);
@@ -148,6 +194,7 @@ fn assemble(
         }
         runs.push(run);
     }
+    repeated.finish(diag);
     let mut runs: Vec<EvaluatedRun> = runs.into_iter().collect::<Option<Vec<_>>>()?;
     let mut first = runs.remove(0);
     check_same_queries(gold, &first, &runs, diag);
