@@ -64,7 +64,7 @@ pub struct Verdict {
     /// The reasons, structured, for formats that write ids their own way.
     #[serde(skip)]
     pub causes: Vec<Reason>,
-    /// Suspect new failures that only warn (`--suspects warn`), in byte order.
+    /// Suspect new failures that only warn (`--suspects warn`), in natural order.
     #[serde(skip)]
     pub suspects_warned: Vec<String>,
 }
@@ -259,7 +259,7 @@ fn split_suspects(
     if policy.suspects == Suspects::Fail || suspect.is_empty() {
         let n = suspect.len();
         let mut all: Vec<String> = rest.into_iter().chain(suspect).collect();
-        all.sort_unstable();
+        crate::text::sort_natural(&mut all);
         return (all, n, Vec::new(), None);
     }
     let named: Vec<String> = suspect

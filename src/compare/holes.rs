@@ -117,7 +117,7 @@ pub fn label_queue(
     queued.sort_by(|x, y| {
         x.status
             .cmp(&y.status)
-            .then_with(|| x.id.as_bytes().cmp(y.id.as_bytes()))
+            .then_with(|| crate::text::natural_cmp(&x.id, &y.id))
     });
     let mut out = Vec::new();
     for row in queued {

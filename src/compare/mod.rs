@@ -359,7 +359,7 @@ pub struct Comparison {
     pub zero_rr: ZeroRr,
     pub no_answer: Vec<String>,
     pub nondeterministic: Vec<String>,
-    /// Ids flaky on either side, in byte order (§17).
+    /// Ids flaky on either side, in natural order (§17).
     pub flaky: Vec<String>,
     /// Rank-biased overlap of every query in both runs; filled by [`drift::apply`].
     pub drift: drift::Drift,
@@ -555,7 +555,7 @@ fn means_of(rows: &[QueryRow], resamples: u32, seed: u64) -> MeansReport {
     }
 }
 
-/// Ids of rows with `status`, in byte order.
+/// Ids of rows with `status`, in natural order.
 pub fn ids_with(rows: &[QueryRow], status: Status) -> Vec<String> {
     let mut ids: Vec<String> = rows
         .iter()

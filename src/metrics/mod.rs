@@ -229,7 +229,7 @@ pub fn evaluate(q: &GoldQuery, observed: Option<&Observed>, k: u32, min_grade: i
     }
 }
 
-/// The relevant doc ids of `q` in the top k of what was observed, in byte order.
+/// The relevant doc ids of `q` in the top k of what was observed, in natural order (docs/contract.md §19).
 pub fn relevant_in_top_k<'q>(
     q: &'q GoldQuery,
     observed: Option<&Observed>,
@@ -243,7 +243,7 @@ pub fn relevant_in_top_k<'q>(
         .filter(|h| h.rank <= k && q.judged[h.judged as usize].grade >= min_grade)
         .map(|h| &*q.judged[h.judged as usize].doc)
         .collect();
-    ids.sort_unstable();
+    ids.sort_unstable_by(|a, b| crate::text::natural_cmp(a, b));
     ids
 }
 

@@ -219,10 +219,10 @@ fn evaluate_table(
 #[rstest]
 #[case::not_in_run(None, 3, 1, vec![])]
 #[case::empty_ranking(Some(&[][..]), 3, 1, vec![])]
-// byte order, not rank order and not numeric order: "D10" < "D2" < "D9"
-#[case::byte_order(Some(&["D9", "D10", "D2", "D3"][..]), 3, 1, vec!["D10", "D2", "D9"])]
+// natural order, not rank order: "D2" < "D9" < "D10"
+#[case::natural_order(Some(&["D9", "D10", "D2", "D3"][..]), 3, 1, vec!["D2", "D9", "D10"])]
 #[case::cut_at_k(Some(&["D9", "D10", "D2", "D3"][..]), 1, 1, vec!["D9"])]
-#[case::k_larger_than_ranking(Some(&["D9", "D10"][..]), 50, 1, vec!["D10", "D9"])]
+#[case::k_larger_than_ranking(Some(&["D9", "D10"][..]), 50, 1, vec!["D9", "D10"])]
 // D3 has grade 1: a gain for nDCG but below min_grade 2, so not listed
 #[case::below_min_grade(Some(&["D3", "D9"][..]), 2, 2, vec!["D9"])]
 fn relevant_in_top_k_table(

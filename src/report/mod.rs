@@ -239,7 +239,7 @@ pub struct CompareReport {
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
     pub still_failing: Vec<String>,
-    /// Suspect new failures (docs/contract.md §16), in byte order.
+    /// Suspect new failures (docs/contract.md §16), in natural order.
     pub suspect: Vec<String>,
     /// Ids flaky on either side (§17).
     pub flaky: Vec<String>,
@@ -380,19 +380,19 @@ impl CompareReport {
     }
 }
 
-/// Ids of the suspect rows, in byte order.
+/// Ids of the suspect rows, in natural order.
 fn suspect_ids(rows: &[QueryRow]) -> Vec<String> {
     let mut ids: Vec<String> = rows
         .iter()
         .filter(|r| r.holes.suspect)
         .map(|r| r.id.to_string())
         .collect();
-    ids.sort_unstable();
+    crate::text::sort_natural(&mut ids);
     ids
 }
 
-/// The rows the formats list, selected and ordered once: newly failed in id order
-/// (byte order), and every changed row in the report's order.
+/// The rows the formats list, selected and ordered once: newly failed in natural id
+/// order, and every changed row in the report's order.
 pub struct Rows<'a> {
     pub newly_failed: Vec<&'a QueryRow>,
     pub changed: Vec<&'a QueryRow>,
