@@ -453,6 +453,9 @@ struct PairState {
     /// Lists waiting now, and the most that ever waited at once.
     waiting: usize,
     peak: usize,
+    /// A side offered a list that turned out partial (an interleaved TREC run): every
+    /// value is void and later offers are ignored; the caller pairs again.
+    poisoned: bool,
 }
 
 #[derive(Default)]
@@ -482,6 +485,9 @@ impl Pairing {
     pub fn offer(&self, side: usize, qi: Option<usize>, qid: &str, list: &[u64]) {
         let waiting = {
             let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            if st.poisoned {
+                return;
+            }
             let slot = match qi {
                 Some(qi) => &mut st.gold[qi],
                 None => st.other.entry(Id::from(qid)).or_default(),
@@ -514,12 +520,30 @@ impl Pairing {
             (self.pair)(list, &waiting)
         };
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.poisoned {
+            return;
+        }
         match qi {
             Some(qi) => st.gold[qi] = Slot::Done(rbo),
             None => {
                 st.other.insert(Id::from(qid), Slot::Done(rbo));
             }
         }
+    }
+
+    /// Some list offered was partial: drop everything (the memory too) and ignore
+    /// later offers; [`Pairing::is_poisoned`] tells the caller to pair again with
+    /// lists offered only when complete.
+    pub fn poison(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.poisoned = true;
+        st.gold.iter_mut().for_each(|s| *s = Slot::Empty);
+        st.other = FxHashMap::default();
+        st.waiting = 0;
+    }
+
+    pub fn is_poisoned(&self) -> bool {
+        self.state.lock().map_or(true, |st| st.poisoned)
     }
 
     /// The most lists that ever waited at once (the memory drift cost).

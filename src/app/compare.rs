@@ -27,6 +27,7 @@ struct Inputs {
 }
 
 pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
+    let phases = crate::app::Phases::start();
     let mut diag = Diagnostics::default();
     let inputs = inputs(&s, &mut diag)?;
     let [bm, cm] = inputs.metas;
@@ -41,35 +42,22 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         };
         return Err(refuse(refused, vec![bm, cm], &mut diag));
     }
+    phases.mark("inputs");
     let gold = inputs.gold;
     let same_results = load::same_results(&bm.results, &cm.results);
     // Each side keeps its top k's unjudged docs by id: suspects and the label queue
     // need them (docs/contract.md §16); memory stays gold x k. Drift pairs the two
     // runs' lists as they are read (§17).
-    let p = s.rbo_p;
-    let pairing = Pairing::new(
-        gold.queries.len(),
-        Box::new(move |a, b| crate::metrics::rbo::rbo_ext(a, b, p)),
-    );
-    let keep = load::run::Keep {
-        top: inputs.k,
-        wanted: None,
-        pairing: Some(&pairing),
-        side: 0,
-        every_query: s.outputs.wants_label_queue(),
-        doc_map: None,
-    };
-    let runs = load::read_runs_keeping(vec![bm, cm], &gold, &[], keep, &mut diag);
-    let [baseline, candidate] =
-        <[Option<EvaluatedRun>; 2]>::try_from(runs).unwrap_or_else(|_| [None, None]);
-    let baseline = diag.require(baseline)?;
-    let candidate = diag.require(candidate)?;
+    let (baseline, candidate, pairing) = read_both(&s, &gold, [bm, cm], inputs.k, &mut diag)?;
+    phases.mark("read");
     let mut cmp = compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed);
+    phases.mark("compare");
     cmp.same_results = same_results;
     let seg = &s.segments;
     compare::segments::attach(&mut cmp, &gold, seg.min_queries, (s.resamples, s.seed));
     compare::drift::apply(&mut cmp, &gold, pairing.results(), s.rbo_p);
     compare::cutoffs::attach(&mut cmp, &gold, [&baseline, &candidate], &s.cutoffs);
+    phases.mark("segments, drift, cutoffs");
     let policy = policy(&s, inputs.allowed);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
@@ -92,14 +80,76 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     let mut report = CompareReport::new(&gold, runs, cmp, decided, (s.resamples, s.seed));
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, seg.min_queries);
+    phases.mark("report");
     print_warnings(&report.warnings);
     report::emit_ci_annotations(&report);
     write_outputs(&report, &s.outputs)?;
+    phases.mark("outputs");
     Ok(if report.gate.passed || !report.gate.enforced {
         exit::SUCCESS
     } else {
         exit::GATE_FAILED
     })
+}
+
+/// Read both runs side by side; drift pairs their lists as they are read (§17).
+fn read_both(
+    s: &settings::Compare,
+    gold: &GoldSet,
+    [bm, cm]: [RunMeta; 2],
+    k: u32,
+    diag: &mut Diagnostics,
+) -> anyhow::Result<(EvaluatedRun, EvaluatedRun, Pairing)> {
+    let pairing = new_pairing(gold, s.rbo_p);
+    let keep = load::run::Keep {
+        top: k,
+        wanted: None,
+        pairing: Some(&pairing),
+        side: 0,
+        every_query: s.outputs.wants_label_queue(),
+        doc_map: None,
+        defer_trec: false,
+    };
+    let runs = load::read_runs_keeping(vec![bm, cm], gold, &[], keep, diag);
+    let [baseline, candidate] =
+        <[Option<EvaluatedRun>; 2]>::try_from(runs).unwrap_or_else(|_| [None, None]);
+    let baseline = diag.require(baseline)?;
+    let candidate = diag.require(candidate)?;
+    let pairing = if pairing.is_poisoned() {
+        pair_again(gold, [&baseline.meta, &candidate.meta], s.rbo_p)?
+    } else {
+        pairing
+    };
+    Ok((baseline, candidate, pairing))
+}
+
+/// Drift's pairing of the two runs' lists by RBO with persistence `p` (§17).
+fn new_pairing(gold: &GoldSet, p: f64) -> Pairing {
+    Pairing::new(
+        gold.queries.len(),
+        Box::new(move |a, b| crate::metrics::rbo::rbo_ext(a, b, p)),
+    )
+}
+
+/// A TREC run turned out interleaved after offering lists that may have been partial
+/// (docs/contract.md §17): read both runs again, each offering its lists only once its
+/// reading ends whole. Costs a second read of both runs, for interleaved runs only.
+fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pairing> {
+    let pairing = new_pairing(gold, p);
+    let keep = load::run::Keep {
+        pairing: Some(&pairing),
+        defer_trec: true,
+        ..load::run::Keep::NONE
+    };
+    let mut diag = Diagnostics::default();
+    let metas = metas.map(Clone::clone).to_vec();
+    let again = load::read_runs_keeping(metas, gold, &[], keep, &mut diag);
+    // The files were valid a moment ago; should one have changed, say so (exit 2).
+    diag.check()?;
+    for run in again {
+        diag.require(run)?;
+    }
+    Ok(pairing)
 }
 
 /// The gate's policy from the settings and the allow-list read.
@@ -176,6 +226,7 @@ fn label_queue(
         side: 0,
         every_query: true,
         doc_map: None,
+        defer_trec: false,
     };
     let mut diag = Diagnostics::default();
     let again = load::read_runs_keeping(vec![baseline.meta.clone()], gold, &[], keep, &mut diag);

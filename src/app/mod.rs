@@ -87,3 +87,25 @@ pub fn refuse(refused: Refused, metas: Vec<RunMeta>, diag: &mut Diagnostics) -> 
     }
     refused.into()
 }
+
+/// Phase timings on stderr when `RAGDIFF_TIMINGS` is set (for benchmarks: README
+/// "Performance"); silent otherwise. Names only, never data.
+pub struct Phases {
+    start: Option<std::time::Instant>,
+}
+
+impl Phases {
+    pub fn start() -> Self {
+        let on = std::env::var_os("RAGDIFF_TIMINGS").is_some();
+        Self {
+            start: on.then(std::time::Instant::now),
+        }
+    }
+
+    /// Say how long since the start `phase` ended.
+    pub fn mark(&self, phase: &str) {
+        if let Some(t) = self.start {
+            eprintln!("timing: {phase} done at {:.3} s", t.elapsed().as_secs_f64());
+        }
+    }
+}

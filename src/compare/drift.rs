@@ -247,4 +247,21 @@ mod pairing_tests {
         assert_eq!(other.len(), 1, "U-2 is in one run only");
         assert_eq!(other[0].1, 0.0);
     }
+
+    #[test]
+    fn a_poisoned_pairing_drops_what_waits_and_ignores_later_offers() {
+        let p = pairing(2);
+        p.offer(0, Some(0), "", &[1, 2]);
+        p.offer(0, None, "U-1", &[1]);
+        assert!(!p.is_poisoned());
+        p.poison();
+        p.offer(1, Some(0), "", &[1, 2]);
+        p.offer(0, Some(1), "", &[3]);
+        p.offer(1, Some(1), "", &[3]);
+        p.offer(1, None, "U-1", &[1]);
+        assert!(p.is_poisoned());
+        let (gold, other) = p.results();
+        assert_eq!(gold, vec![None, None], "no value survives a poisoning");
+        assert!(other.is_empty());
+    }
 }

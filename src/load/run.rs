@@ -35,6 +35,11 @@ pub struct Keep<'w> {
     pub every_query: bool,
     /// The run's chunk map: ids read are chunks, mapped to documents (§19.5).
     pub doc_map: Option<&'w crate::load::docmap::DocMap>,
+    /// A TREC run holds its lists until its reading ends whole. Otherwise it offers
+    /// each list as its query ends and, should the run turn out interleaved (a query
+    /// coming back, so a list offered was partial), poisons the pairing, which the
+    /// caller then redoes with this set (docs/contract.md §17).
+    pub defer_trec: bool,
 }
 
 impl Keep<'_> {
@@ -46,6 +51,7 @@ impl Keep<'_> {
         side: 0,
         every_query: false,
         doc_map: None,
+        defer_trec: false,
     };
 }
 
@@ -202,7 +208,9 @@ fn read_trec_run<'c, 's>(
     progress: Progress,
 ) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
     let mut c = collector();
-    c.defer_offers();
+    if c.keep.defer_trec {
+        c.defer_offers();
+    }
     if read_trec(
         Guard::lines(input),
         display,
@@ -217,12 +225,21 @@ fn read_trec_run<'c, 's>(
         return (Some(c.into_run(meta)), diag, None, stats);
     }
     let first = c.stats;
+    if let Some(pairing) = c.keep.pairing
+        && !c.keep.defer_trec
+    {
+        pairing.poison(); // lists offered so far may be partial
+    }
     let mut diag = Diagnostics::default();
     let Some(input) = open(&mut diag) else {
         return (None, diag, None, first);
     };
     let mut c = collector();
-    c.defer_offers();
+    if c.keep.defer_trec {
+        c.defer_offers();
+    } else {
+        c.keep.pairing = None; // poisoned: the caller pairs again
+    }
     read_trec(
         Guard::lines(input),
         display,
