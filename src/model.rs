@@ -377,28 +377,34 @@ pub struct Hit {
 /// (the label queue's baseline ranks: docs/contract.md §16).
 pub type Wanted = FxHashMap<u32, Vec<Id>>;
 
-/// An unjudged doc kept by id, with its rank (from 1).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RankedDoc {
+/// An unjudged doc kept, with its rank (from 1) and its [`doc_hash`]: enough to tell
+/// whether it entered the top k (docs/contract.md §16). Its id is kept beside it only
+/// when asked for ([`Observed::unjudged_ids`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unjudged {
     pub rank: u32,
-    pub doc: Id,
+    pub hash: u64,
 }
 
 /// All ragdiff keeps of one ranking: enough to compute every metric at any k, the
-/// relevant ids in the top k, and whether two rankings are identical.
+/// relevant ids in the top k, and whether two rankings are identical. Slices of
+/// exact size: this is held per query and run for the whole comparison.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Observed {
     /// How many docs were returned.
     pub len: u32,
     /// Judged docs (any grade), in rank order.
-    pub hits: Vec<Hit>,
+    pub hits: Box<[Hit]>,
     /// A hash of the whole ordered list of doc ids.
     pub list_hash: u64,
-    /// Unjudged docs kept by id, in rank order: those in the first ranks the reader
-    /// was asked to keep (k for `compare`, none otherwise), and any it was asked to
-    /// find (docs/contract.md §16). At most that many per query: memory stays
-    /// bounded by the gold set times k.
-    pub unjudged: Vec<RankedDoc>,
+    /// Unjudged docs kept, in rank order: those in the first ranks the reader was
+    /// asked to keep (k for `compare`, none otherwise), and any it was asked to find
+    /// (docs/contract.md §16). At most that many per query: memory stays bounded by
+    /// the gold set times k.
+    pub unjudged: Box<[Unjudged]>,
+    /// The ids of `unjudged`, one for one, when the reader was asked for them (the
+    /// label queue names docs); empty otherwise.
+    pub unjudged_ids: Box<[Id]>,
 }
 
 impl Observed {

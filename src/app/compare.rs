@@ -80,6 +80,9 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     let mut report = CompareReport::new(&gold, runs, cmp, decided, (s.resamples, s.seed));
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, seg.min_queries);
+    // The report holds all the outputs need: free the runs and the gold before
+    // rendering (memory at its peak otherwise; docs/contract.md §13).
+    drop((gold, baseline, candidate));
     phases.mark("report");
     print_warnings(&report.warnings);
     report::emit_ci_annotations(&report);

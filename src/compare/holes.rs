@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::compare::{MeanDelta, QueryRow, Status};
 use crate::metrics::judged::{judged_at_k, unjudged_at_k};
 use crate::metrics::mean;
-use crate::model::{EvaluatedRun, GoldQuery, GoldSet, Id, Observed, RankedDoc};
+use crate::model::{EvaluatedRun, GoldQuery, GoldSet, Id, Observed, Unjudged};
 
 /// One query's label holes, per side (JSON keys of the per-query row).
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -24,9 +24,9 @@ pub struct Holes {
     pub judged: [f64; 2],
 }
 
-/// The unjudged docs of `o` within the top k (kept by id when the run was read).
-fn top_unjudged(o: Option<&Observed>, k: u32) -> impl Iterator<Item = &RankedDoc> {
-    o.map(|o| o.unjudged.as_slice())
+/// The unjudged docs of `o` within the top k (kept when the run was read).
+fn top_unjudged(o: Option<&Observed>, k: u32) -> impl Iterator<Item = &Unjudged> {
+    o.map(|o| &o.unjudged[..])
         .unwrap_or_default()
         .iter()
         .take_while(move |d| d.rank <= k)
@@ -41,7 +41,7 @@ pub fn holes(
     status: Status,
 ) -> Holes {
     let entered = top_unjudged(co, k)
-        .filter(|d| !top_unjudged(bo, k).any(|b| b.doc == d.doc))
+        .filter(|d| !top_unjudged(bo, k).any(|b| b.hash == d.hash))
         .count() as u32;
     Holes {
         baseline_unjudged_at_k: unjudged_at_k(bo, k),
@@ -128,18 +128,28 @@ pub fn label_queue(
             b.observed[qi as usize].as_ref(),
             c.observed[qi as usize].as_ref(),
         );
-        let base = bo.map(|o| o.unjudged.as_slice()).unwrap_or_default();
-        for d in top_unjudged(co, k) {
+        let base = kept(bo);
+        let cand = kept(co);
+        for (doc, d) in cand.take_while(|(_, d)| d.rank <= k) {
             out.push(LabelItem {
                 query: row.id.clone(),
-                doc: d.doc.clone(),
+                doc: doc.clone(),
                 candidate_rank: d.rank,
-                baseline_rank: base.iter().find(|x| x.doc == d.doc).map(|x| x.rank),
+                baseline_rank: base.clone().find(|(x, _)| *x == doc).map(|(_, x)| x.rank),
                 status: row.status,
             });
         }
     }
     out
+}
+
+/// The unjudged docs `o` kept, with their ids (kept for every query when the label
+/// queue is exported: docs/contract.md §16).
+fn kept(o: Option<&Observed>) -> impl Iterator<Item = (&Id, &Unjudged)> + Clone {
+    let (ids, docs) = o.map_or((&[][..], &[][..]), |o| {
+        (&o.unjudged_ids[..], &o.unjudged[..])
+    });
+    ids.iter().zip(docs)
 }
 
 /// The queued docs whose baseline rank is not known yet (not in the baseline's top

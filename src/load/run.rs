@@ -11,7 +11,7 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::csvio::{self, Header};
 use crate::load::lines::{self, Guard, GuardError, parse_rank, split_fields};
-use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Id, Observed, RankedDoc, RunMeta};
+use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Id, Observed, RunMeta, Unjudged};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// Told how many more bytes were read.
@@ -472,12 +472,13 @@ impl<'g> Collector<'g> {
                 }
             }
         }
-        let unjudged = self.unjudged(qi, docs, &hits);
+        let (unjudged, unjudged_ids) = self.unjudged(qi, docs, &hits);
         self.observed[qi] = Some(Observed {
             len,
-            hits,
+            hits: hits.into_boxed_slice(),
             list_hash,
             unjudged,
+            unjudged_ids,
         });
     }
 
@@ -531,8 +532,9 @@ impl<'g> Collector<'g> {
     }
 
     /// The unjudged docs of one ranking that [`Keep`] asks for, in rank order
-    /// (`hits` holds the judged ones, in rank order).
-    fn unjudged(&self, qi: usize, docs: &[&str], hits: &[Hit]) -> Vec<RankedDoc> {
+    /// (`hits` holds the judged ones, in rank order), with their ids when the label
+    /// queue needs them (every query kept, or docs wanted).
+    fn unjudged(&self, qi: usize, docs: &[&str], hits: &[Hit]) -> (Box<[Unjudged]>, Box<[Id]>) {
         let wanted = self.keep.wanted.and_then(|w| w.get(&(qi as u32)));
         let top = if self.keep.every_query || self.gold.queries[qi].non_relevant > 0 {
             self.keep.top as usize
@@ -543,8 +545,9 @@ impl<'g> Collector<'g> {
             Some(_) => docs.len(),
             None => docs.len().min(top),
         };
-        // At most `scan` docs: one allocation of that size, not a doubling to 16.
+        let with_ids = self.keep.every_query || wanted.is_some();
         let mut out = Vec::with_capacity(scan.min(64));
+        let mut ids = Vec::new();
         let mut judged = hits.iter().map(|h| h.rank).peekable();
         for (i, doc) in docs.iter().take(scan).enumerate() {
             let rank = i as u32 + 1;
@@ -552,15 +555,17 @@ impl<'g> Collector<'g> {
                 continue;
             }
             if i < top || wanted.is_some_and(|w| w.iter().any(|d| d == doc)) {
-                out.push(RankedDoc {
+                out.push(Unjudged {
                     rank,
-                    doc: Id::from(*doc),
+                    hash: self.hashes[i],
                 });
+                if with_ids {
+                    ids.push(Id::from(*doc));
+                }
             }
         }
         // Held for the whole comparison, per query and run: no spare capacity.
-        out.shrink_to_fit();
-        out
+        (out.into_boxed_slice(), ids.into_boxed_slice())
     }
 
     fn finish_csv(&mut self, diag: &mut Diagnostics) {

@@ -237,7 +237,7 @@ pub fn relevant_in_top_k<'q>(
     min_grade: i64,
 ) -> Vec<&'q str> {
     let mut ids: Vec<&str> = observed
-        .map(|o| o.hits.as_slice())
+        .map(|o| &o.hits[..])
         .unwrap_or_default()
         .iter()
         .filter(|h| h.rank <= k && q.judged[h.judged as usize].grade >= min_grade)
