@@ -42,6 +42,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         };
         return Err(refuse(refused, vec![bm, cm], &mut diag));
     }
+    crate::app::release_freed_memory();
     phases.mark("inputs");
     let gold = inputs.gold;
     let same_results = load::same_results(&bm.results, &cm.results);
@@ -83,6 +84,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     // The report holds all the outputs need: free the runs and the gold before
     // rendering (memory at its peak otherwise; docs/contract.md §13).
     drop((gold, baseline, candidate));
+    crate::app::release_freed_memory();
     phases.mark("report");
     print_warnings(&report.warnings);
     report::emit_ci_annotations(&report);
