@@ -61,6 +61,12 @@ pub fn doc_hash(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
+/// A doc hash's bit in [`GoldQuery`]'s filter: its top six bits (the best mixed).
+#[inline]
+fn bloom_bit(hash: u64) -> u64 {
+    1 << (hash >> 58)
+}
+
 /// One gold query: every judged document, ordered by [`doc_hash`] (with the hashes
 /// beside them, for a fast look-up of every returned doc), how many of them are
 /// relevant and how many were judged not relevant. Build it with [`GoldQuery::new`].
@@ -73,6 +79,9 @@ pub struct GoldQuery {
     /// (docs/contract.md §16).
     pub non_relevant: u32,
     hashes: Vec<u64>,
+    /// One bit per judged doc, chosen by its hash's top six bits: most returned docs
+    /// are not judged, and a clear bit says so without a search.
+    bloom: u64,
 }
 
 impl GoldQuery {
@@ -86,12 +95,14 @@ impl GoldQuery {
         keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.doc.cmp(&b.1.doc)));
         let (hashes, judged): (Vec<u64>, Vec<Judgement>) = keyed.into_iter().unzip();
         let num_rel = judged.iter().filter(|j| j.grade >= min_grade).count() as u32;
+        let bloom = hashes.iter().fold(0, |b, &h| b | bloom_bit(h));
         Self {
             id,
             non_relevant: judged.len() as u32 - num_rel,
             judged,
             num_rel,
             hashes,
+            bloom,
         }
     }
 
@@ -101,7 +112,11 @@ impl GoldQuery {
     }
 
     /// [`GoldQuery::find`] with the doc's [`doc_hash`] already computed.
+    #[inline]
     pub fn find_hashed(&self, doc: &[u8], hash: u64) -> Option<usize> {
+        if self.bloom & bloom_bit(hash) == 0 {
+            return None;
+        }
         if self.hashes.len() <= 8 {
             return self
                 .hashes

@@ -335,10 +335,14 @@ impl Diagnostics {
     /// True (and the file recorded as stopped at `line`) when `file` has as many
     /// problems as are kept: a reader then stops, so an endless or huge broken file
     /// is not read to its end.
+    #[inline]
     pub fn stop_if_full(&mut self, file: &str, line: u64) -> bool {
-        if self.problems.len() < MAX_PROBLEMS_PER_FILE {
-            return false;
-        }
+        // Asked for every line of a run: the common answer without a call.
+        self.problems.len() >= MAX_PROBLEMS_PER_FILE && self.stop_if_full_slow(file, line)
+    }
+
+    #[cold]
+    fn stop_if_full_slow(&mut self, file: &str, line: u64) -> bool {
         let in_file = self
             .problems
             .iter()

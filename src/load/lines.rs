@@ -61,8 +61,15 @@ pub fn split_fields<'t>(line: &'t str, out: &mut [&'t str]) -> usize {
     while at < len {
         let x = match bytes.get(at..at + 8) {
             Some(w) => u64::from_le_bytes(w.try_into().expect("eight bytes")),
+            // The tail of a line of eight bytes or more: its last eight bytes, shifted
+            // so the bytes already scanned drop out and `!` (not below `!`) fills in.
+            None if len >= 8 => {
+                let last = u64::from_le_bytes(bytes[len - 8..].try_into().expect("eight bytes"));
+                let seen = 8 * (8 - (len - at)) as u32;
+                (last >> seen) | (0x2121_2121_2121_2121u64 << (64 - seen))
+            }
             None => {
-                // The tail, padded with bytes that are not below `!`.
+                // A short line, padded with bytes that are not below `!`.
                 let mut word = [b'!'; 8];
                 for (w, &b) in word.iter_mut().zip(&bytes[at..]) {
                     *w = b;

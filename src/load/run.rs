@@ -285,7 +285,8 @@ struct Collector<'g> {
     /// note, not a warning (the numbers follow trec_eval either way).
     tie_order: Vec<String>,
     longest: u32,
-    table: Vec<(u64, u32)>,
+    /// Open addressing over `hashes`: the position of each doc seen, or `u32::MAX`.
+    table: Vec<u32>,
     hashes: Vec<u64>,
     stats: ReadStats,
     /// Unjudged docs to keep by id.
@@ -498,7 +499,7 @@ impl<'g> Collector<'g> {
             .max(16)
             .trailing_zeros();
         self.table.clear();
-        self.table.resize(1 << bits, (0, u32::MAX));
+        self.table.resize(1 << bits, u32::MAX);
         self.hashes.clear();
         let mask = (1usize << bits) - 1;
         let mut reported: FxHashSet<&str> = FxHashSet::default();
@@ -508,12 +509,12 @@ impl<'g> Collector<'g> {
             self.hashes.push(h);
             let mut slot = (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
             loop {
-                let (th, ti) = self.table[slot];
+                let ti = self.table[slot];
                 if ti == u32::MAX {
-                    self.table[slot] = (h, i as u32);
+                    self.table[slot] = i as u32;
                     break;
                 }
-                if th == h && docs[ti as usize] == *doc {
+                if self.hashes[ti as usize] == h && docs[ti as usize] == *doc {
                     if reported.insert(doc) {
                         diag.problem(
                             Location::line(&self.display, line_of(i)),
@@ -933,13 +934,17 @@ fn rank_findings(entries: &[Entry]) -> (bool, bool) {
     (inverted, ties)
 }
 
-/// One parsed TREC run line, or a problem.
+/// One parsed TREC run line: its fields, and whether its query is `current`, the id
+/// of the query being read (already checked, so the usual next line's id is not
+/// checked again); or a problem.
+#[inline]
 fn parse_trec_line<'t>(
     text: &'t str,
     line_no: u64,
     display: &str,
+    current: &str,
     diag: &mut Diagnostics,
-) -> Option<(&'t str, &'t str, f64, i64, bool)> {
+) -> Option<(TrecLine<'t>, bool)> {
     let mut f = [""; 6];
     let n = split_fields(text, &mut f);
     if n == 0 || f[0].starts_with('#') {
@@ -957,41 +962,26 @@ fn parse_trec_line<'t>(
         return None;
     }
     let (qid, doc) = (f[0], f[2]);
-    for (what, id) in [("query", qid), ("doc", doc)] {
-        if let Some(reason) = id_problem(id) {
-            diag.problem(
-                Location::line(display, line_no),
-                ProblemKind::InvalidId {
-                    what,
-                    context: String::new(),
-                    reason,
-                },
-            );
-            return None;
-        }
+    let same = qid == current;
+    if !ids_ok(qid, doc, same, (display, line_no), diag) {
+        return None;
     }
     let score = match fast_float2::parse::<f64, _>(f[4]) {
         // `+ 0.0` turns -0.0 into 0.0: trec_eval ranks them as one score (tie broken
         // by doc id), and `total_cmp` would not.
         Ok(s) if s.is_finite() => s + 0.0,
-        Ok(s) => {
+        other => {
+            let reason = match other {
+                Ok(s) if s.is_nan() => "NaN",
+                Ok(_) => "infinite",
+                Err(_) => "not a number",
+            };
             diag.problem(
                 Location::line(display, line_no),
                 ProblemKind::BadScore {
                     query: qid.to_string(),
                     doc: doc.to_string(),
-                    reason: if s.is_nan() { "NaN" } else { "infinite" },
-                },
-            );
-            return None;
-        }
-        Err(_) => {
-            diag.problem(
-                Location::line(display, line_no),
-                ProblemKind::BadScore {
-                    query: qid.to_string(),
-                    doc: doc.to_string(),
-                    reason: "not a number",
+                    reason,
                 },
             );
             return None;
@@ -1007,7 +997,52 @@ fn parse_trec_line<'t>(
         );
         return None;
     };
-    Some((qid, doc, score, rank, n > 6))
+    let extra = n > 6;
+    Some((
+        TrecLine {
+            qid,
+            doc,
+            score,
+            rank,
+            extra,
+        },
+        same,
+    ))
+}
+
+/// Whether a run line's ids are usable (the query id only when not `known`); a
+/// problem at `(file, line)` when not.
+#[inline]
+fn ids_ok(qid: &str, doc: &str, known: bool, at: (&str, u64), diag: &mut Diagnostics) -> bool {
+    let problem = if !known && let Some(reason) = id_problem(qid) {
+        Some(("query", reason))
+    } else {
+        id_problem(doc).map(|reason| ("doc", reason))
+    };
+    let Some((what, reason)) = problem else {
+        return true;
+    };
+    let context = String::new();
+    let at = Location::line(at.0, at.1);
+    diag.problem(
+        at,
+        ProblemKind::InvalidId {
+            what,
+            context,
+            reason,
+        },
+    );
+    false
+}
+
+/// The fields of a TREC run line that ragdiff reads.
+struct TrecLine<'t> {
+    qid: &'t str,
+    doc: &'t str,
+    score: f64,
+    rank: i64,
+    /// More than six fields.
+    extra: bool,
 }
 
 /// Stream a TREC run. Returns false when the queries turned out to be interleaved
@@ -1036,17 +1071,21 @@ fn read_trec(
             if diag.stop_if_full(display, line_no) {
                 return false;
             }
-            let Some((qid, doc, score, rank, extra)) =
-                parse_trec_line(text, line_no, display, diag)
-            else {
+            // Only a started query's id was checked (an empty id never is).
+            let current = if t.started {
+                t.current.qid.as_str()
+            } else {
+                ""
+            };
+            let Some((l, same)) = parse_trec_line(text, line_no, display, current, diag) else {
                 if !text.trim().is_empty() && !text.trim_start().starts_with('#') {
                     t.any = true;
                 }
                 return true;
             };
             t.any = true;
-            t.extra_columns += extra as u64;
-            t.line(c, qid, (doc, score, rank), line_no, diag)
+            t.extra_columns += l.extra as u64;
+            t.line(c, &l, same, line_no, diag)
         },
     );
     if t.interleaved {
@@ -1097,11 +1136,12 @@ impl TrecReading {
     fn line(
         &mut self,
         c: &mut Collector,
-        qid: &str,
-        (doc, score, rank): (&str, f64, i64),
+        l: &TrecLine,
+        same: bool,
         line_no: u64,
         diag: &mut Diagnostics,
     ) -> bool {
+        let (qid, doc, score, rank) = (l.qid, l.doc, l.score, l.rank);
         if self.keep_all {
             let idx = match self.all_index.get(qid) {
                 Some(&i) => i,
@@ -1119,7 +1159,8 @@ impl TrecReading {
             c.stats.max_held = c.stats.max_held.max(held);
             return true;
         }
-        if !self.started || self.current.qid != qid {
+        // `same`: this line's query is the one being read (started, same id).
+        if !same {
             if self.started {
                 self.current.finish(c, diag);
                 self.finished
