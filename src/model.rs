@@ -392,13 +392,11 @@ pub struct Hit {
 /// (the label queue's baseline ranks: docs/contract.md §16).
 pub type Wanted = FxHashMap<u32, Vec<Id>>;
 
-/// An unjudged doc kept, with its rank (from 1) and its [`doc_hash`]: enough to tell
-/// whether it entered the top k (docs/contract.md §16). Its id is kept beside it only
-/// when asked for ([`Observed::unjudged_ids`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Unjudged {
+/// An unjudged doc kept by id, with its rank (from 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankedDoc {
     pub rank: u32,
-    pub hash: u64,
+    pub doc: Id,
 }
 
 /// All ragdiff keeps of one ranking: enough to compute every metric at any k, the
@@ -412,14 +410,15 @@ pub struct Observed {
     pub hits: Box<[Hit]>,
     /// A hash of the whole ordered list of doc ids.
     pub list_hash: u64,
-    /// Unjudged docs kept, in rank order: those in the first ranks the reader was
-    /// asked to keep (k for `compare`, none otherwise), and any it was asked to find
-    /// (docs/contract.md §16). At most that many per query: memory stays bounded by
-    /// the gold set times k.
-    pub unjudged: Box<[Unjudged]>,
-    /// The ids of `unjudged`, one for one, when the reader was asked for them (the
-    /// label queue names docs); empty otherwise.
-    pub unjudged_ids: Box<[Id]>,
+    /// The [`doc_hash`]es of the unjudged docs in the first ranks the reader was
+    /// asked to keep (k for `compare`, none otherwise), in rank order: enough to tell
+    /// whether one entered the top k (docs/contract.md §16). At most that many per
+    /// query: memory stays bounded by the gold set times k.
+    pub unjudged: Box<[u64]>,
+    /// Unjudged docs by id and rank, when the reader was asked for them (the label
+    /// queue names docs: the same top ranks, and any doc it was asked to find at any
+    /// rank); empty otherwise.
+    pub unjudged_ids: Box<[RankedDoc]>,
 }
 
 impl Observed {

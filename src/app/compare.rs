@@ -50,6 +50,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     // need them (docs/contract.md §16); memory stays gold x k. Drift pairs the two
     // runs' lists as they are read (§17).
     let (baseline, candidate, pairing) = read_both(&s, &gold, [bm, cm], inputs.k, &mut diag)?;
+    crate::app::release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
     let mut cmp = compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed);
     phases.mark("compare");

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::compare::{MeanDelta, QueryRow, Status};
 use crate::metrics::judged::{judged_at_k, unjudged_at_k};
 use crate::metrics::mean;
-use crate::model::{EvaluatedRun, GoldQuery, GoldSet, Id, Observed, Unjudged};
+use crate::model::{EvaluatedRun, GoldQuery, GoldSet, Id, Observed, RankedDoc};
 
 /// One query's label holes, per side (JSON keys of the per-query row).
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -24,12 +24,10 @@ pub struct Holes {
     pub judged: [f64; 2],
 }
 
-/// The unjudged docs of `o` within the top k (kept when the run was read).
-fn top_unjudged(o: Option<&Observed>, k: u32) -> impl Iterator<Item = &Unjudged> {
-    o.map(|o| &o.unjudged[..])
-        .unwrap_or_default()
-        .iter()
-        .take_while(move |d| d.rank <= k)
+/// The hashes of the unjudged docs in the top k of `o`: the reader kept those of
+/// the top k (`Keep::top` is the comparison's k), no others.
+fn top_unjudged(o: Option<&Observed>) -> &[u64] {
+    o.map(|o| &o.unjudged[..]).unwrap_or_default()
 }
 
 /// The label holes of one query with `status`.
@@ -40,8 +38,10 @@ pub fn holes(
     k: u32,
     status: Status,
 ) -> Holes {
-    let entered = top_unjudged(co, k)
-        .filter(|d| !top_unjudged(bo, k).any(|b| b.hash == d.hash))
+    let base = top_unjudged(bo);
+    let entered = top_unjudged(co)
+        .iter()
+        .filter(|h| !base.contains(h))
         .count() as u32;
     Holes {
         baseline_unjudged_at_k: unjudged_at_k(bo, k),
@@ -129,13 +129,12 @@ pub fn label_queue(
             c.observed[qi as usize].as_ref(),
         );
         let base = kept(bo);
-        let cand = kept(co);
-        for (doc, d) in cand.take_while(|(_, d)| d.rank <= k) {
+        for d in kept(co).iter().take_while(|d| d.rank <= k) {
             out.push(LabelItem {
                 query: row.id.clone(),
-                doc: doc.clone(),
+                doc: d.doc.clone(),
                 candidate_rank: d.rank,
-                baseline_rank: base.clone().find(|(x, _)| *x == doc).map(|(_, x)| x.rank),
+                baseline_rank: base.iter().find(|x| x.doc == d.doc).map(|x| x.rank),
                 status: row.status,
             });
         }
@@ -143,13 +142,10 @@ pub fn label_queue(
     out
 }
 
-/// The unjudged docs `o` kept, with their ids (kept for every query when the label
-/// queue is exported: docs/contract.md §16).
-fn kept(o: Option<&Observed>) -> impl Iterator<Item = (&Id, &Unjudged)> + Clone {
-    let (ids, docs) = o.map_or((&[][..], &[][..]), |o| {
-        (&o.unjudged_ids[..], &o.unjudged[..])
-    });
-    ids.iter().zip(docs)
+/// The unjudged docs `o` kept by id (for every query when the label queue is
+/// exported: docs/contract.md §16).
+fn kept(o: Option<&Observed>) -> &[RankedDoc] {
+    o.map(|o| &o.unjudged_ids[..]).unwrap_or_default()
 }
 
 /// The queued docs whose baseline rank is not known yet (not in the baseline's top

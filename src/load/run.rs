@@ -11,7 +11,7 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::csvio::{self, Header};
 use crate::load::lines::{self, Guard, GuardError, parse_rank, split_fields};
-use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Id, Observed, RunMeta, Unjudged};
+use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Id, Observed, RankedDoc, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// Told how many more bytes were read.
@@ -533,9 +533,10 @@ impl<'g> Collector<'g> {
     }
 
     /// The unjudged docs of one ranking that [`Keep`] asks for, in rank order
-    /// (`hits` holds the judged ones, in rank order), with their ids when the label
-    /// queue needs them (every query kept, or docs wanted).
-    fn unjudged(&self, qi: usize, docs: &[&str], hits: &[Hit]) -> (Box<[Unjudged]>, Box<[Id]>) {
+    /// (`hits` holds the judged ones, in rank order): the hashes of those in the top
+    /// ranks, and by id when the label queue needs them (every query kept, or docs
+    /// wanted at any rank).
+    fn unjudged(&self, qi: usize, docs: &[&str], hits: &[Hit]) -> (Box<[u64]>, Box<[RankedDoc]>) {
         let wanted = self.keep.wanted.and_then(|w| w.get(&(qi as u32)));
         let top = if self.keep.every_query || self.gold.queries[qi].non_relevant > 0 {
             self.keep.top as usize
@@ -547,7 +548,7 @@ impl<'g> Collector<'g> {
             None => docs.len().min(top),
         };
         let with_ids = self.keep.every_query || wanted.is_some();
-        let mut out = Vec::with_capacity(scan.min(64));
+        let mut hashes = Vec::with_capacity(scan.min(top));
         let mut ids = Vec::new();
         let mut judged = hits.iter().map(|h| h.rank).peekable();
         for (i, doc) in docs.iter().take(scan).enumerate() {
@@ -555,18 +556,16 @@ impl<'g> Collector<'g> {
             if judged.next_if_eq(&rank).is_some() {
                 continue;
             }
-            if i < top || wanted.is_some_and(|w| w.iter().any(|d| d == doc)) {
-                out.push(Unjudged {
-                    rank,
-                    hash: self.hashes[i],
-                });
-                if with_ids {
-                    ids.push(Id::from(*doc));
-                }
+            if i < top {
+                hashes.push(self.hashes[i]);
+            }
+            if with_ids && (i < top || wanted.is_some_and(|w| w.iter().any(|d| d == doc))) {
+                let doc = Id::from(*doc);
+                ids.push(RankedDoc { rank, doc });
             }
         }
         // Held for the whole comparison, per query and run: no spare capacity.
-        (out.into_boxed_slice(), ids.into_boxed_slice())
+        (hashes.into_boxed_slice(), ids.into_boxed_slice())
     }
 
     fn finish_csv(&mut self, diag: &mut Diagnostics) {
