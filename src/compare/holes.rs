@@ -53,7 +53,7 @@ pub fn holes(
 }
 
 /// The mean Judged@k of both sides over `rows` (in id order, as every mean).
-pub fn judged_mean(rows: &[QueryRow]) -> MeanDelta {
+pub fn judged_mean(rows: &[&QueryRow]) -> MeanDelta {
     let side = |i: usize| mean(rows.iter().map(|r| r.holes.judged[i]));
     MeanDelta {
         baseline: side(0),

@@ -396,39 +396,24 @@ pub fn compare(
     resamples: u32,
     seed: u64,
 ) -> Comparison {
-    let mut rows = Vec::with_capacity(gold.queries.len());
-    let mut no_answer = Vec::new();
-    let mut nondeterministic = Vec::new();
     let bump = match (&b.meta.index_version, &c.meta.index_version) {
         (Some(bv), Some(cv)) => Bump::of(bv, cv),
         _ => Bump::Same,
     };
-    for (qi, q) in gold.queries.iter().enumerate() {
-        if q.is_no_answer() {
-            no_answer.push(q.id.to_string());
-            continue;
-        }
-        let (bo, co) = (b.observed[qi].as_ref(), c.observed[qi].as_ref());
-        let min_grade = gold.meta.min_grade;
-        let sides = [
-            crate::eval::over_repeats(q, b, qi, k, min_grade),
-            crate::eval::over_repeats(q, c, qi, k, min_grade),
-        ];
-        let mut row = query_row(q, (bo, co), sides, k, min_grade);
-        row.holes = holes::holes(q, bo, co, k, row.status);
-        if row.failure_kind.is_some() && c.covered.as_ref().is_some_and(|cov| !cov[qi]) {
-            row.failure_kind = Some(FailureKind::Coverage);
-        }
-        if bump == Bump::Same && row.status != Status::Flaky && moved(&row) {
-            nondeterministic.push(q.id.to_string());
-        }
-        rows.push(row);
-    }
+    let Rows {
+        mut rows,
+        mut no_answer,
+        mut nondeterministic,
+    } = rows_of(gold, (b, c), k, bump);
     let flaky = ids_with(&rows, Status::Flaky);
     // Means and statistics go over the rows in id order, as `eval` does, so a run's
-    // mean never depends on the run it is compared with.
-    rows.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
-    let means = means_of(&rows, resamples, seed);
+    // mean never depends on the run it is compared with. Sorting references moves
+    // 8 bytes a row, not the row; the report's order is total, so `sort_rows` gives
+    // the same order from any start.
+    let mut by_id: Vec<&QueryRow> = rows.iter().collect();
+    by_id.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
+    let means = means_of(&by_id, resamples, seed);
+    drop(by_id);
     sort_rows(&mut rows);
     crate::text::sort_natural(&mut no_answer);
     crate::text::sort_natural(&mut nondeterministic);
@@ -452,6 +437,76 @@ pub fn compare(
         segments: Vec::new(),
         means_at: Default::default(),
     }
+}
+
+/// The per-query rows of a comparison and the ids set aside while building them,
+/// in gold order.
+#[derive(Default)]
+struct Rows {
+    rows: Vec<QueryRow>,
+    no_answer: Vec<String>,
+    nondeterministic: Vec<String>,
+}
+
+/// Every query's row, the queries split in halves over up to two threads (each
+/// row is its query's alone, so the rows are the same in any split).
+fn rows_of(gold: &GoldSet, runs: (&EvaluatedRun, &EvaluatedRun), k: u32, bump: Bump) -> Rows {
+    let n = gold.queries.len();
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(2));
+    if threads < 2 || n < 1000 {
+        return rows_in(gold, runs, k, bump, 0..n);
+    }
+    std::thread::scope(|s| {
+        let second = s.spawn(|| rows_in(gold, runs, k, bump, n / 2..n));
+        let mut all = rows_in(gold, runs, k, bump, 0..n / 2);
+        let rest = second.join().expect("a comparing thread panicked");
+        all.rows.extend(rest.rows);
+        all.no_answer.extend(rest.no_answer);
+        all.nondeterministic.extend(rest.nondeterministic);
+        all
+    })
+}
+
+/// The rows of the gold's queries in `range`.
+fn rows_in(
+    gold: &GoldSet,
+    (b, c): (&EvaluatedRun, &EvaluatedRun),
+    k: u32,
+    bump: Bump,
+    range: std::ops::Range<usize>,
+) -> Rows {
+    let mut out = Rows {
+        rows: Vec::with_capacity(range.len()),
+        ..Rows::default()
+    };
+    let min_grade = gold.meta.min_grade;
+    for (qi, q) in gold
+        .queries
+        .iter()
+        .enumerate()
+        .skip(range.start)
+        .take(range.len())
+    {
+        if q.is_no_answer() {
+            out.no_answer.push(q.id.to_string());
+            continue;
+        }
+        let (bo, co) = (b.observed[qi].as_ref(), c.observed[qi].as_ref());
+        let sides = [
+            crate::eval::over_repeats(q, b, qi, k, min_grade),
+            crate::eval::over_repeats(q, c, qi, k, min_grade),
+        ];
+        let mut row = query_row(q, (bo, co), sides, k, min_grade);
+        row.holes = holes::holes(q, bo, co, k, row.status);
+        if row.failure_kind.is_some() && c.covered.as_ref().is_some_and(|cov| !cov[qi]) {
+            row.failure_kind = Some(FailureKind::Coverage);
+        }
+        if bump == Bump::Same && row.status != Status::Flaky && moved(&row) {
+            out.nondeterministic.push(q.id.to_string());
+        }
+        out.rows.push(row);
+    }
+    out
 }
 
 /// Whether RR@k, Recall@k or nDCG@k differs between the sides (beyond rounding of
@@ -520,7 +575,7 @@ fn query_row(
 
 /// Means of both sides with their deltas; for the tested metrics also the
 /// bootstrap CI and the randomization test's p. `rows` must be in id order.
-fn means_of(rows: &[QueryRow], resamples: u32, seed: u64) -> MeansReport {
+fn means_of(rows: &[&QueryRow], resamples: u32, seed: u64) -> MeansReport {
     let bm = Means::mean_of(rows.iter().map(|r| &r.baseline));
     let cm = Means::mean_of(rows.iter().map(|r| &r.candidate));
     let deltas: Vec<[f64; stats::METRICS]> = rows
@@ -556,9 +611,9 @@ fn means_of(rows: &[QueryRow], resamples: u32, seed: u64) -> MeansReport {
 }
 
 /// Ids of rows with `status`, in natural order.
-pub fn ids_with(rows: &[QueryRow], status: Status) -> Vec<String> {
+pub fn ids_with<'a>(rows: impl IntoIterator<Item = &'a QueryRow>, status: Status) -> Vec<String> {
     let mut ids: Vec<String> = rows
-        .iter()
+        .into_iter()
         .filter(|r| r.status == status)
         .map(|r| r.id.to_string())
         .collect();

@@ -56,7 +56,7 @@ fn segments_of(
         .map(|(t, mut b)| {
             // Means go over rows in id order, as the overall ones do.
             b.sort_unstable_by(|&x, &y| rows[x].id.as_bytes().cmp(rows[y].id.as_bytes()));
-            let seg: Vec<QueryRow> = b.iter().map(|&i| rows[i].clone()).collect();
+            let seg: Vec<&QueryRow> = b.iter().map(|&i| &rows[i]).collect();
             let too_few = seg.len() < min_queries;
             let mut means = means_of(&seg, if too_few { 0 } else { resamples }, seed);
             if too_few {
@@ -69,7 +69,7 @@ fn segments_of(
                 queries: seg.len(),
                 too_few,
                 means,
-                newly_failed: ids_with(&seg, Status::NewlyFailed),
+                newly_failed: ids_with(seg.iter().copied(), Status::NewlyFailed),
             }
         })
         .collect();
