@@ -101,17 +101,42 @@ fn fit(r: &CompareReport) -> String {
         rows.changed.len(),
         r.segments.len(),
     );
-    let fits = |nf: usize, n: usize, sg: usize| render_with(r, &rows, nf, n, sg).len() <= MAX_BYTES;
+    // More rows than could fit are never rendered: the search starts from these.
+    let most = [
+        MAX_BYTES / min_row_bytes(5),
+        MAX_BYTES / min_row_bytes(PER_QUERY_HEADER.len()),
+        MAX_BYTES / min_row_bytes(10),
+    ];
+    let fits = |nf: usize, n: usize, sg: usize| {
+        nf <= most[0]
+            && n <= most[1]
+            && sg <= most[2]
+            && render_with(r, &rows, nf, n, sg).len() <= MAX_BYTES
+    };
     let (nf, n, sg) = if fits(newly, changed, segs) {
         (newly, changed, segs)
     } else if fits(newly, 0, segs) {
-        (newly, largest(changed, |n| fits(newly, n, segs)), segs)
+        let n = largest(changed.min(most[1]), |n| fits(newly, n, segs));
+        (newly, n, segs)
     } else if fits(newly, 0, 0) {
-        (newly, 0, largest(segs, |sg| fits(newly, 0, sg)))
+        (
+            newly,
+            0,
+            largest(segs.min(most[2]), |sg| fits(newly, 0, sg)),
+        )
     } else {
-        (largest(newly, |nf| fits(nf, 0, 0)), 0, 0)
+        (largest(newly.min(most[0]), |nf| fits(nf, 0, 0)), 0, 0)
     };
     render_with(r, &rows, nf, n, sg)
+}
+
+/// The fewest bytes a table row of `cells` cells can take: `| `, ` | ` between
+/// cells, ` |` and the newline, and the id's code span, two backticks at least
+/// (the newly failed, per-query and segment tables each start with one). `x` rows
+/// of one table take at least `x` times this, so more than
+/// `MAX_BYTES / min_row_bytes(cells)` of them never fit.
+const fn min_row_bytes(cells: usize) -> usize {
+    2 + 3 * (cells - 1) + 2 + 1 + 2
 }
 
 /// The largest `x` in `0..=hi` for which `fits(x)` holds (`fits` is monotone; 0 when
