@@ -701,6 +701,12 @@ pub fn write_compare(
     }
 }
 
+/// Whether [`write_compare`] writes `format` alike wherever it goes: every format
+/// but the table, whose colour depends on it.
+pub fn same_bytes_anywhere(format: Format) -> bool {
+    format != Format::Table
+}
+
 /// At most this many workflow commands, then one summary line.
 const MAX_ANNOTATIONS: usize = 10;
 
