@@ -696,7 +696,7 @@ pub fn write_compare(
         }
         Format::Markdown => out.write_all(markdown::render(r).as_bytes()),
         Format::Json => json::write(r, out),
-        Format::Csv => out.write_all(csv::render(r).as_bytes()),
+        Format::Csv => csv::write(r, out),
         Format::LabelQueue => label_queue::write(&r.label_queue, out),
     }
 }
