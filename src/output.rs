@@ -68,6 +68,17 @@ pub fn write_files(
     paths: &[&Path],
     render: impl Fn(usize, &mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
+    write_files_sharing(paths, render, |_| None)
+}
+
+/// [`write_files`], where `copy_of(i)` may name, for a path `-`, a file of the set
+/// that `render` writes the same bytes into: stdout then gets that file's bytes,
+/// read back once it is in place, rather than a second rendering.
+pub fn write_files_sharing(
+    paths: &[&Path],
+    render: impl Fn(usize, &mut dyn Write) -> std::io::Result<()>,
+    copy_of: impl Fn(usize) -> Option<usize>,
+) -> anyhow::Result<()> {
     // Something in the way would only show at the rename, after other exports were
     // already in place: refuse it before writing anything.
     for path in paths {
@@ -91,43 +102,66 @@ pub fn write_files(
     // Should one rename still fail, the exports already renamed are removed again,
     // so a failed run leaves no export behind.
     let mut pending = crate::interrupt::hold();
-    let mut placed: Vec<&Path> = Vec::new();
-    let mut staged = staged.into_iter();
-    while let Some((path, tmp)) = staged.next() {
+    // Each placed file with its index in `paths`, still open.
+    let mut placed: Vec<(usize, &Path, std::fs::File)> = Vec::new();
+    let files = (0..paths.len()).filter(|&i| paths[i] != Path::new("-"));
+    let mut staged = files.zip(staged);
+    while let Some((i, (path, tmp))) = staged.next() {
         if !placed.is_empty() {
             crate::interrupt::pause_at("between-renames", true);
         }
         let temp_path = tmp.path().to_path_buf();
         let result = tmp.persist(path);
         pending.unregister(&temp_path);
-        if let Err(e) = result {
-            for done in placed {
-                let _ = std::fs::remove_file(done);
+        match result {
+            Ok(file) => placed.push((i, path, file)),
+            Err(e) => {
+                for (_, done, _) in placed {
+                    let _ = std::fs::remove_file(done);
+                }
+                for (_, (_, rest)) in staged {
+                    pending.unregister(rest.path());
+                }
+                return Err(write_error(path, e.error).into());
             }
-            for (_, rest) in staged {
-                pending.unregister(rest.path());
-            }
-            return Err(write_error(path, e.error).into());
         }
-        placed.push(path);
     }
     drop(pending);
     for (i, path) in paths.iter().enumerate() {
         if *path == Path::new("-") {
-            // stdout is a CI log: workflow commands in it are neutralised.
-            // The guard sees large chunks (the outer buffer), not every small write.
-            let guard =
-                crate::text::LineGuard::new(std::io::BufWriter::new(std::io::stdout().lock()));
-            let mut out = std::io::BufWriter::with_capacity(1 << 16, guard);
-            closed_is_done(render(i, &mut out).and_then(|()| {
-                out.into_inner()
-                    .map_err(std::io::IntoInnerError::into_error)?
-                    .finish()
-            }))?;
+            // Read back through the handle still open: by now the name could
+            // name another file.
+            let copied = copy_of(i).and_then(|j| placed.iter_mut().find(|(k, ..)| *k == j));
+            to_stdout(|out| match copied {
+                Some((.., file)) => {
+                    use std::io::Seek;
+                    file.seek(std::io::SeekFrom::Start(0))?;
+                    std::io::copy(file, out).map(|_| ())
+                }
+                None => render(i, out),
+            })?;
         }
     }
     Ok(())
 }
+
+/// Write to stdout through `write`; stdout is a CI log: workflow commands in it are
+/// neutralised. The guard sees large chunks (the outer buffer), not every small
+/// write.
+fn to_stdout(write: impl FnOnce(&mut GuardedStdout) -> std::io::Result<()>) -> std::io::Result<()> {
+    let guard = crate::text::LineGuard::new(std::io::BufWriter::new(std::io::stdout().lock()));
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, guard);
+    closed_is_done(write(&mut out).and_then(|()| {
+        out.into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?
+            .finish()
+    }))
+}
+
+/// stdout as [`to_stdout`] writes it (a concrete type, so `std::io::copy` reads
+/// straight into its buffer).
+type GuardedStdout =
+    std::io::BufWriter<crate::text::LineGuard<std::io::BufWriter<std::io::StdoutLock<'static>>>>;
 
 /// Write each file of `paths` (`-` aside) into a temporary file beside it, registered
 /// for removal on an interruption from the moment it exists.

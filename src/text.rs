@@ -233,10 +233,57 @@ impl<W: Write> LineGuard<W> {
     }
 }
 
+/// Where, in one buffer given to [`LineGuard`], the next line [`neutralize_line`] might
+/// change could be: at the next `::` (a command starts with it), `##[` or byte that
+/// is not UTF-8 (such a line is written as it is, but the slow way). Each is searched
+/// from a line start only once the last answer lies behind it, so a write scans its
+/// bytes about once, however many such lines it holds.
+#[derive(Default)]
+struct Ahead {
+    colons: Option<usize>,
+    hashes: Option<usize>,
+    invalid: Option<usize>,
+}
+
+impl Ahead {
+    /// The bytes of whole lines from `at` (a line start) that pass unchanged, up to
+    /// `last_break`, the end of the buffer's last whole line.
+    fn unchanged(&mut self, buf: &[u8], at: usize, last_break: usize) -> usize {
+        let next = |slot: &mut Option<usize>, find: &dyn Fn(&[u8]) -> Option<usize>| {
+            if slot.is_none_or(|p| p < at) {
+                *slot = Some(find(&buf[at..]).map_or(buf.len(), |i| at + i));
+            }
+            slot.unwrap_or(buf.len())
+        };
+        let colons = next(&mut self.colons, &|b| memchr::memmem::find(b, b"::"));
+        let hashes = next(&mut self.hashes, &|b| memchr::memmem::find(b, b"##["));
+        let invalid = next(&mut self.invalid, &|b| {
+            std::str::from_utf8(b).err().map(|e| e.valid_up_to())
+        });
+        let stop = colons.min(hashes).min(invalid);
+        if stop >= last_break {
+            return last_break.saturating_sub(at);
+        }
+        // The whole lines before the one the stop is in.
+        memchr::memrchr2(b'\n', b'\r', &buf[at..stop]).map_or(0, |i| i + 1)
+    }
+}
+
 impl<W: Write> Write for LineGuard<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let mut rest = buf;
+        // Whole lines nothing could change are passed on together, not one by one.
+        let mut ahead = Ahead::default();
+        let last_break = memchr::memrchr2(b'\n', b'\r', buf).map_or(0, |i| i + 1);
         while !rest.is_empty() {
+            if self.held.is_empty() && !self.decided {
+                let n = ahead.unchanged(buf, buf.len() - rest.len(), last_break);
+                self.inner.write_all(&rest[..n])?;
+                rest = &rest[n..];
+                if rest.is_empty() {
+                    break;
+                }
+            }
             let end = memchr::memchr2(b'\n', b'\r', rest);
             let part = &rest[..end.unwrap_or(rest.len())];
             self.held.extend_from_slice(part);
@@ -487,6 +534,27 @@ mod tests {
         let chars: Vec<String> = text.chars().map(String::from).collect();
         let refs: Vec<&str> = chars.iter().map(String::as_str).collect();
         assert_eq!(guarded(&refs), want);
+    }
+
+    #[test]
+    fn the_guard_passes_bytes_that_are_not_utf8_and_neutralises_the_lines_after_them() {
+        let text: &[u8] = b"a\n\xff::x\nb ##[c\n  ::d\r\ne\xe2\x82\xac\n\xff";
+        let want: &[u8] = b"a\n\xff::x\nb #\\u0023[c\n  :\\u{3a}d\r\ne\xe2\x82\xac\n\xff";
+        let guard = |chunks: &mut dyn Iterator<Item = &[u8]>| {
+            let mut out = Vec::new();
+            let mut g = LineGuard::new(&mut out);
+            for c in chunks {
+                g.write_all(c).unwrap();
+            }
+            g.finish().unwrap();
+            out
+        };
+        assert_eq!(guard(&mut std::iter::once(text)), want);
+        assert_eq!(guard(&mut text.chunks(1)), want);
+        for cut in 0..=text.len() {
+            let (a, b) = text.split_at(cut);
+            assert_eq!(guard(&mut [a, b].into_iter()), want, "cut at {cut}");
+        }
     }
 
     #[test]

@@ -290,9 +290,20 @@ fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow:
     paths.push(Path::new("-"));
     formats.push(outputs.stdout);
     let stdout_index = paths.len() - 1;
-    output::write_files(&paths, |i, out| {
-        report::write_compare(report, formats[i], i == stdout_index, out)
-    })?;
+    // stdout in the format of a file also written gets that file's bytes, unless
+    // its bytes depend on where it goes (the table's colour).
+    let file_like = |i: usize| {
+        let format = formats[i];
+        if !report::same_bytes_anywhere(format) {
+            return None;
+        }
+        (0..paths.len()).find(|&j| formats[j] == format && paths[j] != Path::new("-"))
+    };
+    output::write_files_sharing(
+        &paths,
+        |i, out| report::write_compare(report, formats[i], i == stdout_index, out),
+        file_like,
+    )?;
     Ok(())
 }
 

@@ -2,15 +2,14 @@
 //! newly failed queries that may be a gap in the gold rather than a regression
 //! (suspect), and the queue of unjudged docs for annotators.
 
-use serde::Serialize;
-
 use crate::compare::{MeanDelta, QueryRow, Status};
 use crate::metrics::judged::{judged_at_k, unjudged_at_k};
 use crate::metrics::mean;
 use crate::model::{EvaluatedRun, GoldQuery, GoldSet, Id, Observed, RankedDoc};
 
-/// One query's label holes, per side (JSON keys of the per-query row).
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+/// One query's label holes, per side (JSON keys of the per-query row: its
+/// `Serialize` writes them).
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Holes {
     pub baseline_unjudged_at_k: u32,
     pub candidate_unjudged_at_k: u32,
@@ -20,7 +19,6 @@ pub struct Holes {
     /// unjudged doc entered the top k.
     pub suspect: bool,
     /// Judged@k of baseline and candidate.
-    #[serde(skip)]
     pub judged: [f64; 2],
 }
 

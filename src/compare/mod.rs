@@ -261,8 +261,8 @@ pub fn differences(gold: &GoldSet, b: &RunMeta, c: &RunMeta) -> Vec<Difference> 
 /// One query's deltas (candidate minus baseline), as JSON shows them.
 pub type Delta = metrics::Values;
 
-/// One query's comparison.
-#[derive(Debug, Clone, Serialize)]
+/// One query's comparison; serialized by hand (below).
+#[derive(Debug, Clone)]
 pub struct QueryRow {
     pub id: Id,
     pub status: Status,
@@ -274,8 +274,8 @@ pub struct QueryRow {
     pub lost: Vec<String>,
     /// Relevant ids in the candidate's top k but not the baseline's.
     pub gained: Vec<String>,
-    /// Unjudged docs in each top k, and whether a new failure is suspect.
-    #[serde(flatten)]
+    /// Unjudged docs in each top k, and whether a new failure is suspect; JSON
+    /// shows its keys in the row itself.
     pub holes: holes::Holes,
     /// RR@k is 0 in some repeat and > 0 in another, on each side (§17).
     pub baseline_flaky: bool,
@@ -287,12 +287,40 @@ pub struct QueryRow {
     /// does not list the query (§17).
     pub rbo: Option<f64>,
     /// How many repeats each side has (JSON shows them in `baseline` and `candidate`).
-    #[serde(skip)]
     pub repeats: [u32; 2],
     /// Each side's values at the extra cutoffs (`--cutoffs`, docs/contract.md §19.8);
     /// JSON shows them as `at` inside `baseline` and `candidate`.
-    #[serde(skip)]
     pub at: [crate::eval::cutoffs::ByCutoff; 2],
+}
+
+/// The row's JSON keys in their order (docs/contract.md §11.3, §16.7, §17.5), the
+/// holes' keys among the row's own: written out rather than derived with
+/// `#[serde(flatten)]`, which serializes the row as a map of unknown length, a
+/// struct no longer. `repeats` and `at` are not keys of their own.
+impl Serialize for QueryRow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let h = &self.holes;
+        let mut row = s.serialize_struct("QueryRow", 17)?;
+        row.serialize_field("id", &self.id)?;
+        row.serialize_field("status", &self.status)?;
+        row.serialize_field("baseline", &self.baseline)?;
+        row.serialize_field("candidate", &self.candidate)?;
+        row.serialize_field("delta", &self.delta)?;
+        row.serialize_field("failure_kind", &self.failure_kind)?;
+        row.serialize_field("lost", &self.lost)?;
+        row.serialize_field("gained", &self.gained)?;
+        row.serialize_field("baseline_unjudged_at_k", &h.baseline_unjudged_at_k)?;
+        row.serialize_field("candidate_unjudged_at_k", &h.candidate_unjudged_at_k)?;
+        row.serialize_field("unjudged_entered", &h.unjudged_entered)?;
+        row.serialize_field("suspect", &h.suspect)?;
+        row.serialize_field("baseline_flaky", &self.baseline_flaky)?;
+        row.serialize_field("candidate_flaky", &self.candidate_flaky)?;
+        row.serialize_field("baseline_zero_rr_repeats", &self.baseline_zero_rr_repeats)?;
+        row.serialize_field("candidate_zero_rr_repeats", &self.candidate_zero_rr_repeats)?;
+        row.serialize_field("rbo", &self.rbo)?;
+        row.end()
+    }
 }
 
 /// A mean with its delta and, for RR, Recall, Hit and nDCG, its statistics.

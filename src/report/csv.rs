@@ -37,59 +37,159 @@ pub const HEADER: [&str; 27] = [
 /// An id cell a spreadsheet will not run as a formula: a leading `'` when it
 /// starts with `=`, `+`, `-`, `@`, tab or carriage return.
 pub fn guard(id: &str) -> String {
-    if id.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{id}")
-    } else {
-        id.to_string()
-    }
+    let mut out = String::with_capacity(id.len() + 1);
+    push_guarded(&mut out, id);
+    out
 }
 
-pub fn render(r: &CompareReport) -> String {
+/// Stream the CSV into `out`, record by record, each cell formatted into one reused
+/// buffer: memory stays that of one row, however many queries there are.
+pub fn write(r: &CompareReport, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new());
-    let write = |w: &mut csv::Writer<Vec<u8>>, rec: &[String]| {
-        w.write_record(rec).expect("writing to memory cannot fail");
+        .from_writer(out);
+    w.write_record(HEADER)?;
+    let mut record = Record {
+        w: &mut w,
+        cell: String::new(),
     };
-    write(&mut w, &HEADER.map(String::from));
     for (i, q) in r.per_query.iter().enumerate() {
-        write(&mut w, &row(r, i, q));
+        row(&mut record, r, i, q)?;
     }
-    String::from_utf8(w.into_inner().expect("writing to memory cannot fail"))
-        .expect("CSV of UTF-8 strings is UTF-8")
+    w.flush()
 }
 
 /// One query's cells, in [`HEADER`]'s order; numbers unrounded, empty cells where a
 /// value does not apply.
-fn row(r: &CompareReport, i: usize, q: &crate::compare::QueryRow) -> Vec<String> {
+fn row(
+    out: &mut Record<'_, '_>,
+    r: &CompareReport,
+    i: usize,
+    q: &crate::compare::QueryRow,
+) -> csv::Result<()> {
     use crate::metrics::Metric;
-    let rank = |x: Option<u32>| x.map(|v| v.to_string()).unwrap_or_default();
-    let ids = |list: &[String]| {
-        list.iter()
-            .map(|d| guard(&crate::text::shown(d)))
-            .collect::<Vec<_>>()
-            .join(";")
-    };
-    let mut cells = vec![
-        guard(&crate::text::shown(&q.id)),
-        q.status.name().to_string(),
-        q.failure_kind.map(|f| f.name()).unwrap_or("").to_string(),
-        // docs/contract.md §16: the unjudged docs that entered, for a suspect.
-        if q.holes.suspect {
-            q.holes.unjudged_entered.to_string()
-        } else {
-            String::new()
-        },
-        // docs/contract.md §18: `;`-joined, empty without tags.
-        guard(r.row_tags.get(i).map_or("", String::as_str)),
-        rank(q.baseline.first_relevant_rank),
-        rank(q.candidate.first_relevant_rank),
-    ];
+    out.id(&crate::text::shown(&q.id))?;
+    out.w.write_field(q.status.name())?;
+    out.w.write_field(q.failure_kind.map_or("", |f| f.name()))?;
+    // docs/contract.md §16: the unjudged docs that entered, for a suspect.
+    out.number(q.holes.suspect.then_some(q.holes.unjudged_entered))?;
+    // docs/contract.md §18: `;`-joined, empty without tags.
+    out.id(r.row_tags.get(i).map_or("", String::as_str))?;
+    out.number(q.baseline.first_relevant_rank)?;
+    out.number(q.candidate.first_relevant_rank)?;
     for m in Metric::ALL {
-        let (b, c) = (m.of(&q.baseline), m.of(&q.candidate));
-        cells.extend([b.to_string(), c.to_string(), q.delta.get(m).to_string()]);
+        out.float(m.of(&q.baseline))?;
+        out.float(m.of(&q.candidate))?;
+        out.float(q.delta.get(m))?;
     }
-    cells.push(ids(&q.lost));
-    cells.push(ids(&q.gained));
-    cells
+    out.ids(&q.lost)?;
+    out.ids(&q.gained)?;
+    out.w.write_record(None::<&[u8]>)
+}
+
+/// The record being written, and the buffer each cell is formatted into.
+struct Record<'a, 'w> {
+    w: &'a mut csv::Writer<&'w mut dyn std::io::Write>,
+    cell: String,
+}
+
+impl Record<'_, '_> {
+    /// An id or tags cell, [`guard`]ed.
+    fn id(&mut self, id: &str) -> csv::Result<()> {
+        self.cell.clear();
+        push_guarded(&mut self.cell, id);
+        self.w.write_field(&self.cell)
+    }
+
+    /// Ids shown, each [`guard`]ed, `;`-joined.
+    fn ids(&mut self, list: &[String]) -> csv::Result<()> {
+        self.cell.clear();
+        for (n, id) in list.iter().enumerate() {
+            if n > 0 {
+                self.cell.push(';');
+            }
+            push_guarded(&mut self.cell, &crate::text::shown(id));
+        }
+        self.w.write_field(&self.cell)
+    }
+
+    /// A count or a rank; empty when there is none.
+    fn number(&mut self, n: Option<u32>) -> csv::Result<()> {
+        use std::fmt::Write;
+        self.cell.clear();
+        if let Some(n) = n {
+            let _ = write!(self.cell, "{n}");
+        }
+        self.w.write_field(&self.cell)
+    }
+
+    /// A value as Rust's `Display` writes it (the shortest text that reads back
+    /// as the same number); a whole number, the most common, without the float
+    /// formatting.
+    fn float(&mut self, x: f64) -> csv::Result<()> {
+        use std::fmt::Write;
+        self.cell.clear();
+        // Below 2^53 every whole number is exact, and `Display` writes its digits.
+        if x.fract() == 0.0 && x.abs() < 1e15 {
+            if x.is_sign_negative() {
+                self.cell.push('-');
+            }
+            let _ = write!(self.cell, "{}", x.abs() as u64);
+        } else {
+            let _ = write!(self.cell, "{x}");
+        }
+        self.w.write_field(&self.cell)
+    }
+}
+
+/// [`guard`]: `id` pushed onto `out`.
+fn push_guarded(out: &mut String, id: &str) {
+    if id.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        out.push('\'');
+    }
+    out.push_str(id);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Record;
+
+    #[test]
+    fn floats_are_written_as_display_writes_them() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            -0.25,
+            0.1 + 0.2,
+            1e-7,
+            123_456_789.0,
+            999_999_999_999_999.0,
+            1e15,
+            -1e16,
+            2f64.powi(60),
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        let mut bytes: Vec<u8> = Vec::new();
+        let out: &mut dyn std::io::Write = &mut bytes;
+        let mut w = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(out);
+        let mut record = Record {
+            w: &mut w,
+            cell: String::new(),
+        };
+        for x in values {
+            record.float(x).unwrap();
+        }
+        record.w.write_record(None::<&[u8]>).unwrap();
+        w.flush().unwrap();
+        drop(w);
+        let want: Vec<String> = values.iter().map(ToString::to_string).collect();
+        assert_eq!(String::from_utf8(bytes).unwrap(), want.join(",") + "\n");
+    }
 }

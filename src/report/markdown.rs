@@ -101,17 +101,43 @@ fn fit(r: &CompareReport) -> String {
         rows.changed.len(),
         r.segments.len(),
     );
-    let fits = |nf: usize, n: usize, sg: usize| render_with(r, &rows, nf, n, sg).len() <= MAX_BYTES;
+    // More rows than could fit are never rendered: the search starts from these.
+    let most = [
+        MAX_BYTES / min_row_bytes(5),
+        MAX_BYTES / min_row_bytes(PER_QUERY_HEADER.len()),
+        MAX_BYTES / min_row_bytes(10),
+    ];
+    let fixed = Fixed::of(r);
+    let fits = |nf: usize, n: usize, sg: usize| {
+        nf <= most[0]
+            && n <= most[1]
+            && sg <= most[2]
+            && render_with(r, &rows, &fixed, [nf, n, sg]).len() <= MAX_BYTES
+    };
     let (nf, n, sg) = if fits(newly, changed, segs) {
         (newly, changed, segs)
     } else if fits(newly, 0, segs) {
-        (newly, largest(changed, |n| fits(newly, n, segs)), segs)
+        let n = largest(changed.min(most[1]), |n| fits(newly, n, segs));
+        (newly, n, segs)
     } else if fits(newly, 0, 0) {
-        (newly, 0, largest(segs, |sg| fits(newly, 0, sg)))
+        (
+            newly,
+            0,
+            largest(segs.min(most[2]), |sg| fits(newly, 0, sg)),
+        )
     } else {
-        (largest(newly, |nf| fits(nf, 0, 0)), 0, 0)
+        (largest(newly.min(most[0]), |nf| fits(nf, 0, 0)), 0, 0)
     };
-    render_with(r, &rows, nf, n, sg)
+    render_with(r, &rows, &fixed, [nf, n, sg])
+}
+
+/// The fewest bytes a table row of `cells` cells can take: `| `, ` | ` between
+/// cells, ` |` and the newline, and the id's code span, two backticks at least
+/// (the newly failed, per-query and segment tables each start with one). `x` rows
+/// of one table take at least `x` times this, so more than
+/// `MAX_BYTES / min_row_bytes(cells)` of them never fit.
+const fn min_row_bytes(cells: usize) -> usize {
+    2 + 3 * (cells - 1) + 2 + 1 + 2
 }
 
 /// The largest `x` in `0..=hi` for which `fits(x)` holds (`fits` is monotone; 0 when
@@ -148,33 +174,52 @@ fn cap(text: String) -> String {
     out
 }
 
+/// The sections whatever the number of rows shown, rendered once for all of
+/// [`fit`]'s tries (each goes over every query): what comes before the segments,
+/// between the newly failed and the per-query changes, and after those.
+struct Fixed {
+    head: String,
+    middle: String,
+    tail: String,
+}
+
+impl Fixed {
+    fn of(r: &CompareReport) -> Self {
+        let mut head = String::new();
+        heading(&mut head, r);
+        means(&mut head, r);
+        non_inferiority(&mut head, r);
+        let mut middle = String::new();
+        id_lists(&mut middle, r);
+        noise(&mut middle, r);
+        chart(&mut middle, r);
+        let mut tail = String::new();
+        warnings(&mut tail, r);
+        let _ = writeln!(
+            tail,
+            "<sub>ragdiff {} · bootstrap and sign-flip test: {} resamples, seed {}</sub>",
+            env!("CARGO_PKG_VERSION"),
+            r.resamples,
+            r.seed
+        );
+        Self { head, middle, tail }
+    }
+}
+
 /// Render with at most `nf_rows` newly failed rows, `n_rows` per-query rows and
 /// `seg_rows` segments.
 fn render_with(
     r: &CompareReport,
     rows: &Rows,
-    nf_rows: usize,
-    n_rows: usize,
-    seg_rows: usize,
+    fixed: &Fixed,
+    [nf_rows, n_rows, seg_rows]: [usize; 3],
 ) -> String {
-    let mut s = String::new();
-    heading(&mut s, r);
-    means(&mut s, r);
-    non_inferiority(&mut s, r);
+    let mut s = fixed.head.clone();
     by_segment(&mut s, r, seg_rows);
     newly_failed(&mut s, r, &rows.newly_failed, nf_rows);
-    id_lists(&mut s, r);
-    noise(&mut s, r);
-    chart(&mut s, r);
+    s.push_str(&fixed.middle);
     per_query(&mut s, rows, rows.unchanged(r), n_rows);
-    warnings(&mut s, r);
-    let _ = writeln!(
-        s,
-        "<sub>ragdiff {} · bootstrap and sign-flip test: {} resamples, seed {}</sub>",
-        env!("CARGO_PKG_VERSION"),
-        r.resamples,
-        r.seed
-    );
+    s.push_str(&fixed.tail);
     s
 }
 

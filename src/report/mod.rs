@@ -696,9 +696,15 @@ pub fn write_compare(
         }
         Format::Markdown => out.write_all(markdown::render(r).as_bytes()),
         Format::Json => json::write(r, out),
-        Format::Csv => out.write_all(csv::render(r).as_bytes()),
+        Format::Csv => csv::write(r, out),
         Format::LabelQueue => label_queue::write(&r.label_queue, out),
     }
+}
+
+/// Whether [`write_compare`] writes `format` alike wherever it goes: every format
+/// but the table, whose colour depends on it.
+pub fn same_bytes_anywhere(format: Format) -> bool {
+    format != Format::Table
 }
 
 /// At most this many workflow commands, then one summary line.

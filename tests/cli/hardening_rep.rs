@@ -563,3 +563,36 @@ fn compare_shows_the_note_in_json_table_and_markdown() {
         .expect("before the notes");
     assert!(!warnings.contains("tied"), "{warnings}");
 }
+
+/// stdout in the format of an export is that file's bytes read back (Issue 16), still
+/// through the guard: the same bytes as the format alone on stdout, while the file
+/// keeps the data as it is.
+#[test]
+fn stdout_copied_from_an_export_is_guarded_alike() {
+    let dir = fixture("hardening_rep/hostile");
+    let out_dir = tempfile::tempdir().expect("a temporary folder");
+    let compare = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
+    for (format, flag) in [
+        ("json", "--export-json"),
+        ("markdown", "--export-markdown"),
+        ("csv", "--export-csv"),
+    ] {
+        let file = out_dir.path().join(format).display().to_string();
+        let alone = gha(&dir, &[&compare[..], &["--format", format]].concat());
+        let both = gha(
+            &dir,
+            &[&compare[..], &["--format", format, flag, &file]].concat(),
+        );
+        assert_code(&both, 1);
+        assert_no_injection(&both);
+        assert_eq!(stdout(&both), stdout(&alone), "{format}");
+        let exported = std::fs::read_to_string(&file).expect("the export");
+        if format == "csv" {
+            assert!(
+                exported.contains("\n::error::ID,newly_failed,"),
+                "{exported}"
+            );
+            assert!(!stdout(&both).contains("\n::error::ID,"));
+        }
+    }
+}
