@@ -271,9 +271,9 @@ pub struct QueryRow {
     pub delta: Delta,
     pub failure_kind: Option<FailureKind>,
     /// Relevant ids in the baseline's top k but not the candidate's.
-    pub lost: Vec<String>,
+    pub lost: Vec<Id>,
     /// Relevant ids in the candidate's top k but not the baseline's.
-    pub gained: Vec<String>,
+    pub gained: Vec<Id>,
     /// Unjudged docs in each top k, and whether a new failure is suspect; JSON
     /// shows its keys in the row itself.
     pub holes: holes::Holes,
@@ -476,47 +476,60 @@ struct Rows {
     nondeterministic: Vec<String>,
 }
 
+/// What one thread set aside: no-answer and non-deterministic ids.
+#[derive(Default)]
+struct Aside {
+    no_answer: Vec<String>,
+    nondeterministic: Vec<String>,
+}
+
 /// Every query's row, the queries split in halves over up to two threads (each
-/// row is its query's alone, so the rows are the same in any split).
+/// row is its query's alone, so the rows are the same in any split). Each thread
+/// fills its half of one slot per gold query, and the filled slots become the rows
+/// in place: the rows are never held twice (memory at its peak here).
 fn rows_of(gold: &GoldSet, runs: (&EvaluatedRun, &EvaluatedRun), k: u32, bump: Bump) -> Rows {
     let n = gold.queries.len();
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(2));
-    if threads < 2 || n < 1000 {
-        return rows_in(gold, runs, k, bump, 0..n);
+    let mut slots: Vec<Option<QueryRow>> = Vec::new();
+    slots.resize_with(n, || None);
+    let half = if threads < 2 || n < 1000 { n } else { n / 2 };
+    let (first, second) = slots.split_at_mut(half);
+    let (mut a, b) = std::thread::scope(|s| {
+        let other = s.spawn(|| rows_in(gold, runs, k, bump, half, second));
+        let a = rows_in(gold, runs, k, bump, 0, first);
+        (a, other.join().expect("a comparing thread panicked"))
+    });
+    a.no_answer.extend(b.no_answer);
+    a.nondeterministic.extend(b.nondeterministic);
+    // `filter_map` collects in place (the slots' memory becomes the rows'); `flatten`
+    // would allocate the rows anew beside the slots.
+    #[expect(
+        clippy::filter_map_identity,
+        reason = "collects in place; flatten does not"
+    )]
+    let rows = slots.into_iter().filter_map(|r| r).collect();
+    Rows {
+        rows,
+        no_answer: a.no_answer,
+        nondeterministic: a.nondeterministic,
     }
-    std::thread::scope(|s| {
-        let second = s.spawn(|| rows_in(gold, runs, k, bump, n / 2..n));
-        let mut all = rows_in(gold, runs, k, bump, 0..n / 2);
-        let rest = second.join().expect("a comparing thread panicked");
-        all.rows.extend(rest.rows);
-        all.no_answer.extend(rest.no_answer);
-        all.nondeterministic.extend(rest.nondeterministic);
-        all
-    })
 }
 
-/// The rows of the gold's queries in `range`.
+/// The rows of the gold's queries from `start`, one per slot of `out`.
 fn rows_in(
     gold: &GoldSet,
     (b, c): (&EvaluatedRun, &EvaluatedRun),
     k: u32,
     bump: Bump,
-    range: std::ops::Range<usize>,
-) -> Rows {
-    let mut out = Rows {
-        rows: Vec::with_capacity(range.len()),
-        ..Rows::default()
-    };
+    start: usize,
+    out: &mut [Option<QueryRow>],
+) -> Aside {
+    let mut aside = Aside::default();
     let min_grade = gold.meta.min_grade;
-    for (qi, q) in gold
-        .queries
-        .iter()
-        .enumerate()
-        .skip(range.start)
-        .take(range.len())
-    {
+    for (slot, qi) in out.iter_mut().zip(start..) {
+        let q = &gold.queries[qi];
         if q.is_no_answer() {
-            out.no_answer.push(q.id.to_string());
+            aside.no_answer.push(q.id.to_string());
             continue;
         }
         let (bo, co) = (b.observed[qi].as_ref(), c.observed[qi].as_ref());
@@ -530,11 +543,11 @@ fn rows_in(
             row.failure_kind = Some(FailureKind::Coverage);
         }
         if bump == Bump::Same && row.status != Status::Flaky && moved(&row) {
-            out.nondeterministic.push(q.id.to_string());
+            aside.nondeterministic.push(q.id.to_string());
         }
-        out.rows.push(row);
+        *slot = Some(row);
     }
-    out
+    aside
 }
 
 /// Whether RR@k, Recall@k or nDCG@k differs between the sides (beyond rounding of
@@ -574,12 +587,12 @@ fn query_row(
     let lost = btop
         .iter()
         .filter(|d| !ctop.contains(d))
-        .map(|d| d.to_string())
+        .map(|d| Id::from(*d))
         .collect();
     let gained = ctop
         .iter()
         .filter(|d| !btop.contains(d))
-        .map(|d| d.to_string())
+        .map(|d| Id::from(*d))
         .collect();
     QueryRow {
         id: q.id.clone(),

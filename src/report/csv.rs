@@ -102,7 +102,7 @@ impl Record<'_, '_> {
     }
 
     /// Ids shown, each [`guard`]ed, `;`-joined.
-    fn ids(&mut self, list: &[String]) -> csv::Result<()> {
+    fn ids(&mut self, list: &[crate::model::Id]) -> csv::Result<()> {
         self.cell.clear();
         for (n, id) in list.iter().enumerate() {
             if n > 0 {

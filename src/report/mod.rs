@@ -17,7 +17,7 @@ use crate::compare::{Bump, Comparison, MeansReport, QueryRow, Status, ZeroRr};
 use crate::eval::{EvalMeans, EvalRow};
 use crate::gate::{Accepted, Verdict};
 use crate::metrics::Metric;
-use crate::model::{EvaluatedRun, GoldSet, RunMeta};
+use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta};
 use crate::text::{escape_data, escape_property, name_ids_with, safe_id};
 
 /// The report formats. `eval` writes table or JSON; `compare` any of them.
@@ -647,7 +647,7 @@ pub fn change_cells(
     join: &str,
 ) -> [String; 12] {
     let (b, c) = (&q.baseline, &q.candidate);
-    let list = |ids: &[String]| ids.iter().map(|x| id(x)).collect::<Vec<_>>().join(join);
+    let list = |ids: &[Id]| ids.iter().map(|x| id(x)).collect::<Vec<_>>().join(join);
     [
         id(&q.id),
         q.status.name().to_string(),

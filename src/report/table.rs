@@ -358,7 +358,7 @@ fn change_table_of(cells: &[[String; 12]], kept: &[usize]) -> Table {
     t
 }
 
-fn ids(list: &[String]) -> String {
+fn ids(list: &[crate::model::Id]) -> String {
     list.iter()
         .map(|s| safe_id(s))
         .collect::<Vec<_>>()
