@@ -444,6 +444,14 @@ pub struct EvaluatedRun {
 }
 
 impl EvaluatedRun {
+    /// Drop what every repeat observed for the gold queries in `range` (their rows
+    /// are built: docs/contract.md §13, memory).
+    pub fn release(&mut self, range: std::ops::Range<usize>) {
+        for slots in std::iter::once(&mut self.observed).chain(&mut self.repeats) {
+            slots[range.clone()].fill(None);
+        }
+    }
+
     /// What each repeat observed for gold query `qi`, the first repeat first.
     pub fn observed_in_repeats(&self, qi: usize) -> impl Iterator<Item = Option<&Observed>> {
         std::iter::once(self.observed[qi].as_ref())

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::app::{print_warnings, refuse};
+use crate::app::{print_warnings, refuse, release_freed_memory};
 use crate::compare::{self, Bump, Comparison};
 use crate::exit::{self, Refused};
 use crate::gate::{self, Policy};
@@ -42,17 +42,26 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         };
         return Err(refuse(refused, vec![bm, cm], &mut diag));
     }
-    crate::app::release_freed_memory();
+    release_freed_memory();
     phases.mark("inputs");
     let gold = inputs.gold;
     let same_results = load::same_results(&bm.results, &cm.results);
     // Each side keeps its top k's unjudged docs by id: suspects and the label queue
     // need them (docs/contract.md §16); memory stays gold x k. Drift pairs the two
     // runs' lists as they are read (§17).
-    let (baseline, candidate, pairing) = read_both(&s, &gold, [bm, cm], inputs.k, &mut diag)?;
-    crate::app::release_freed_memory(); // the reader threads' buffers
+    let (mut baseline, mut candidate, pairing) =
+        read_both(&s, &gold, [bm, cm], inputs.k, &mut diag)?;
+    release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
-    let mut cmp = compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed);
+    // Extra cutoffs and the label queue read the runs' observations again; without
+    // them each query's are dropped once its row is built (memory at its peak here).
+    let mut cmp = if s.cutoffs.is_empty() && !s.outputs.wants_label_queue() {
+        let runs = (&mut baseline, &mut candidate);
+        let resampling = (s.resamples, s.seed);
+        compare::compare_releasing(&gold, runs, inputs.k, resampling, &release_freed_memory)
+    } else {
+        compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed)
+    };
     phases.mark("compare");
     cmp.same_results = same_results;
     let seg = &s.segments;
@@ -85,7 +94,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     // The report holds all the outputs need: free the runs and the gold before
     // rendering (memory at its peak otherwise; docs/contract.md §13).
     drop((gold, baseline, candidate));
-    crate::app::release_freed_memory();
+    release_freed_memory();
     phases.mark("report");
     print_warnings(&report.warnings);
     report::emit_ci_annotations(&report);

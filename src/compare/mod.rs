@@ -108,6 +108,15 @@ pub enum Bump {
 }
 
 impl Bump {
+    /// The bump from the baseline's index version to the candidate's; `Same` when
+    /// either has none.
+    pub fn between(b: &EvaluatedRun, c: &EvaluatedRun) -> Bump {
+        match (&b.meta.index_version, &c.meta.index_version) {
+            (Some(bv), Some(cv)) => Bump::of(bv, cv),
+            _ => Bump::Same,
+        }
+    }
+
     /// By semver precedence: a change only in pre-release counts as patch, one only
     /// in build metadata as the same version (precedence ignores build metadata).
     pub fn of(baseline: &Version, candidate: &Version) -> Bump {
@@ -271,9 +280,9 @@ pub struct QueryRow {
     pub delta: Delta,
     pub failure_kind: Option<FailureKind>,
     /// Relevant ids in the baseline's top k but not the candidate's.
-    pub lost: Vec<Id>,
+    pub lost: Box<[Id]>,
     /// Relevant ids in the candidate's top k but not the baseline's.
-    pub gained: Vec<Id>,
+    pub gained: Box<[Id]>,
     /// Unjudged docs in each top k, and whether a new failure is suspect; JSON
     /// shows its keys in the row itself.
     pub holes: holes::Holes,
@@ -380,6 +389,7 @@ pub struct ZeroRr {
 }
 
 /// Everything computed from the two runs, before the gate.
+#[derive(Debug)]
 pub struct Comparison {
     pub k: u32,
     pub rows: Vec<QueryRow>,
@@ -424,15 +434,49 @@ pub fn compare(
     resamples: u32,
     seed: u64,
 ) -> Comparison {
-    let bump = match (&b.meta.index_version, &c.meta.index_version) {
-        (Some(bv), Some(cv)) => Bump::of(bv, cv),
-        _ => Bump::Same,
+    let bump = Bump::between(b, c);
+    let rows = rows_of(gold, (b, c), k, bump, 0..gold.queries.len());
+    finish(rows, k, bump, (resamples, seed))
+}
+
+/// Gold queries per step of [`compare_releasing`].
+const STEP: usize = 8_192;
+
+/// [`compare`], dropping each query's observations once its row is built, a step of
+/// queries at a time, and calling `release` after each step (to hand the freed
+/// memory back): for when nothing after the comparison reads the runs' observations
+/// (no extra cutoffs, no label queue), so the runs and the rows are never held whole
+/// at once. The same comparison as [`compare`].
+pub fn compare_releasing(
+    gold: &GoldSet,
+    (b, c): (&mut EvaluatedRun, &mut EvaluatedRun),
+    k: u32,
+    (resamples, seed): (u32, u64),
+    release: &dyn Fn(),
+) -> Comparison {
+    let bump = Bump::between(b, c);
+    let n = gold.queries.len();
+    let mut rows = Rows {
+        rows: Vec::with_capacity(n),
+        ..Rows::default()
     };
+    for start in (0..n).step_by(STEP) {
+        let range = start..n.min(start + STEP);
+        rows.append(rows_of(gold, (b, c), k, bump, range.clone()));
+        b.release(range.clone());
+        c.release(range);
+        release();
+    }
+    finish(rows, k, bump, (resamples, seed))
+}
+
+/// Means, statistics and order of the rows (in gold order).
+fn finish(rows: Rows, k: u32, bump: Bump, (resamples, seed): (u32, u64)) -> Comparison {
     let Rows {
         mut rows,
         mut no_answer,
         mut nondeterministic,
-    } = rows_of(gold, (b, c), k, bump);
+    } = rows;
     let flaky = ids_with(&rows, Status::Flaky);
     // Means and statistics go over the rows in id order, as `eval` does, so a run's
     // mean never depends on the run it is compared with. Sorting references moves
@@ -476,60 +520,53 @@ struct Rows {
     nondeterministic: Vec<String>,
 }
 
-/// What one thread set aside: no-answer and non-deterministic ids.
-#[derive(Default)]
-struct Aside {
-    no_answer: Vec<String>,
-    nondeterministic: Vec<String>,
-}
-
-/// Every query's row, the queries split in halves over up to two threads (each
-/// row is its query's alone, so the rows are the same in any split). Each thread
-/// fills its half of one slot per gold query, and the filled slots become the rows
-/// in place: the rows are never held twice (memory at its peak here).
-fn rows_of(gold: &GoldSet, runs: (&EvaluatedRun, &EvaluatedRun), k: u32, bump: Bump) -> Rows {
-    let n = gold.queries.len();
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(2));
-    let mut slots: Vec<Option<QueryRow>> = Vec::new();
-    slots.resize_with(n, || None);
-    let half = if threads < 2 || n < 1000 { n } else { n / 2 };
-    let (first, second) = slots.split_at_mut(half);
-    let (mut a, b) = std::thread::scope(|s| {
-        let other = s.spawn(|| rows_in(gold, runs, k, bump, half, second));
-        let a = rows_in(gold, runs, k, bump, 0, first);
-        (a, other.join().expect("a comparing thread panicked"))
-    });
-    a.no_answer.extend(b.no_answer);
-    a.nondeterministic.extend(b.nondeterministic);
-    // `filter_map` collects in place (the slots' memory becomes the rows'); `flatten`
-    // would allocate the rows anew beside the slots.
-    #[expect(
-        clippy::filter_map_identity,
-        reason = "collects in place; flatten does not"
-    )]
-    let rows = slots.into_iter().filter_map(|r| r).collect();
-    Rows {
-        rows,
-        no_answer: a.no_answer,
-        nondeterministic: a.nondeterministic,
+impl Rows {
+    fn append(&mut self, more: Rows) {
+        self.rows.extend(more.rows);
+        self.no_answer.extend(more.no_answer);
+        self.nondeterministic.extend(more.nondeterministic);
     }
 }
 
-/// The rows of the gold's queries from `start`, one per slot of `out`.
+/// The rows of the gold queries in `range`, split in halves over up to two threads
+/// (each row is its query's alone, so the rows are the same in any split).
+fn rows_of(
+    gold: &GoldSet,
+    runs: (&EvaluatedRun, &EvaluatedRun),
+    k: u32,
+    bump: Bump,
+    range: std::ops::Range<usize>,
+) -> Rows {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(2));
+    if threads < 2 || range.len() < 1000 {
+        return rows_in(gold, runs, k, bump, range);
+    }
+    let mid = range.start + range.len() / 2;
+    std::thread::scope(|s| {
+        let second = s.spawn(|| rows_in(gold, runs, k, bump, mid..range.end));
+        let mut all = rows_in(gold, runs, k, bump, range.start..mid);
+        all.append(second.join().expect("a comparing thread panicked"));
+        all
+    })
+}
+
+/// The rows of the gold's queries in `range`.
 fn rows_in(
     gold: &GoldSet,
     (b, c): (&EvaluatedRun, &EvaluatedRun),
     k: u32,
     bump: Bump,
-    start: usize,
-    out: &mut [Option<QueryRow>],
-) -> Aside {
-    let mut aside = Aside::default();
+    range: std::ops::Range<usize>,
+) -> Rows {
+    let mut out = Rows {
+        rows: Vec::with_capacity(range.len()),
+        ..Rows::default()
+    };
     let min_grade = gold.meta.min_grade;
-    for (slot, qi) in out.iter_mut().zip(start..) {
+    for qi in range {
         let q = &gold.queries[qi];
         if q.is_no_answer() {
-            aside.no_answer.push(q.id.to_string());
+            out.no_answer.push(q.id.to_string());
             continue;
         }
         let (bo, co) = (b.observed[qi].as_ref(), c.observed[qi].as_ref());
@@ -543,11 +580,11 @@ fn rows_in(
             row.failure_kind = Some(FailureKind::Coverage);
         }
         if bump == Bump::Same && row.status != Status::Flaky && moved(&row) {
-            aside.nondeterministic.push(q.id.to_string());
+            out.nondeterministic.push(q.id.to_string());
         }
-        *slot = Some(row);
+        out.rows.push(row);
     }
-    aside
+    out
 }
 
 /// Whether RR@k, Recall@k or nDCG@k differs between the sides (beyond rounding of

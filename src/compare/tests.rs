@@ -394,6 +394,44 @@ fn ci_contains_the_delta_three_queries_from_rank_1_to_rank_3() {
     );
 }
 
+/// Dropping each step's observations as its rows are built gives the same comparison,
+/// over more queries than two steps, and leaves no observation behind.
+#[test]
+fn comparing_while_releasing_the_runs_gives_the_same_comparison() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        (state >> 33) % n
+    };
+    let list = |next: &mut dyn FnMut(u64) -> u64| -> Vec<u8> {
+        let mut docs: Vec<u8> = (0..POOL).collect();
+        for i in (1..docs.len()).rev() {
+            docs.swap(i, next(i as u64 + 1) as usize);
+        }
+        docs.truncate(next(u64::from(DEPTH) + 1) as usize);
+        docs
+    };
+    let queries: Vec<GenQuery> = (0..2 * STEP + 777)
+        .map(|_| GenQuery {
+            judged: vec![(next(4) as u8, 1), (4 + next(4) as u8, next(3) as i64 - 1)],
+            baseline: list(&mut next),
+            candidate: (next(10) < 7).then(|| list(&mut next)),
+        })
+        .collect();
+    let (gold, b, c) = build(&queries);
+    let kept = compare(&gold, &b, &c, 3, 50, 7);
+    let (mut b2, mut c2) = (b.clone(), c.clone());
+    let released = std::cell::Cell::new(0);
+    let again = compare_releasing(&gold, (&mut b2, &mut c2), 3, (50, 7), &|| {
+        released.set(released.get() + 1)
+    });
+    assert_eq!(format!("{kept:?}"), format!("{again:?}"));
+    assert_eq!(released.get(), 3, "one release per step");
+    assert!(b2.observed.iter().chain(&c2.observed).all(Option::is_none));
+}
+
 // ---------------------------------------------------------------------------------
 // Unit tables
 
