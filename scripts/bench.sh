@@ -80,8 +80,9 @@ ratio() { # BASE VALUE -> "Nx"
   if [ -n "$1" ]; then awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0fx", a / b; else print "-" }'; else echo "-"; fi
 }
 
-row() { # label secs cpu mb [base_cpu base_mb]
-  printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$(ratio "${5:-}" "$3")" "$(ratio "${6:-}" "$4")"
+row() { # label secs cpu mb [base_secs base_cpu base_mb]
+  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" \
+    "$(ratio "${5:-}" "$2")" "$(ratio "${6:-}" "$3")" "$(ratio "${7:-}" "$4")"
 }
 
 exports=(--export-markdown out.md --export-json out.json --export-csv out.csv)
@@ -89,12 +90,12 @@ exports=(--export-markdown out.md --export-json out.json --export-csv out.csv)
 # report SHAPE QUERIES DEPTH PERCENTS... : one table per shape
 report() {
   local s=$1 q=$2 d=$3; shift 3
-  local base_cpu="" base_mb=""
+  local base_wall="" base_cpu="" base_mb=""
   echo
   echo "Workload $s: $q queries x depth $d, k = 10, 1000 resamples ($(shape "$s"))"
   echo
-  echo "| what | wall s | CPU s | peak RSS MB | vs trec_eval CPU (one run) | vs trec_eval memory |"
-  echo "|---|---:|---:|---:|---:|---:|"
+  echo "| what | wall s | CPU s | peak RSS MB | vs trec_eval time (one run) | vs trec_eval CPU | vs trec_eval memory |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
   for pct in "$@"; do
     local dir abs; dir=$(gen "$s" "$q" "$d" "$pct"); abs=$(cd "$dir" && pwd)
     warm "$dir"/*.trec "$dir"/gold.*
@@ -103,20 +104,21 @@ report() {
       IFS='|' read -r w c m < <(measure cat "$abs" cat baseline.trec candidate.trec)
       row "cat both TREC runs ($mb MB each)" "$w" "$c" "$m"
       if [ -z "$trec_eval" ]; then
-        echo "| trec_eval: skipped, TREC_EVAL is not set (ratios skipped) | | | | | |"
+        echo "| trec_eval: skipped, TREC_EVAL is not set (ratios skipped) | | | | | | |"
       elif [ "$q" -gt 200000 ]; then
-        echo "| trec_eval: skipped, its time grows with the square of the queries | | | | | |"
+        echo "| trec_eval: skipped, its time grows with the square of the queries | | | | | | |"
       else
         IFS='|' read -r w c m < <(measure te "$abs" "$trec_eval" -c -m recip_rank -m recall.10 -m ndcg_cut.10 gold.qrels baseline.trec)
+        base_wall=$w
         base_cpu=$c
         base_mb=$m
         row "trec_eval -c -m recip_rank -m recall.10 -m ndcg_cut.10 (ONE run)" "$w" "$c" "$m"
       fi
     fi
     IFS='|' read -r w c m < <(measure rd "$abs" "$bin" compare --gold gold.toml baseline.toml candidate.toml --k 10 --format json)
-    row "**compare --format json, $pct% changed**" "$w" "$c" "$m" "$base_cpu" "$base_mb"
+    row "**compare --format json, $pct% changed**" "$w" "$c" "$m" "$base_wall" "$base_cpu" "$base_mb"
     IFS='|' read -r w c m < <(measure rd "$abs" "$bin" compare --gold gold.toml baseline.toml candidate.toml --k 10 --format json "${exports[@]}")
-    row "**… with all three exports, $pct% changed**" "$w" "$c" "$m" "$base_cpu" "$base_mb"
+    row "**… with all three exports, $pct% changed**" "$w" "$c" "$m" "$base_wall" "$base_cpu" "$base_mb"
   done
 }
 

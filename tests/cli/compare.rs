@@ -52,6 +52,39 @@ fn demo() {
     insta::assert_snapshot!(render(&out));
 }
 
+/// `RAGDIFF_TIMINGS` (for benchmarks, README "Performance") adds one line per phase
+/// on stderr, names and seconds only; stdout and the exit code do not change, and
+/// without it stderr has no such line.
+#[test]
+fn timings_name_each_phase_on_stderr_only_when_asked() {
+    let plain = run(crate_dir(), &["compare", "--format", "json"]);
+    let timed = crate::common::ragdiff(crate_dir())
+        .args(["compare", "--format", "json"])
+        .env("RAGDIFF_TIMINGS", "1")
+        .output()
+        .expect("ragdiff runs");
+    assert_code(&timed, 1);
+    assert_eq!(timed.stdout, plain.stdout);
+    let stderr = String::from_utf8_lossy(&timed.stderr);
+    let phases: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("timing: "))
+        .map(|l| l.split(" done at ").next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        phases,
+        [
+            "inputs",
+            "read",
+            "compare",
+            "segments, drift, cutoffs",
+            "report",
+            "outputs"
+        ]
+    );
+    assert!(!String::from_utf8_lossy(&plain.stderr).contains("timing: "));
+}
+
 /// The demo's JSON, read back as typed values: every status of the demo data.
 /// Values on the candidate side are means over its three repeats (contract §17.1);
 /// Q-18 is the only query whose repeats disagree.
