@@ -10,7 +10,7 @@ Exit codes:
   1    the gate failed: a regression as the gate policy defines it
   2    invalid input or usage (every problem listed, with file:line)
   3    refused: the runs are not comparable
-  130  interrupted by SIGINT (143: SIGTERM); no export written, no temporary file left
+  130  interrupted by SIGINT (143: SIGTERM); exports all old or all new, no temporary file left
 When several apply, 2 wins over 3, and 3 over 1.";
 
 /// `eval` has no gate: it never exits 1.

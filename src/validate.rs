@@ -183,6 +183,10 @@ pub enum ProblemKind {
     )]
     VersionNotRaised { version: String, frozen: String },
     #[error(
+        "the file changed while ragdiff read it (an interleaved TREC run is read again for drift); run again once nothing writes it"
+    )]
+    ChangedWhileRead,
+    #[error(
         "allow-listed query {query} is not in the gold set; check the id or remove it from the allow-list"
     )]
     AllowedNotInGold { query: String },

@@ -13,7 +13,7 @@ use crate::output;
 use crate::report::{self, CompareReport, Decided};
 use crate::settings;
 use crate::text::plural;
-use crate::validate::{Diagnostics, resolve_k};
+use crate::validate::{Diagnostics, Location, ProblemKind, resolve_k};
 
 /// Fewer compared queries than this get a warning: the statistics mean little.
 pub const FEW_QUERIES: usize = 10;
@@ -116,6 +116,8 @@ fn read_both(
     diag: &mut Diagnostics,
 ) -> anyhow::Result<(EvaluatedRun, EvaluatedRun, Pairing)> {
     let pairing = new_pairing(gold, s.rbo_p);
+    let files = results_files([&bm, &cm]);
+    let before: Vec<_> = files.iter().map(|p| load::fs::fingerprint(p)).collect();
     let keep = load::run::Keep {
         top: k,
         wanted: None,
@@ -130,12 +132,32 @@ fn read_both(
         <[Option<EvaluatedRun>; 2]>::try_from(runs).unwrap_or_else(|_| [None, None]);
     let baseline = diag.require(baseline)?;
     let candidate = diag.require(candidate)?;
-    let pairing = if pairing.is_poisoned() {
-        pair_again(gold, [&baseline.meta, &candidate.meta], s.rbo_p)?
-    } else {
-        pairing
-    };
+    if !pairing.is_poisoned() {
+        return Ok((baseline, candidate, pairing));
+    }
+    let pairing = pair_again(gold, [&baseline.meta, &candidate.meta], s.rbo_p)?;
+    // Drift must come from the files the metrics came from.
+    for (path, before) in files.iter().zip(before) {
+        if load::fs::fingerprint(path) != before {
+            diag.problem(
+                Location::file(path.display().to_string()),
+                ProblemKind::ChangedWhileRead,
+            );
+        }
+    }
+    diag.check()?;
     Ok((baseline, candidate, pairing))
+}
+
+/// Every results file of the runs, every repeat's.
+fn results_files(metas: [&RunMeta; 2]) -> Vec<std::path::PathBuf> {
+    let each = |m: &RunMeta| {
+        let more = m.more_results.iter().map(|(_, p)| p.clone());
+        std::iter::once(m.results.clone())
+            .chain(more)
+            .collect::<Vec<_>>()
+    };
+    metas.into_iter().flat_map(each).collect()
 }
 
 /// Drift's pairing of the two runs' lists by RBO with persistence `p` (§17).

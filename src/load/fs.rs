@@ -94,3 +94,43 @@ pub fn check_path(path: &Path, what: &'static str, display: &str) -> Result<(), 
         }),
     }
 }
+
+/// What tells a file changed between two reads: device, inode, size and modification
+/// time (`None` when it cannot be read). A rename over it or a rewrite changes it.
+pub fn fingerprint(path: &Path) -> Option<(u64, u64, u64, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()))
+}
+
+#[cfg(test)]
+mod fingerprint_tests {
+    use super::fingerprint;
+
+    /// A rewrite of the same size with another modification time, and a rename over
+    /// the file, each change its fingerprint; reading it does not.
+    #[test]
+    fn a_rewrite_or_a_rename_over_the_file_changes_its_fingerprint() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join("run.trec");
+        std::fs::write(&path, "Q1 Q0 D1 1 1 t\n").expect("written");
+        let first = fingerprint(&path);
+        assert!(first.is_some());
+        let _ = std::fs::read(&path).expect("read");
+        assert_eq!(fingerprint(&path), first, "reading changes nothing");
+        std::fs::write(&path, "Q1 Q0 D2 1 1 t\n").expect("rewritten");
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        let file = std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .expect("open");
+        file.set_modified(later).expect("mtime set");
+        assert_ne!(fingerprint(&path), first, "same size, another mtime");
+        let other = dir.path().join("other.trec");
+        std::fs::write(&other, "Q1 Q0 D2 1 1 t\n").expect("written");
+        let before = fingerprint(&path);
+        std::fs::rename(&other, &path).expect("renamed over");
+        assert_ne!(fingerprint(&path), before, "another inode");
+        assert_eq!(fingerprint(&dir.path().join("gone")), None);
+    }
+}

@@ -235,10 +235,10 @@ fn read_trec_run<'c, 's>(
         return (None, diag, None, first);
     };
     let mut c = collector();
+    // A poisoned pairing ignores what this pass offers (the caller pairs again); it
+    // is kept so queries the gold lacks are still read and checked as in the first.
     if c.keep.defer_trec {
         c.defer_offers();
-    } else {
-        c.keep.pairing = None; // poisoned: the caller pairs again
     }
     read_trec(
         Guard::lines(input),

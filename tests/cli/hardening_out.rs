@@ -170,6 +170,16 @@ fn dash_and_a_regular_file_are_still_written() {
 /// Run `ragdiff ARGS` from `dir` with stderr a pipe whose read end was closed before
 /// the start, so every write to stderr fails with EPIPE (Rust ignores SIGPIPE).
 fn run_with_closed_stderr(dir: &Path, args: &[&str], actions: bool) -> std::process::Output {
+    run_with_closed_stderr_env(dir, args, actions, &[])
+}
+
+/// [`run_with_closed_stderr`] with extra environment variables.
+fn run_with_closed_stderr_env(
+    dir: &Path,
+    args: &[&str],
+    actions: bool,
+    env: &[(&str, &str)],
+) -> std::process::Output {
     let (reader, writer) = std::io::pipe().expect("a pipe");
     drop(reader);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ragdiff"));
@@ -184,7 +194,18 @@ fn run_with_closed_stderr(dir: &Path, args: &[&str], actions: bool) -> std::proc
     if actions {
         cmd.env("GITHUB_ACTIONS", "true");
     }
+    cmd.envs(env.iter().copied());
     cmd.output().expect("ragdiff runs")
+}
+
+/// `RAGDIFF_TIMINGS`' lines to a closed stderr: the gate's exit code, not a panic's
+/// (review of issue 16).
+#[test]
+fn timings_to_a_closed_stderr_keep_the_exit_code() {
+    let dir = demo_copy();
+    let env = [("RAGDIFF_TIMINGS", "1")];
+    let closed = run_with_closed_stderr_env(dir.path(), &["compare"], false, &env);
+    assert_eq!(closed.status.code(), Some(1), "{:?}", closed.status);
 }
 
 /// Warnings, workflow commands, notes and errors to a closed stderr: the exit code
