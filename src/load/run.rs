@@ -1058,6 +1058,8 @@ fn read_trec(
         keep_all,
         ..TrecReading::default()
     };
+    // One entry per query read: sized for the gold's at once, not grown by rehashing.
+    t.finished.reserve(c.gold.queries.len());
     // qid, docid, rank and score must be UTF-8; Q0, the tag and comments need not.
     let needed = [0, 2, 3, 4];
     let result = lines::stream_lines(
