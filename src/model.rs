@@ -362,6 +362,12 @@ impl RunMeta {
         1 + self.more_results.len()
     }
 
+    /// Every repeat's results file, the first being this run's `results`.
+    pub fn results_paths(&self) -> impl Iterator<Item = &std::path::Path> {
+        std::iter::once(self.results.as_path())
+            .chain(self.more_results.iter().map(|(_, p)| p.as_path()))
+    }
+
     /// One single-file run per repeat, the first being this run's `results`.
     pub fn repeat_metas(&self) -> Vec<RunMeta> {
         let first = Self {

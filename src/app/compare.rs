@@ -116,7 +116,10 @@ fn read_both(
     diag: &mut Diagnostics,
 ) -> anyhow::Result<(EvaluatedRun, EvaluatedRun, Pairing)> {
     let pairing = new_pairing(gold, s.rbo_p);
-    let files = results_files([&bm, &cm]);
+    let files: Vec<_> = [&bm, &cm]
+        .iter()
+        .flat_map(|m| m.results_paths().map(std::path::Path::to_path_buf))
+        .collect();
     let before: Vec<_> = files.iter().map(|p| load::fs::fingerprint(p)).collect();
     let keep = load::run::Keep {
         top: k,
@@ -149,17 +152,6 @@ fn read_both(
     Ok((baseline, candidate, pairing))
 }
 
-/// Every results file of the runs, every repeat's.
-fn results_files(metas: [&RunMeta; 2]) -> Vec<std::path::PathBuf> {
-    let each = |m: &RunMeta| {
-        let more = m.more_results.iter().map(|(_, p)| p.clone());
-        std::iter::once(m.results.clone())
-            .chain(more)
-            .collect::<Vec<_>>()
-    };
-    metas.into_iter().flat_map(each).collect()
-}
-
 /// Drift's pairing of the two runs' lists by RBO with persistence `p` (§17).
 fn new_pairing(gold: &GoldSet, p: f64) -> Pairing {
     Pairing::new(
@@ -179,7 +171,8 @@ fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pa
         ..load::run::Keep::NONE
     };
     let mut diag = Diagnostics::default();
-    let metas = metas.map(Clone::clone).to_vec();
+    // Drift pairs the first repeats only: the other repeats are not read again.
+    let metas = metas.map(|m| m.repeat_metas().swap_remove(0)).to_vec();
     let again = load::read_runs_keeping(metas, gold, &[], keep, &mut diag);
     // The files were valid a moment ago; should one have changed, say so (exit 2).
     diag.check()?;
@@ -221,8 +214,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let mut inputs: Vec<&Path> = vec![gold.meta.data.as_path()];
     inputs.extend(gold.meta.manifest.as_deref());
     for m in [&bm, &cm] {
-        inputs.push(m.results.as_path());
-        inputs.extend(m.more_results.iter().map(|(_, p)| p.as_path()));
+        inputs.extend(m.results_paths());
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
         inputs.extend(m.manifest.as_deref());
     }

@@ -83,8 +83,7 @@ struct Plan {
 }
 
 fn plan(baseline: &Path, cm: &crate::model::RunMeta) -> Result<Plan, InvalidInput> {
-    let mut sources = vec![cm.results.clone()];
-    sources.extend(cm.more_results.iter().map(|(_, p)| p.clone()));
+    let sources: Vec<_> = cm.results_paths().map(Path::to_path_buf).collect();
     let repeats = sources.len() > 1;
     let mut copies = Vec::new();
     for (i, from) in sources.into_iter().enumerate() {
@@ -177,8 +176,7 @@ fn promoted_message(
         baseline.display(),
         reads.join(", ")
     );
-    let mut old = vec![bm.results.clone()];
-    old.extend(bm.more_results.iter().map(|(_, p)| p.clone()));
+    let mut old: Vec<_> = bm.results_paths().map(Path::to_path_buf).collect();
     old.extend(bm.doc_map.iter().map(|(_, p)| p.clone()));
     for path in old {
         let kept = plan
