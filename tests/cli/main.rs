@@ -7,6 +7,7 @@ mod common;
 mod compare;
 mod drift;
 mod eval;
+mod fatal_signals;
 mod freeze;
 mod hardening_load;
 mod hardening_out;
