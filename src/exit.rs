@@ -91,7 +91,7 @@ pub mod help {
                 (false, true) => "When both apply, 2 wins over 3.\n",
                 (false, false) => "",
             });
-            out.push_str("An interrupted run leaves its exports all old or all new, and no temporary file.");
+            out.push_str("Another fatal signal exits 128 + its number. An interrupted run leaves its exports\nall old or all new, and no temporary file.");
             out
         }
     }
@@ -151,6 +151,30 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// The exit code after a fatal signal: 128 + the signal's number, as shells report a
+/// process the signal ended. ragdiff takes every signal in
+/// [`crate::interrupt::FATAL`], removes its temporary files and exits with:
+///
+/// | signal | code |
+/// | --- | --- |
+/// | SIGHUP | 129 |
+/// | SIGINT | 130 |
+/// | SIGQUIT | 131 |
+/// | SIGUSR1 | 138 |
+/// | SIGUSR2 | 140 |
+/// | SIGPIPE (sent with `kill`) | 141 |
+/// | SIGALRM | 142 |
+/// | SIGTERM | 143 |
+/// | SIGXCPU | 152 |
+/// | SIGXFSZ | 153 |
+/// | SIGVTALRM | 154 |
+/// | SIGPROF | 155 |
+///
+/// (Numbers as on Linux; another system's numbers give its own codes.)
+pub const fn signalled(signal: i32) -> i32 {
+    128 + signal
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,9 +182,9 @@ mod tests {
     #[test]
     fn interrupt_codes_are_128_plus_the_signal() {
         use nix::sys::signal::Signal;
-        assert_eq!(i32::from(HANGUP), 128 + Signal::SIGHUP as i32);
-        assert_eq!(i32::from(INTERRUPTED), 128 + Signal::SIGINT as i32);
-        assert_eq!(i32::from(TERMINATED), 128 + Signal::SIGTERM as i32);
+        assert_eq!(i32::from(HANGUP), signalled(Signal::SIGHUP as i32));
+        assert_eq!(i32::from(INTERRUPTED), signalled(Signal::SIGINT as i32));
+        assert_eq!(i32::from(TERMINATED), signalled(Signal::SIGTERM as i32));
     }
 
     #[test]
@@ -171,6 +195,9 @@ mod tests {
         let check = help::CHECK_EXIT_CODES.text();
         assert!(!check.contains("\n  3 "), "{check}");
         let all = help::EXIT_CODES.text();
-        assert_eq!(all.lines().filter(|l| l.starts_with("  ")).count(), CODES.len());
+        assert_eq!(
+            all.lines().filter(|l| l.starts_with("  ")).count(),
+            CODES.len()
+        );
     }
 }
