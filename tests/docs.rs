@@ -136,12 +136,11 @@ fn every_relative_link_resolves() {
                 broken.push(format!("{shown}: {dest}: no such file"));
                 continue;
             }
-            if let Some(anchor) = anchor {
-                if target.extension().is_some_and(|e| e == "md")
-                    && !anchors(&read(&target)).iter().any(|a| a == anchor)
-                {
-                    broken.push(format!("{shown}: {dest}: no heading has this anchor"));
-                }
+            if let Some(anchor) = anchor
+                && target.extension().is_some_and(|e| e == "md")
+                && !anchors(&read(&target)).iter().any(|a| a == anchor)
+            {
+                broken.push(format!("{shown}: {dest}: no heading has this anchor"));
             }
         }
     }
@@ -173,15 +172,15 @@ fn exit_code_tables(text: &str) -> Vec<Vec<(String, String)>> {
                 let c = cell.take().unwrap_or_default();
                 rows.last_mut().expect("a row").push(c.trim().to_string());
             }
-            Event::End(TagEnd::Table) => {
-                if rows.first().is_some_and(|h| h == &["code", "meaning"]) {
-                    tables.push(
-                        rows.iter()
-                            .skip(1)
-                            .map(|r| (r[0].clone(), r[1].clone()))
-                            .collect(),
-                    );
-                }
+            Event::End(TagEnd::Table)
+                if rows.first().is_some_and(|h| h == &["code", "meaning"]) =>
+            {
+                tables.push(
+                    rows.iter()
+                        .skip(1)
+                        .map(|r| (r[0].clone(), r[1].clone()))
+                        .collect(),
+                );
             }
             _ => {}
         }
@@ -234,8 +233,7 @@ fn split(line: &str) -> (Vec<String>, String) {
     let mut words = Vec::new();
     let mut word: Option<String> = None;
     let mut quote: Option<char> = None;
-    let mut chars = line.char_indices();
-    while let Some((i, c)) = chars.next() {
+    for (i, c) in line.char_indices() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
             (Some(_), c) => word.get_or_insert_with(String::new).push(c),
