@@ -91,6 +91,23 @@ impl Header {
             );
             return None;
         }
+        // A column ragdiff reads, twice: the reader would take the first silently
+        // while a reviewer may look at the second (docs/contract.md §13).
+        let mut duplicate = false;
+        for (i, name) in names.iter().enumerate() {
+            if known.contains(&name.as_str()) && names[..i].contains(name) {
+                diag.problem(
+                    Location::line(display, 1),
+                    ProblemKind::DuplicateColumn {
+                        column: crate::text::safe_id(name).to_string(),
+                    },
+                );
+                duplicate = true;
+            }
+        }
+        if duplicate {
+            return None;
+        }
         let extra: Vec<&str> = names
             .iter()
             .map(String::as_str)

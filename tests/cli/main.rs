@@ -25,4 +25,5 @@ mod scale;
 mod segments;
 mod ship;
 mod snapshots_all;
+mod special_files;
 mod validate;
