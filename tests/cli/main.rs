@@ -13,6 +13,7 @@ mod hardening_load;
 mod hardening_out;
 mod hardening_rep;
 mod holes;
+mod init_workflow;
 mod inputs;
 mod interrupt;
 mod leak;
