@@ -23,4 +23,5 @@ mod scale;
 mod segments;
 mod ship;
 mod snapshots_all;
+mod tamper;
 mod validate;
