@@ -1,11 +1,13 @@
 //! The CLI tests: one integration-test binary (cargo's `cli` target), one module per
 //! command, run against the built `ragdiff` with fixtures from tests/fixtures.
 
+mod action;
 mod catalogue;
 mod common;
 mod compare;
 mod drift;
 mod eval;
+mod fatal_signals;
 mod freeze;
 mod hardening_load;
 mod hardening_out;
