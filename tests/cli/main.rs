@@ -27,4 +27,5 @@ mod segments;
 mod ship;
 mod snapshots_all;
 mod special_files;
+mod tamper;
 mod validate;
