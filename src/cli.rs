@@ -55,7 +55,7 @@ pub enum Command {
     #[command(after_help = CHECK_EXIT_CODES)]
     Freeze(FreezeArgs),
     /// Write a starting layout here: gold/, runs/, runs/accepted-failures.csv and the workflow
-    Init,
+    Init(InitArgs),
     /// Make the candidate the next baseline, once the gate passes
     #[command(after_help = EXIT_CODES)]
     Promote(PromoteArgs),
@@ -141,6 +141,16 @@ pub struct FreezeArgs {
     /// Gold manifest to freeze [default: the only *.toml in gold/]
     #[arg(value_name = "GOLD")]
     pub gold: Option<PathBuf>,
+}
+
+/// `init`: where the workflow's gate step finds the action.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The GitHub repository that holds ragdiff's action.yml (OWNER/NAME, e.g. your
+    /// fork); the workflow names it at this version's tag. Needed while this build's
+    /// own repository is the placeholder OWNER/ragdiff
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repository: Option<String>,
 }
 
 /// `promote`: `compare`'s inputs and gate options, and `--force`.

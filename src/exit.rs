@@ -62,3 +62,27 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
+
+/// The exit code after a fatal signal: 128 + the signal's number, as shells report a
+/// process the signal ended. ragdiff takes every signal in
+/// [`crate::interrupt::FATAL`], removes its temporary files and exits with:
+///
+/// | signal | code |
+/// | --- | --- |
+/// | SIGHUP | 129 |
+/// | SIGINT | 130 |
+/// | SIGQUIT | 131 |
+/// | SIGUSR1 | 138 |
+/// | SIGUSR2 | 140 |
+/// | SIGPIPE (sent with `kill`) | 141 |
+/// | SIGALRM | 142 |
+/// | SIGTERM | 143 |
+/// | SIGXCPU | 152 |
+/// | SIGXFSZ | 153 |
+/// | SIGVTALRM | 154 |
+/// | SIGPROF | 155 |
+///
+/// (Numbers as on Linux; another system's numbers give its own codes.)
+pub const fn signalled(signal: i32) -> i32 {
+    128 + signal
+}

@@ -256,7 +256,7 @@ const EXPORTS: [&str; 6] = [
 ];
 
 /// A generated comparison with an old set of exports in `out/`.
-fn interrupt_folder() -> tempfile::TempDir {
+pub(crate) fn interrupt_folder() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let queries: Vec<(String, Change)> = (0..30)
         .map(|i| {
@@ -274,7 +274,7 @@ fn interrupt_folder() -> tempfile::TempDir {
 
 /// Start compare with every export, paused at `point`; send `signal` once it says it
 /// paused; return its exit code and stderr.
-fn interrupt_at(dir: &Path, point: &str, signal: &str) -> (Option<i32>, String) {
+pub(crate) fn interrupt_at(dir: &Path, point: &str, signal: &str) -> (Option<i32>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ragdiff"))
         .current_dir(dir)
         .args(GENERATED)
@@ -334,7 +334,7 @@ fn export_set(dir: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
-fn temporaries(dir: &Path) -> Vec<String> {
+pub(crate) fn temporaries(dir: &Path) -> Vec<String> {
     [dir.to_path_buf(), dir.join("out")]
         .iter()
         .flat_map(|d| names(d))
@@ -350,6 +350,10 @@ fn temporaries(dir: &Path) -> Vec<String> {
 #[case::created_sigint("tmp-created", "-INT", 130)]
 #[case::staged_sigterm("exports-staged", "-TERM", 143)]
 #[case::staged_sigint("exports-staged", "-INT", 130)]
+#[cfg_attr(
+    not(feature = "test-hooks"),
+    ignore = "needs --features test-hooks: run by .ci/run"
+)]
 fn an_interruption_before_the_renames_keeps_the_old_set(
     #[case] point: &str,
     #[case] signal: &str,
@@ -368,6 +372,10 @@ fn an_interruption_before_the_renames_keeps_the_old_set(
 #[rstest]
 #[case::sigterm("-TERM", 143)]
 #[case::sigint("-INT", 130)]
+#[cfg_attr(
+    not(feature = "test-hooks"),
+    ignore = "needs --features test-hooks: run by .ci/run"
+)]
 fn an_interruption_between_the_renames_completes_the_new_set(
     #[case] signal: &str,
     #[case] expected: i32,

@@ -1,16 +1,19 @@
 //! The CLI tests: one integration-test binary (cargo's `cli` target), one module per
 //! command, run against the built `ragdiff` with fixtures from tests/fixtures.
 
+mod action;
 mod catalogue;
 mod common;
 mod compare;
 mod drift;
 mod eval;
+mod fatal_signals;
 mod freeze;
 mod hardening_load;
 mod hardening_out;
 mod hardening_rep;
 mod holes;
+mod init_workflow;
 mod inputs;
 mod interrupt;
 mod leak;
@@ -23,4 +26,6 @@ mod scale;
 mod segments;
 mod ship;
 mod snapshots_all;
+mod special_files;
+mod tamper;
 mod validate;
