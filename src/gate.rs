@@ -42,7 +42,7 @@ pub enum Suspects {
 }
 
 /// The allow-list's entries with the two sides' index versions: an entry applies
-/// when it names the candidate's version or none (docs/contract.md §20.3).
+/// when it names the candidate's version or none (docs/contract.md §8.5).
 #[derive(Debug, Clone, Default)]
 pub struct AllowList {
     pub entries: Vec<AllowEntry>,
@@ -299,7 +299,7 @@ fn split_suspects(
 }
 
 /// Split the allow-list into accepted new failures, warnings and notes
-/// (docs/contract.md §20.3). An entry applies when it names the candidate's version or
+/// (docs/contract.md §8.5). An entry applies when it names the candidate's version or
 /// none; a newly failed query accepted for another version only fails again, with a
 /// warning (a note when that version is the baseline's: used up by its promotion).
 /// Entries that apply but did not newly fail get a warning; entries for other

@@ -7,6 +7,12 @@ use std::path::PathBuf;
 use rustc_hash::FxHashMap;
 use semver::Version;
 
+mod per_metric;
+mod side;
+
+pub use per_metric::{Metric, PerMetric};
+pub use side::{Role, Side};
+
 /// A query or doc id: ids are short, so they are stored inline (up to 24 bytes)
 /// rather than each in an allocation of its own; a gold set holds millions.
 pub type Id = compact_str::CompactString;
@@ -157,6 +163,61 @@ pub struct GoldMeta {
     pub tags_file: Option<TagsFile>,
     /// The recorded sha256 of the tags side file (written by `freeze`).
     pub tags_sha256: Option<String>,
+    /// What `freeze` recorded of the gold's meaning beside its data
+    /// (docs/contract.md §4.4): `frozen_k`, `frozen_min_grade`, `frozen_tags`.
+    pub frozen_meaning: FrozenMeaning,
+}
+
+/// The keys `freeze` records so that `k`, `min_grade` and `tags` cannot change
+/// without a raised version (docs/contract.md §4.4). Each field is `None` when its key
+/// is absent; `Some(None)` is a recorded "none" (no pinned k, no tags file).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrozenMeaning {
+    pub k: Option<Option<u32>>,
+    pub min_grade: Option<i64>,
+    pub tags: Option<Option<String>>,
+}
+
+impl FrozenMeaning {
+    /// The meaning a manifest has now, as `freeze` would record it.
+    pub fn of(meta: &GoldMeta) -> Self {
+        Self {
+            k: Some(meta.k),
+            min_grade: Some(meta.min_grade),
+            tags: Some(meta.tags_file.as_ref().map(|t| t.display.clone())),
+        }
+    }
+
+    /// None of the three keys: a gold frozen before `freeze` recorded them.
+    pub fn is_unrecorded(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// Each key whose recorded value differs from `now`'s (a missing key differs):
+    /// (manifest key, recorded, now), values as the manifest would show them.
+    pub fn changes(&self, now: &Self) -> Vec<(&'static str, String, String)> {
+        fn opt<T: ToString>(v: &Option<T>) -> String {
+            v.as_ref()
+                .map_or_else(|| "none".to_string(), |v| format!("{:?}", v.to_string()))
+        }
+        fn shown<T: ToString>(v: &Option<Option<T>>) -> String {
+            v.as_ref().map_or_else(|| "(not recorded)".to_string(), opt)
+        }
+        let mut out = Vec::new();
+        if self.k != now.k {
+            let k = |v: &Option<Option<u32>>| shown(v).replace('"', "");
+            out.push(("k", k(&self.k), k(&now.k)));
+        }
+        if self.min_grade != now.min_grade {
+            let g =
+                |v: &Option<i64>| v.map_or_else(|| "(not recorded)".to_string(), |g| g.to_string());
+            out.push(("min_grade", g(&self.min_grade), g(&now.min_grade)));
+        }
+        if self.tags != now.tags {
+            out.push(("tags", shown(&self.tags), shown(&now.tags)));
+        }
+        out
+    }
 }
 
 /// A gold manifest's tags side file: the path as written and as resolved.
@@ -188,6 +249,7 @@ impl GoldMeta {
             manifest: None,
             tags_file: None,
             tags_sha256: None,
+            frozen_meaning: FrozenMeaning::default(),
         }
     }
 

@@ -205,6 +205,7 @@ fn gold_meta(format: DataFormat) -> GoldMeta {
         manifest: None,
         tags_file: None,
         tags_sha256: None,
+        frozen_meaning: Default::default(),
     }
 }
 

@@ -232,6 +232,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     }
     inputs.extend(s.allow_failed_file.as_deref());
     output::check_exports(&s.outputs.exports(), &inputs)?;
+    load::own_files::check(&[&bm, &cm], &own_files(&gold, [&bm, &cm], s), diag);
     let k = resolve_k(&gold, s.k, &bm, &s.runs[0].display().to_string(), diag);
     crate::app::eval::check_cutoffs(&s.cutoffs, bm.depth, diag);
     let mut allowed = allow::check_allowed_ids(&s.allow_failed, &gold, diag);
@@ -245,6 +246,30 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
         k,
         allowed,
     })
+}
+
+/// The gold's own files, which no run's results may be (docs/contract.md §13).
+fn own_files<'a>(
+    gold: &'a GoldSet,
+    runs: [&'a RunMeta; 2],
+    s: &'a settings::Compare,
+) -> Vec<(&'static str, &'a Path)> {
+    let mut own = vec![("gold data", gold.meta.data.as_path())];
+    own.extend(
+        gold.meta
+            .tags_file
+            .iter()
+            .map(|t| ("tags file", t.path.as_path())),
+    );
+    for m in runs {
+        own.extend(m.doc_map.iter().map(|(_, p)| ("doc map", p.as_path())));
+    }
+    own.extend(
+        s.allow_failed_file
+            .iter()
+            .map(|p| ("allow-list", p.as_path())),
+    );
+    own
 }
 
 /// The label queue (docs/contract.md §16). Baseline ranks below k are not kept

@@ -1,6 +1,6 @@
 //! The allow-list of accepted new failures: `--allow-failed` ids and the
 //! `--allow-failed-file` CSV (`id,reason,index_version,accepted_at`; docs/contract.md
-//! §20.3), each entry checked here; which entry applies to a comparison is the gate's
+//! §8.5), each entry checked here; which entry applies to a comparison is the gate's
 //! decision (`gate::decide`).
 
 use std::path::Path;

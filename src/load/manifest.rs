@@ -8,10 +8,10 @@ use semver::Version;
 use toml_edit::{Document, Table};
 
 use crate::load::fs::{check_path, read_file};
-use crate::model::{DataFormat, GoldMeta, RunMeta, TagsFile};
+use crate::model::{DataFormat, FrozenMeaning, GoldMeta, RunMeta, TagsFile};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
-const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256";
+const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags";
 const RUN_KEYS: &str = "index_version, corpus, depth, results, format, doc_map, filters";
 
 /// A parsed manifest with its raw text, for line numbers.
@@ -370,8 +370,60 @@ pub fn is_date(s: &str) -> bool {
     (1..=12).contains(&month) && (1..=31).contains(&day)
 }
 
-/// Load a gold manifest's keys; the data is checked to exist but not read.
+/// Load a gold manifest's keys; the data is checked to exist but not read. A frozen
+/// gold's `k`, `min_grade` and `tags` must be those `freeze` recorded
+/// (docs/contract.md §4.4); `freeze` itself reads with [`gold_unchecked`].
 pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
+    let meta = gold_unchecked(m, diag)?;
+    if !meta.frozen() {
+        return Some(meta);
+    }
+    let table = m.doc.as_table();
+    if meta.frozen_meaning.is_unrecorded() {
+        diag.warn(format!(
+            "gold {} was frozen before ragdiff recorded k, min_grade and tags (frozen_k, frozen_min_grade, frozen_tags), so they can change unseen: run `ragdiff freeze {}` to record them (no version raise needed)",
+            m.display, m.display
+        ));
+        return Some(meta);
+    }
+    for (key, frozen, now) in meta.frozen_meaning.changes(&FrozenMeaning::of(&meta)) {
+        let loc = if table.contains_key(key) {
+            m.key_location(table, key)
+        } else {
+            m.key_location(table, &format!("frozen_{key}"))
+        };
+        diag.problem(loc, ProblemKind::FrozenMeaningChanged { key, frozen, now });
+    }
+    // The meta is kept: the data and tags checks still report their own problems.
+    Some(meta)
+}
+
+/// `frozen_k` (a whole number or "none"), `frozen_min_grade`, `frozen_tags` (a path
+/// or "none"), as `freeze` writes them.
+fn frozen_meaning_keys(keys: &mut Keys) -> FrozenMeaning {
+    let k = keys.table.get("frozen_k").and_then(|item| {
+        match (item.as_integer(), item.as_str()) {
+            (Some(v), _) if v >= 1 => u32::try_from(v).ok().map(Some),
+            (_, Some("none")) => Some(None),
+            _ => None,
+        }
+        .or_else(|| {
+            keys.wrong(
+                "frozen_k",
+                "a whole number >= 1 or \"none\", as `ragdiff freeze` writes it",
+            );
+            None
+        })
+    });
+    let min_grade = keys.integer("frozen_min_grade", false);
+    let tags = keys
+        .string("frozen_tags", false)
+        .map(|t| (t != "none").then_some(t));
+    FrozenMeaning { k, min_grade, tags }
+}
+
+/// [`gold`] without the check of the recorded meaning (`freeze` re-records it).
+pub fn gold_unchecked(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
     let before = diag.problems.len();
     let table = m.doc.as_table();
     let mut keys = Keys { m, table, diag };
@@ -392,6 +444,7 @@ pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
     let sha256 = keys.sha256("sha256");
     let frozen_version = keys.semver("frozen_version", false);
     let tags = gold_tags_keys(&mut keys);
+    let frozen_meaning = frozen_meaning_keys(&mut keys);
     if let (Some(v), Some(f)) = (&version, &frozen_version)
         && v < f
     {
@@ -429,6 +482,7 @@ pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
         manifest: Some(m.path.clone()),
         tags_file,
         tags_sha256,
+        frozen_meaning,
     })
 }
 

@@ -10,6 +10,7 @@ pub mod json;
 pub mod jsonl;
 pub mod lines;
 pub mod manifest;
+pub mod own_files;
 pub mod repeats;
 pub mod run;
 pub mod tags;

@@ -1,4 +1,4 @@
-//! The review loop (docs/contract.md §20.3): allow-list entries keyed by (id,
+//! The review loop (docs/contract.md §8.5): allow-list entries keyed by (id,
 //! index_version), and `ragdiff accept`.
 
 use crate::common::{assert_code, assert_line, compare_json, crate_dir, run, stderr, stdout};

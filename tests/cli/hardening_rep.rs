@@ -289,7 +289,7 @@ fn hostile_values_in_exports_eval_and_validate() {
         "an accepted failure is a warning: {own:?}"
     );
     // The allow-list reason holds a bidi override: shown escaped (a newline in it
-    // is an input error, docs/contract.md §20.3).
+    // is an input error, docs/contract.md §8.5).
     assert!(
         stdout(&out).contains(r"::error::ID: known ::error::REASON \u{202e}evil"),
         "{}",

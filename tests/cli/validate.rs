@@ -66,7 +66,7 @@ fn expect_invalid(rule: &str, args: &[&str], lines: &[&str]) -> String {
     "run.toml: missing key `depth`",
 ])]
 #[case::unknown_key("unknown-key", &[
-    "gold.toml:6: unknown key `cutoff`; known keys: name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256",
+    "gold.toml:6: unknown key `cutoff`; known keys: name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags",
     "run.toml:5: unknown key `top_k`; known keys: index_version, corpus, depth, results, format, doc_map, filters",
 ])]
 #[case::mistyped_key("mistyped-key", &["run.toml:3: `depth` must be a whole number"])]
