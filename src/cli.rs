@@ -4,30 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-const EXIT_CODES: &str = "\
-Exit codes:
-  0    done; the gate passed
-  1    the gate failed: a regression as the gate policy defines it
-  2    invalid input or usage (every problem listed, with file:line)
-  3    refused: the runs are not comparable
-  130  interrupted by SIGINT (143: SIGTERM); exports all old or all new, no temporary file left
-When several apply, 2 wins over 3, and 3 over 1.";
-
-/// `eval` has no gate: it never exits 1.
-const EVAL_EXIT_CODES: &str = "\
-Exit codes:
-  0    done
-  2    invalid input or usage (every problem listed, with file:line)
-  3    refused: the run does not answer the gold's questions (another corpus)
-  130  interrupted by SIGINT (143: SIGTERM)
-When both apply, 2 wins over 3.";
-
-/// `validate` and `freeze` have neither a gate nor a comparison to refuse.
-const CHECK_EXIT_CODES: &str = "\
-Exit codes:
-  0    done; the inputs are valid
-  2    invalid input or usage (every problem listed, with file:line)
-  130  interrupted by SIGINT (143: SIGTERM)";
+use crate::exit::help::{CHECK_EXIT_CODES, EVAL_EXIT_CODES, EXIT_CODES};
 
 /// Catch retrieval regressions: evaluate a baseline and a candidate run against one
 /// frozen gold set, refuse meaningless comparisons, and show which queries broke.
@@ -55,7 +32,7 @@ pub enum Command {
     #[command(after_help = CHECK_EXIT_CODES)]
     Freeze(FreezeArgs),
     /// Write a starting layout here: gold/, runs/, runs/accepted-failures.csv and the workflow
-    Init,
+    Init(InitArgs),
     /// Make the candidate the next baseline, once the gate passes
     #[command(after_help = EXIT_CODES)]
     Promote(PromoteArgs),
@@ -141,6 +118,16 @@ pub struct FreezeArgs {
     /// Gold manifest to freeze [default: the only *.toml in gold/]
     #[arg(value_name = "GOLD")]
     pub gold: Option<PathBuf>,
+}
+
+/// `init`: where the workflow's gate step finds the action.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The GitHub repository that holds ragdiff's action.yml (OWNER/NAME, e.g. your
+    /// fork); the workflow names it at this version's tag. Needed while this build's
+    /// own repository is the placeholder OWNER/ragdiff
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repository: Option<String>,
 }
 
 /// `promote`: `compare`'s inputs and gate options, and `--force`.

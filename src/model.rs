@@ -7,6 +7,12 @@ use std::path::PathBuf;
 use rustc_hash::FxHashMap;
 use semver::Version;
 
+mod per_metric;
+mod side;
+
+pub use per_metric::{Metric, PerMetric};
+pub use side::{Role, Side};
+
 /// A query or doc id: ids are short, so they are stored inline (up to 24 bytes)
 /// rather than each in an allocation of its own; a gold set holds millions.
 pub type Id = compact_str::CompactString;
@@ -659,7 +665,7 @@ impl Pairing {
     }
 }
 
-/// What `compare --changed-since REV` found (docs/contract.md §13.1): the gate's own
+/// What `compare --changed-since REV` found (docs/contract.md §12.1): the gate's own
 /// inputs (policy, gold, baseline, allow-list) that differ from the revision.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ChangedInputs {

@@ -216,7 +216,7 @@ pub struct Compare {
     pub max_drop: Vec<(Metric, f64)>,
     pub allow_failed: Vec<String>,
     pub allow_failed_file: Option<PathBuf>,
-    /// `--changed-since REV` (docs/contract.md §13.1).
+    /// `--changed-since REV` (docs/contract.md §12.1).
     pub changed_since: Option<String>,
     pub fail_on_significant_drop: bool,
     pub require_frozen: bool,

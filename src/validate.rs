@@ -122,6 +122,10 @@ pub enum ProblemKind {
     #[error("lines end in CR only; save the file with LF or CRLF line ends")]
     CrOnly,
     #[error(
+        "a CR not followed by LF inside the line: CSV readers take it as a row break that git and GitHub do not show; remove it"
+    )]
+    BareCr,
+    #[error(
         "unterminated quote: the quoted cell that starts on this line never closes, so it would take in the rest of the file; close the quote"
     )]
     UnterminatedQuote,
@@ -137,6 +141,10 @@ pub enum ProblemKind {
     EmptyFile { expected: &'static str },
     #[error("the file has a header but no rows; add one row per query")]
     HeaderOnly,
+    #[error(
+        "column `{column}` appears more than once in the header (ragdiff would read only the first); keep one"
+    )]
+    DuplicateColumn { column: String },
     #[error("missing required column `{column}` (the header must contain {required})")]
     MissingColumn {
         column: &'static str,

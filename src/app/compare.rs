@@ -254,7 +254,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     })
 }
 
-/// The inputs `--changed-since` compares with the revision (docs/contract.md §13.1):
+/// The inputs `--changed-since` compares with the revision (docs/contract.md §12.1):
 /// what the pull request should not change unseen.
 fn gate_inputs<'a>(
     gold: &'a GoldSet,
@@ -296,7 +296,7 @@ fn gate_inputs<'a>(
     list
 }
 
-/// The gold's own files, which no run's results may be (docs/contract.md §13).
+/// The gold's own files, which no run's results may be (docs/contract.md §12.1).
 fn own_files<'a>(
     gold: &'a GoldSet,
     runs: [&'a RunMeta; 2],

@@ -54,7 +54,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Eval(args) => eval::run(settings::Eval::new(args)?),
         Command::Validate(args) => validate::run(settings::Validate::new(args)),
         Command::Freeze(args) => freeze::run(settings::Freeze::new(args)),
-        Command::Init => init::run(),
+        Command::Init(args) => init::run(&args),
         Command::Promote(args) => promote::run(settings::Promote::new(args)?),
     }
 }

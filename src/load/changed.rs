@@ -1,4 +1,4 @@
-//! `compare --changed-since REV` (docs/contract.md §13.1): which of the gate's own
+//! `compare --changed-since REV` (docs/contract.md §12.1): which of the gate's own
 //! inputs differ from a git revision, so a pull request that edits the gold, the
 //! baseline, the allow-list or the policy says so in its report. git is run as a
 //! program (the runner's own git, `git cat-file`): a library for three read-only

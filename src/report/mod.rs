@@ -264,7 +264,7 @@ pub struct CompareReport {
     #[serde(skip)]
     pub row_tags: Vec<String>,
     /// `--changed-since REV`: the gate's inputs that differ from REV
-    /// (docs/contract.md §13.1); absent without the flag or when git could not say.
+    /// (docs/contract.md §12.1); absent without the flag or when git could not say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_inputs: Option<crate::model::ChangedInputs>,
 }
@@ -313,7 +313,7 @@ impl CompareReport {
         }
     }
 
-    /// The verdict block's line about `--changed-since` (docs/contract.md §13.1),
+    /// The verdict block's line about `--changed-since` (docs/contract.md §12.1),
     /// paths through `path` (escaped and capped by each format).
     pub fn changed_line(&self, path: &dyn Fn(&str) -> String) -> Option<String> {
         let c = self.changed_inputs.as_ref()?;

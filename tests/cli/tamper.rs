@@ -1,5 +1,5 @@
 //! A hostile pull request cannot change what decides the verdict unseen
-//! (docs/contract.md §13, "Tamper-evident"): each test starts from a copy of the demo's
+//! (docs/contract.md §12.1, "Tamper-evident"): each test starts from a copy of the demo's
 //! `gold/` and `runs/` (or a fixture) and makes the one edit an attacker would.
 
 use std::path::Path;
