@@ -5,33 +5,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::eval::cutoffs::SortBy;
+use crate::exit::help::{CHECK_EXIT_CODES, EVAL_EXIT_CODES, EXIT_CODES};
 use crate::gate::Suspects;
 use crate::report::Format;
-
-const EXIT_CODES: &str = "\
-Exit codes:
-  0    done; the gate passed
-  1    the gate failed: a regression as the gate policy defines it
-  2    invalid input or usage (every problem listed, with file:line)
-  3    refused: the runs are not comparable
-  130  interrupted by SIGINT (143: SIGTERM); exports all old or all new, no temporary file left
-When several apply, 2 wins over 3, and 3 over 1.";
-
-/// `eval` has no gate: it never exits 1.
-const EVAL_EXIT_CODES: &str = "\
-Exit codes:
-  0    done
-  2    invalid input or usage (every problem listed, with file:line)
-  3    refused: the run does not answer the gold's questions (another corpus)
-  130  interrupted by SIGINT (143: SIGTERM)
-When both apply, 2 wins over 3.";
-
-/// `validate` and `freeze` have neither a gate nor a comparison to refuse.
-const CHECK_EXIT_CODES: &str = "\
-Exit codes:
-  0    done; the inputs are valid
-  2    invalid input or usage (every problem listed, with file:line)
-  130  interrupted by SIGINT (143: SIGTERM)";
 
 /// Catch retrieval regressions: evaluate a baseline and a candidate run against one
 /// frozen gold set, refuse meaningless comparisons, and show which queries broke.
