@@ -7,6 +7,12 @@ use std::path::PathBuf;
 use rustc_hash::FxHashMap;
 use semver::Version;
 
+mod per_metric;
+mod side;
+
+pub use per_metric::{Metric, PerMetric};
+pub use side::{Role, Side};
+
 /// A query or doc id: ids are short, so they are stored inline (up to 24 bytes)
 /// rather than each in an allocation of its own; a gold set holds millions.
 pub type Id = compact_str::CompactString;

@@ -69,7 +69,7 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
 }
 
 /// Refuse, before the gate runs, a promote that would write over anything but the
-/// baseline's own files (docs/contract.md §13): the gold's manifest, data and tags,
+/// baseline's own files (docs/contract.md §12): the gold's manifest, data and tags,
 /// the candidate's manifest, repeats and doc map, the allow-list, an export of this
 /// run, or another of its own destinations. A copy onto its own source (a doc map
 /// both sides share) changes nothing and is allowed.

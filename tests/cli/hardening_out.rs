@@ -635,10 +635,10 @@ fn a_raised_version_records_a_new_frozen_at() {
 
 /// Each command's help lists the exit codes it can return: eval has no gate (no 1).
 #[rstest]
-#[case::compare("compare", &["0", "1", "2", "3", "130"])]
-#[case::eval("eval", &["0", "2", "3", "130"])]
-#[case::validate("validate", &["0", "2", "130"])]
-#[case::freeze("freeze", &["0", "2", "130"])]
+#[case::compare("compare", &["0", "1", "2", "3", "129", "130", "143"])]
+#[case::eval("eval", &["0", "2", "3", "129", "130", "143"])]
+#[case::validate("validate", &["0", "2", "129", "130", "143"])]
+#[case::freeze("freeze", &["0", "2", "129", "130", "143"])]
 fn help_lists_the_exit_codes_the_command_returns(#[case] command: &str, #[case] codes: &[&str]) {
     let out = run(crate_dir(), &[command, "--help"]);
     assert_code(&out, 0);
