@@ -238,6 +238,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let cm = diag.require(cm)?;
     let mut inputs: Vec<&Path> = vec![gold.meta.data.as_path()];
     inputs.extend(gold.meta.manifest.as_deref());
+    inputs.extend(gold.meta.tags_file.iter().map(|t| t.path.as_path()));
     for m in [&bm, &cm] {
         inputs.extend(m.results_paths());
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
