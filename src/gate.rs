@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::compare::{Comparison, Status, TESTED};
-use crate::load::allow::{AllowEntry, AllowSource};
 use crate::metrics::Metric;
+use crate::model::{AllowEntry, AllowSource};
 use crate::text::{name_ids, name_ids_with, plural, safe_id};
 
 /// Significance level of `--fail-on-significant-drop`.
@@ -333,13 +333,46 @@ fn accept(list: &AllowList, newly: &[&str]) -> (Vec<Accepted>, Vec<String>, Vec<
             not_failed.push(e.id.clone());
         }
     }
+    let (mut warnings, mut notes) = accepted_elsewhere(list, newly, &accepted);
+    crate::text::sort_natural(&mut any_version);
+    if !any_version.is_empty() {
+        notes.push(format!(
+            "the allow-list accepts {} for any index version (no index_version): {}; name the index build each acceptance is for",
+            plural(any_version.len(), "query", "queries"),
+            name_ids(&any_version)
+        ));
+    }
+    crate::text::sort_natural(&mut not_failed);
+    accepted.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
+    match not_failed.len() {
+        0 => {}
+        1 => warnings.push(format!(
+            "allow-listed query {} did not newly fail; remove it from the allow-list",
+            safe_id(&not_failed[0])
+        )),
+        n => warnings.push(format!(
+            "{n} allow-listed queries did not newly fail; remove them from the allow-list: {}",
+            name_ids(&not_failed)
+        )),
+    }
+    (accepted, warnings, notes)
+}
+
+/// Newly failed queries not accepted, whose entries name other versions: a warning
+/// each, a note when the version is the baseline's (docs/contract.md §8.5).
+fn accepted_elsewhere(
+    list: &AllowList,
+    newly: &[&str],
+    accepted: &[Accepted],
+) -> (Vec<String>, Vec<String>) {
+    let candidate = list.candidate_version.as_deref();
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
-    // Newly failed queries accepted for other versions only, each once, per version.
     let mut elsewhere: Vec<(&str, &str)> = list
         .entries
         .iter()
-        .filter(|e| !applies(e) && newly.contains(&e.id.as_str()))
+        .filter(|e| e.index_version.is_some() && e.index_version.as_deref() != candidate)
+        .filter(|e| newly.contains(&e.id.as_str()))
         .filter(|e| !accepted.iter().any(|a| a.id == e.id))
         .filter_map(|e| Some((e.id.as_str(), e.index_version.as_deref()?)))
         .collect();
@@ -365,28 +398,7 @@ fn accept(list: &AllowList, newly: &[&str]) -> (Vec<Accepted>, Vec<String>, Vec<
             ));
         }
     }
-    crate::text::sort_natural(&mut any_version);
-    if !any_version.is_empty() {
-        notes.push(format!(
-            "the allow-list accepts {} for any index version (no index_version): {}; name the index build each acceptance is for",
-            plural(any_version.len(), "query", "queries"),
-            name_ids(&any_version)
-        ));
-    }
-    crate::text::sort_natural(&mut not_failed);
-    accepted.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
-    match not_failed.len() {
-        0 => {}
-        1 => warnings.push(format!(
-            "allow-listed query {} did not newly fail; remove it from the allow-list",
-            safe_id(&not_failed[0])
-        )),
-        n => warnings.push(format!(
-            "{n} allow-listed queries did not newly fail; remove them from the allow-list: {}",
-            name_ids(&not_failed)
-        )),
-    }
-    (accepted, warnings, notes)
+    (warnings, notes)
 }
 
 /// The reasons that come from means: `--max-drop` and `--fail-on-significant-drop`.

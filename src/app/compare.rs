@@ -23,7 +23,7 @@ struct Inputs {
     gold: GoldSet,
     metas: [RunMeta; 2],
     k: u32,
-    allowed: Vec<allow::AllowEntry>,
+    allowed: Vec<crate::model::AllowEntry>,
     changed: Option<crate::model::ChangedInputs>,
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use rustc_hash::FxHashMap;
 
 use crate::load::csvio::{self, Header};
-use crate::model::GoldSet;
+use crate::model::{AllowEntry, AllowSource, GoldSet};
 use crate::validate::{Diagnostics, Location, ProblemKind, has_control};
 
 /// The allow-list's columns, in the order `ragdiff accept` writes them.
@@ -16,26 +16,6 @@ pub const COLUMNS: [&str; 4] = ["id", "reason", "index_version", "accepted_at"];
 
 /// The header `ragdiff init` and `ragdiff accept` write.
 pub const HEADER: &str = "id,reason,index_version,accepted_at";
-
-/// One accepted new failure.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AllowEntry {
-    pub id: String,
-    pub reason: String,
-    /// The index build it was accepted for; `None`: any version (a list without
-    /// the column, an empty cell, or `--allow-failed`).
-    pub index_version: Option<String>,
-    /// `YYYY-MM-DD` (UTC), when the file says.
-    pub accepted_at: Option<String>,
-    /// Where it came from, for messages: the file, or `--allow-failed`.
-    pub source: AllowSource,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AllowSource {
-    Flag,
-    File { line: u64 },
-}
 
 /// Read `--allow-failed-file`: every entry checked (its id in the gold, a reason,
 /// no control character, a semantic `index_version`, a date `accepted_at`, each
@@ -69,10 +49,15 @@ pub fn parse(
     ) else {
         return out;
     };
-    let version_col = header.position("index_version");
-    let date_col = header.position("accepted_at");
+    let cols = Columns {
+        names: &header.names,
+        id: id_col,
+        reason: reason_col,
+        version: header.position("index_version"),
+        date: header.position("accepted_at"),
+    };
     // (id, version) -> the line that first named it.
-    let mut seen: FxHashMap<(String, Option<String>), u64> = FxHashMap::default();
+    let mut seen: Seen = FxHashMap::default();
     csvio::for_each_row(
         &mut reader,
         display,
@@ -80,94 +65,103 @@ pub fn parse(
         &[id_col, reason_col],
         diag,
         |record, line, diag| {
-            let at = || Location::line(display, line);
-            // Every cell: a control character would reach the reports.
-            let mut clean = true;
-            for (col, name) in header.names.iter().enumerate() {
-                if csvio::cell_str(record, col).is_some_and(has_control) {
-                    diag.problem(
-                        at(),
-                        ProblemKind::AllowControl {
-                            column: name.clone(),
-                        },
-                    );
-                    clean = false;
-                }
-            }
-            if !clean {
-                return;
-            }
-            let Some(id) = csvio::cell_id(record, id_col, "query", "", line, display, diag) else {
-                return;
-            };
-            let cell = |col: Option<usize>| {
-                col.and_then(|c| csvio::cell_str(record, c))
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_string)
-            };
-            let reason = cell(Some(reason_col));
-            let index_version = cell(version_col);
-            let accepted_at = cell(date_col);
-            let mut ok = true;
-            if reason.is_none() {
-                diag.problem(at(), ProblemKind::AllowNoReason { query: id.clone() });
-                ok = false;
-            }
-            if let Some(v) = &index_version
-                && semver::Version::parse(v).is_err()
-            {
-                diag.problem(
-                    at(),
-                    ProblemKind::InvalidSemver {
-                        key: "index_version",
-                        value: v.clone(),
-                    },
-                );
-                ok = false;
-            }
-            if let Some(d) = &accepted_at
-                && !crate::load::manifest::is_date(d)
-            {
-                diag.problem(at(), ProblemKind::AllowBadDate { value: d.clone() });
-                ok = false;
-            }
-            if let Some(g) = gold
-                && !g.contains(&id)
-            {
-                diag.problem(at(), ProblemKind::AllowedNotInGold { query: id.clone() });
-                ok = false;
-            }
-            match seen.entry((id.clone(), index_version.clone())) {
-                std::collections::hash_map::Entry::Occupied(first) => {
-                    diag.problem(
-                        at(),
-                        ProblemKind::AllowDuplicate {
-                            query: id.clone(),
-                            version: index_version
-                                .clone()
-                                .unwrap_or_else(|| "(any version)".to_string()),
-                            first: *first.get(),
-                        },
-                    );
-                    ok = false;
-                }
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(line);
-                }
-            }
-            if ok {
-                out.push(AllowEntry {
-                    id,
-                    reason: reason.unwrap_or_default(),
-                    index_version,
-                    accepted_at,
-                    source: AllowSource::File { line },
-                });
+            let at = Location::line(display, line);
+            if let Some(e) = entry(record, line, &cols, (at, display), gold, &mut seen, diag) {
+                out.push(e);
             }
         },
     );
     out
+}
+
+type Seen = FxHashMap<(String, Option<String>), u64>;
+
+/// Where the allow-list's columns are.
+struct Columns<'h> {
+    names: &'h [String],
+    id: usize,
+    reason: usize,
+    version: Option<usize>,
+    date: Option<usize>,
+}
+
+/// One row checked: every problem recorded, the entry when it has none.
+fn entry(
+    record: &csv::ByteRecord,
+    line: u64,
+    cols: &Columns,
+    (at, display): (Location, &str),
+    gold: Option<&GoldSet>,
+    seen: &mut Seen,
+    diag: &mut Diagnostics,
+) -> Option<AllowEntry> {
+    // Every cell: a control character would reach the reports.
+    let mut clean = true;
+    for (col, name) in cols.names.iter().enumerate() {
+        if csvio::cell_str(record, col).is_some_and(has_control) {
+            let column = name.clone();
+            diag.problem(at.clone(), ProblemKind::AllowControl { column });
+            clean = false;
+        }
+    }
+    if !clean {
+        return None;
+    }
+    let id = csvio::cell_id(record, cols.id, "query", "", line, display, diag)?;
+    let cell = |col: Option<usize>| {
+        col.and_then(|c| csvio::cell_str(record, c))
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let (reason, index_version, accepted_at) =
+        (cell(Some(cols.reason)), cell(cols.version), cell(cols.date));
+    let mut problems = Vec::new();
+    if reason.is_none() {
+        problems.push(ProblemKind::AllowNoReason { query: id.clone() });
+    }
+    if let Some(v) = &index_version
+        && semver::Version::parse(v).is_err()
+    {
+        let value = v.clone();
+        problems.push(ProblemKind::InvalidSemver {
+            key: "index_version",
+            value,
+        });
+    }
+    if let Some(d) = &accepted_at
+        && !crate::load::manifest::is_date(d)
+    {
+        problems.push(ProblemKind::AllowBadDate { value: d.clone() });
+    }
+    if gold.is_some_and(|g| !g.contains(&id)) {
+        problems.push(ProblemKind::AllowedNotInGold { query: id.clone() });
+    }
+    match seen.entry((id.clone(), index_version.clone())) {
+        std::collections::hash_map::Entry::Occupied(first) => {
+            problems.push(ProblemKind::AllowDuplicate {
+                query: id.clone(),
+                version: index_version
+                    .clone()
+                    .unwrap_or_else(|| "(any version)".to_string()),
+                first: *first.get(),
+            });
+        }
+        std::collections::hash_map::Entry::Vacant(v) => {
+            v.insert(line);
+        }
+    }
+    let ok = problems.is_empty();
+    for kind in problems {
+        diag.problem(at.clone(), kind);
+    }
+    ok.then(|| AllowEntry {
+        id,
+        reason: reason.unwrap_or_default(),
+        index_version,
+        accepted_at,
+        source: AllowSource::File { line },
+    })
 }
 
 /// Check `--allow-failed` ids against the gold: each applies to any version.
