@@ -4,7 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::eval::cutoffs::SortBy;
 use crate::exit::help::{CHECK_EXIT_CODES, EVAL_EXIT_CODES, EXIT_CODES};
+use crate::gate::Suspects;
+use crate::report::Format;
 
 /// Catch retrieval regressions: evaluate a baseline and a candidate run against one
 /// frozen gold set, refuse meaningless comparisons, and show which queries broke.
@@ -38,28 +41,6 @@ pub enum Command {
     Promote(PromoteArgs),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Table,
-    Markdown,
-    Json,
-    Csv,
-}
-
-/// `--suspects`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SuspectsArg {
-    Fail,
-    Warn,
-}
-
-/// `eval --sort`: per-query rows by id or worst first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EvalSort {
-    Id,
-    Worst,
-}
-
 /// `eval` prints a table or JSON (Markdown and CSV are comparison reports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EvalFormat {
@@ -91,8 +72,8 @@ pub struct EvalArgs {
     #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
     pub cutoffs: Vec<u32>,
     /// Order of the per-query rows: by id (natural order) or worst first (RR, then Recall, then id)
-    #[arg(long, value_enum, default_value_t = EvalSort::Id)]
-    pub sort: EvalSort,
+    #[arg(long, value_enum, default_value_t = SortBy::Id)]
+    pub sort: SortBy,
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,
@@ -167,8 +148,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "FILE")]
     pub export_label_queue: Option<PathBuf>,
     /// What a suspect new failure does (a newly failed query whose top k gained unjudged docs): fail the gate, or only warn
-    #[arg(long, value_enum, default_value_t = SuspectsArg::Fail)]
-    pub suspects: SuspectsArg,
+    #[arg(long, value_enum, default_value_t = Suspects::Fail)]
+    pub suspects: Suspects,
     /// Seed of the resampling generator
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

@@ -32,8 +32,9 @@ pub struct Policy {
     pub min_rbo: Option<f64>,
 }
 
-/// `--suspects`: whether a suspect new failure fails the gate or only warns.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// `--suspects`: whether a suspect new failure fails the gate or only warns (also the
+/// flag's values, by clap's derive).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Suspects {
     #[default]
     Fail,

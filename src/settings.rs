@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{self, CompareArgs, EvalArgs, EvalFormat, FreezeArgs, PromoteArgs, ValidateArgs};
+use crate::cli::{CompareArgs, EvalArgs, EvalFormat, FreezeArgs, PromoteArgs, ValidateArgs};
 use crate::load;
 use crate::metrics::Metric;
 use crate::report::Format;
@@ -72,10 +72,7 @@ impl Eval {
             },
             require_frozen: args.require_frozen,
             cutoffs: sorted_cutoffs(&args.cutoffs),
-            sort: match args.sort {
-                crate::cli::EvalSort::Id => crate::eval::cutoffs::SortBy::Id,
-                crate::cli::EvalSort::Worst => crate::eval::cutoffs::SortBy::Worst,
-            },
+            sort: args.sort,
         })
     }
 }
@@ -160,7 +157,7 @@ impl Outputs {
             ),
         ];
         let mut files = Vec::new();
-        let mut on_stdout: Vec<Format> = args.format.map(report_format).into_iter().collect();
+        let mut on_stdout: Vec<Format> = args.format.into_iter().collect();
         for (format, flag, path) in exports {
             match path {
                 Some(p) if p.as_os_str() == "-" => on_stdout.push(format),
@@ -191,15 +188,6 @@ impl Outputs {
     pub fn wants_label_queue(&self) -> bool {
         self.stdout == Format::LabelQueue
             || self.files.iter().any(|(f, _, _)| *f == Format::LabelQueue)
-    }
-}
-
-fn report_format(f: cli::Format) -> Format {
-    match f {
-        cli::Format::Table => Format::Table,
-        cli::Format::Markdown => Format::Markdown,
-        cli::Format::Json => Format::Json,
-        cli::Format::Csv => Format::Csv,
     }
 }
 
@@ -351,10 +339,7 @@ impl Compare {
             min_rbo: args.min_rbo,
             cutoffs: sorted_cutoffs(&args.cutoffs),
             segments,
-            suspects: match args.suspects {
-                cli::SuspectsArg::Fail => crate::gate::Suspects::Fail,
-                cli::SuspectsArg::Warn => crate::gate::Suspects::Warn,
-            },
+            suspects: args.suspects,
         })
     }
 }

@@ -138,13 +138,13 @@ pub fn means_at<'a>(rows: impl Iterator<Item = &'a ByCutoff> + Clone, cutoffs: &
     )
 }
 
-/// How `eval` orders its per-query rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How `eval` orders its per-query rows: `eval --sort`'s values (clap's derive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum SortBy {
-    /// Natural order of id.
+    // Natural order of id. (Plain comments: a doc comment would become `--help` text.)
     #[default]
     Id,
-    /// Worst first: RR ascending, then Recall ascending, then id.
+    // Worst first: RR ascending, then Recall ascending, then id.
     Worst,
 }
 

@@ -20,14 +20,16 @@ use crate::metrics::Metric;
 use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta};
 use crate::text::{escape_data, escape_property, name_ids_with, safe_id};
 
-/// The report formats. `eval` writes table or JSON; `compare` any of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The report formats. `eval` writes table or JSON; `compare` any of them. Also
+/// `compare --format`'s values (clap's derive; the label queue is not one of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Table,
     Markdown,
     Json,
     Csv,
-    /// The label queue (docs/contract.md §16): an export, never `--format`.
+    // The label queue (docs/contract.md §16): an export, never `--format`.
+    #[value(skip)]
     LabelQueue,
 }
 
