@@ -1,5 +1,5 @@
 //! A hostile pull request cannot change what decides the verdict unseen
-//! (docs/contract.md §13, "Tamper-evident"): each test starts from a copy of the demo's
+//! (docs/contract.md §12, "Tamper-evident"): each test starts from a copy of the demo's
 //! `gold/` and `runs/` (or a fixture) and makes the one edit an attacker would.
 
 use std::path::Path;
@@ -169,7 +169,7 @@ fn a_frozen_gold_missing_one_recorded_key_is_an_input_error() {
 }
 
 // ---------------------------------------------------------------------------------
-// A run's results are never the gold's own files (docs/contract.md §13).
+// A run's results are never the gold's own files (docs/contract.md §12).
 
 /// A frozen JSON gold with a baseline, in a temporary folder.
 fn json_gold() -> tempfile::TempDir {
