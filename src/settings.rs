@@ -204,6 +204,8 @@ pub struct Compare {
     pub max_drop: Vec<(Metric, f64)>,
     pub allow_failed: Vec<String>,
     pub allow_failed_file: Option<PathBuf>,
+    /// `--changed-since REV` (docs/contract.md §12.1).
+    pub changed_since: Option<String>,
     pub fail_on_significant_drop: bool,
     pub require_frozen: bool,
     pub enforced: bool,
@@ -331,6 +333,7 @@ impl Compare {
             max_drop,
             allow_failed: args.allow_failed,
             allow_failed_file: args.allow_failed_file,
+            changed_since: args.changed_since,
             fail_on_significant_drop: args.fail_on_significant_drop,
             require_frozen: args.require_frozen,
             enforced: !args.no_gate,

@@ -4,7 +4,7 @@
 //!
 //! The baseline's results are a TREC run that starts with two million lines of a query
 //! the gold does not have (ignored, as trec_eval does), so ragdiff is in the middle of
-//! reading when the signal arrives. (It was a FIFO held half written; docs/contract.md §12.1 makes
+//! reading when the signal arrives. (It was a FIFO held half written; docs/contract.md §12 makes
 //! every input a regular file, so a FIFO is refused before it is read.)
 
 use std::fmt::Write as _;
