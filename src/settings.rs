@@ -44,7 +44,7 @@ pub struct Eval {
     pub k: Option<u32>,
     pub format: Format,
     pub require_frozen: bool,
-    /// Extra cutoffs, ascending, each once (`docs/contract.md §19`).
+    /// Extra cutoffs, ascending, each once (`docs/contract.md §2.8`).
     pub cutoffs: Vec<u32>,
     pub sort: crate::eval::cutoffs::SortBy,
 }
@@ -210,13 +210,13 @@ pub struct Compare {
     pub require_frozen: bool,
     pub enforced: bool,
     pub suspects: crate::gate::Suspects,
-    /// Segments and their gates (docs/contract.md §18).
+    /// Segments and their gates (docs/contract.md §6.6).
     pub segments: SegmentSettings,
-    /// Noise and drift (docs/contract.md §17).
+    /// Noise and drift (docs/contract.md §6.5).
     pub strict_flaky: bool,
     pub rbo_p: f64,
     pub min_rbo: Option<f64>,
-    /// Extra cutoffs, ascending, each once (docs/contract.md §19.8).
+    /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
     pub cutoffs: Vec<u32>,
 }
 
@@ -369,7 +369,7 @@ impl Promote {
     }
 }
 
-/// `--rbo-p` lies strictly between 0 and 1, `--min-rbo` in [0, 1] (docs/contract.md §17).
+/// `--rbo-p` lies strictly between 0 and 1, `--min-rbo` in [0, 1] (docs/contract.md §6.5).
 fn check_drift_flags(p: f64, min_rbo: Option<f64>, diag: &mut Diagnostics) {
     if !(p > 0.0 && p < 1.0) {
         diag.usage(format!(
