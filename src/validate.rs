@@ -116,6 +116,10 @@ pub enum ProblemKind {
     )]
     PathNotRegular { what: &'static str, path: String },
     #[error(
+        "{what} {path} is a kernel file (on /proc or /sys), whose reads can block or never end; copy what you need into a regular file"
+    )]
+    PathKernel { what: &'static str, path: String },
+    #[error(
         "line longer than 1 MiB (the limit for a line or a CSV row); reading stopped here: is this the right file?"
     )]
     LineTooLong,
