@@ -1,6 +1,6 @@
 //! Drift: rank-biased overlap between the baseline's and the candidate's first
 //! repeat, for every query both runs' files list, labelled or not
-//! (docs/contract.md §17).
+//! (docs/contract.md §6.5).
 
 use serde::Serialize;
 
@@ -148,7 +148,7 @@ mod tests {
             .map(|m| m.id.as_str())
             .collect();
         assert_eq!(ids, ["U-9", "U-10", "U-1"]);
-        // Equal by value: the shorter digit run first (docs/contract.md §19), not
+        // Equal by value: the shorter digit run first (docs/contract.md §5.2), not
         // byte order, as every other list of ids is sorted.
         let zeros = [("Q-02", 0.2), ("Q-2", 0.2)];
         let z = summarize(0.5, std::iter::empty(), &zeros);

@@ -1,4 +1,4 @@
-//! Segments (docs/contract.md §18): the comparison repeated for the queries that
+//! Segments (docs/contract.md §6.6): the comparison repeated for the queries that
 //! carry each tag, from the per-query rows already computed (no second read), and
 //! the Holm adjustment of every p-value of the run.
 

@@ -1,4 +1,4 @@
-//! The comparison's own warnings (docs/contract.md §13, §18.3): what a reader of the
+//! The comparison's own warnings (docs/contract.md §6.4, §7.1, §12.11): what a reader of the
 //! report should know about the runs compared, and gates that cannot test anything.
 
 use crate::compare::{Bump, Comparison, Options, segments};
@@ -77,7 +77,7 @@ fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
 }
 
 /// Per-segment gates that test nothing: the gold has no tags, or every segment is
-/// too few (docs/contract.md §18).
+/// too few (docs/contract.md §6.6).
 fn segment_warnings(cmp: &Comparison, asked: bool, min_queries: usize) -> Vec<String> {
     if !asked || cmp.segments.iter().any(|s| !s.too_few) {
         return Vec::new();
@@ -94,7 +94,7 @@ fn segment_warnings(cmp: &Comparison, asked: bool, min_queries: usize) -> Vec<St
 }
 
 /// Under `--fail-on-significant-drop`: a family so large that even the smallest p
-/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §18.3).
+/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §7.1).
 fn holm_floor_warning(cmp: &Comparison, alpha: Option<f64>, resamples: u32) -> Option<String> {
     let tests = segments::family_size(cmp);
     let floor = (tests as f64 / (1.0 + f64::from(resamples))).min(1.0);
