@@ -349,6 +349,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     }
     inputs.extend(s.allow_failed_file.as_deref());
     output::check_exports(&s.outputs.exports(), &inputs)?;
+    load::fs::warn_outside_root(&inputs, diag);
     load::own_files::check(&[&bm, &cm], &own_files(&gold, [&bm, &cm], s), diag);
     let k = resolve_k(&gold, s.k, &bm, &s.runs[0].display().to_string(), diag);
     crate::app::eval::check_cutoffs(&s.cutoffs, bm.depth, diag);
