@@ -77,12 +77,7 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(cmp.warnings([&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
-    let gates = compare::GatesAsked {
-        per_segment: !seg.non_inferior_per_segment.is_empty()
-            || !seg.max_drop_per_segment.is_empty(),
-        significant_drop: s.fail_on_significant_drop.then_some(gate::ALPHA),
-    };
-    warnings.extend(cmp.gate_warnings(gates, &opts));
+    warnings.extend(cmp.gate_warnings(gates_asked(s), &opts));
     let mut notes = std::mem::take(&mut diag.notes);
     notes.extend(verdict.notes.iter().cloned());
     let decided = Decided {
@@ -308,6 +303,16 @@ fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pa
         diag.require(run)?;
     }
     Ok(pairing)
+}
+
+/// The gates asked for that the comparison may leave without a test.
+fn gates_asked(s: &settings::Compare) -> compare::GatesAsked {
+    let seg = &s.segments;
+    compare::GatesAsked {
+        per_segment: !seg.non_inferior_per_segment.is_empty()
+            || !seg.max_drop_per_segment.is_empty(),
+        significant_drop: s.fail_on_significant_drop.then_some(gate::ALPHA),
+    }
 }
 
 /// The gate's policy from the settings and the allow-list read.
