@@ -57,24 +57,34 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     // them each query's are dropped once its row is built (memory at its peak here).
     let mut cmp = if s.cutoffs.is_empty() && !s.outputs.wants_label_queue() {
         let runs = (&mut baseline, &mut candidate);
-        let resampling = (s.resamples, s.seed);
+        let resampling = (s.resampling.resamples, s.resampling.seed);
         compare::compare_releasing(&gold, runs, inputs.k, resampling, &release_freed_memory)
     } else {
-        compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed)
+        compare::compare(
+            &gold,
+            &baseline,
+            &candidate,
+            inputs.k,
+            s.resampling.resamples,
+            s.resampling.seed,
+        )
     };
     phases.mark("compare");
     cmp.same_results = same_results;
-    let seg = &s.segments;
-    compare::segments::attach(&mut cmp, &gold, seg.min_queries, (s.resamples, s.seed));
+    let resampling = (s.resampling.resamples, s.resampling.seed);
+    compare::segments::attach(&mut cmp, &gold, s.min_segment_queries, resampling);
     compare::drift::apply(&mut cmp, &gold, pairing.results(), s.rbo_p);
     compare::cutoffs::attach(&mut cmp, &gold, [&baseline, &candidate], &s.cutoffs);
     phases.mark("segments, drift, cutoffs");
-    let policy = policy(&s, inputs.allowed);
+    let policy = Policy {
+        allowed: inputs.allowed,
+        ..s.gate.clone()
+    };
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(comparison_warnings(&cmp, [&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
-    warnings.extend(segment_warnings(&cmp, seg));
+    warnings.extend(segment_warnings(&cmp, &s));
     warnings.extend(holm_floor_warning(&cmp, &s));
     let decided = Decided {
         verdict,
@@ -88,9 +98,9 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         .wants_label_queue()
         .then(|| label_queue(&gold, &baseline, &candidate, &cmp))
         .transpose()?;
-    let mut report = CompareReport::new(&gold, runs, cmp, decided, (s.resamples, s.seed));
+    let mut report = CompareReport::new(&gold, runs, cmp, decided, resampling);
     report.label_queue = queue.unwrap_or_default();
-    report.attach_tags(&gold, seg.min_queries);
+    report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before
     // rendering (memory at its peak otherwise; docs/contract.md §13).
     drop((gold, baseline, candidate));
@@ -182,23 +192,6 @@ fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pa
     Ok(pairing)
 }
 
-/// The gate's policy from the settings and the allow-list read.
-fn policy(s: &settings::Compare, allowed: Vec<(String, String)>) -> Policy {
-    let seg = &s.segments;
-    Policy {
-        max_drop: s.max_drop.clone(),
-        allowed,
-        fail_on_significant_drop: s.fail_on_significant_drop,
-        enforced: s.enforced,
-        suspects: s.suspects,
-        non_inferior: seg.non_inferior.clone(),
-        non_inferior_per_segment: seg.non_inferior_per_segment.clone(),
-        max_drop_per_segment: seg.max_drop_per_segment.clone(),
-        strict_flaky: s.strict_flaky,
-        min_rbo: s.min_rbo,
-    }
-}
-
 /// Read the gold, both manifests and the allow-list; resolve k; check that no
 /// export would overwrite an input. Every problem at once (exit 2).
 fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Inputs> {
@@ -206,8 +199,8 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let gold = gold_path
         .as_ref()
         .and_then(|p| load::load_gold(p, s.require_frozen, &[], diag));
-    let bm = load::run_meta(&s.runs[0], diag);
-    let cm = load::run_meta(&s.runs[1], diag);
+    let bm = load::run_meta(&s.runs.baseline, diag);
+    let cm = load::run_meta(&s.runs.candidate, diag);
     let gold = diag.require(gold)?;
     let bm = diag.require(bm)?;
     let cm = diag.require(cm)?;
@@ -218,13 +211,19 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
         inputs.extend(m.manifest.as_deref());
     }
-    inputs.extend(s.allow_failed_file.as_deref());
+    inputs.extend(s.allow_failed.file.as_deref());
     output::check_exports(&s.outputs.exports(), &inputs)?;
     load::own_files::check(&[&bm, &cm], &own_files(&gold, [&bm, &cm], s), diag);
-    let k = resolve_k(&gold, s.k, &bm, &s.runs[0].display().to_string(), diag);
+    let k = resolve_k(
+        &gold,
+        s.k,
+        &bm,
+        &s.runs.baseline.display().to_string(),
+        diag,
+    );
     crate::app::eval::check_cutoffs(&s.cutoffs, bm.depth, diag);
-    let mut allowed = allow::check_allowed_ids(&s.allow_failed, &gold, diag);
-    if let Some(file) = &s.allow_failed_file {
+    let mut allowed = allow::check_allowed_ids(&s.allow_failed.ids, &gold, diag);
+    if let Some(file) = &s.allow_failed.file {
         allowed.extend(allow::read_allow_file(file, &gold, diag));
     }
     let k = diag.require(k)?;
@@ -253,7 +252,8 @@ fn own_files<'a>(
         own.extend(m.doc_map.iter().map(|(_, p)| ("doc map", p.as_path())));
     }
     own.extend(
-        s.allow_failed_file
+        s.allow_failed
+            .file
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );
@@ -357,8 +357,9 @@ fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow:
 
 /// Per-segment gates that test nothing: the gold has no tags, or every segment is
 /// too few (docs/contract.md §18).
-fn segment_warnings(cmp: &Comparison, seg: &settings::SegmentSettings) -> Vec<String> {
-    let asked = !seg.non_inferior_per_segment.is_empty() || !seg.max_drop_per_segment.is_empty();
+fn segment_warnings(cmp: &Comparison, s: &settings::Compare) -> Vec<String> {
+    let gate = &s.gate;
+    let asked = !gate.non_inferior_per_segment.is_empty() || !gate.max_drop_per_segment.is_empty();
     if !asked || cmp.segments.iter().any(|s| !s.too_few) {
         return Vec::new();
     }
@@ -368,7 +369,7 @@ fn segment_warnings(cmp: &Comparison, seg: &settings::SegmentSettings) -> Vec<St
     } else {
         format!(
             "--non-inferior-per-segment and --max-drop-per-segment test nothing: every segment has fewer than {} queries (--min-segment-queries)",
-            seg.min_queries
+            s.min_segment_queries
         )
     }]
 }
@@ -377,11 +378,11 @@ fn segment_warnings(cmp: &Comparison, seg: &settings::SegmentSettings) -> Vec<St
 /// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §18.3).
 fn holm_floor_warning(cmp: &Comparison, s: &settings::Compare) -> Option<String> {
     let tests = compare::segments::family_size(cmp);
-    let floor = (tests as f64 / (1.0 + f64::from(s.resamples))).min(1.0);
-    (s.fail_on_significant_drop && floor >= gate::ALPHA).then(|| {
+    let floor = (tests as f64 / (1.0 + f64::from(s.resampling.resamples))).min(1.0);
+    (s.gate.fail_on_significant_drop && floor >= gate::ALPHA).then(|| {
         format!(
             "with {tests} tests and {} resamples the smallest Holm-adjusted p is {floor:.4}, so --fail-on-significant-drop cannot fire; use --resamples {} or more",
-            s.resamples,
+            s.resampling.resamples,
             tests * 20
         )
     })

@@ -12,7 +12,10 @@ use crate::settings;
 use crate::validate::{Diagnostics, InvalidInput};
 
 pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
-    let [baseline, candidate] = s.compare.runs.clone();
+    let crate::model::Side {
+        baseline,
+        candidate,
+    } = s.compare.runs.clone();
     let mut diag = Diagnostics::default();
     let bm = load::run_meta(&baseline, &mut diag);
     let cm = load::run_meta(&candidate, &mut diag);
