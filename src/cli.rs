@@ -165,6 +165,9 @@ pub struct CompareArgs {
     /// Accept the newly failed queries listed in a CSV file `id,reason`
     #[arg(long, value_name = "FILE")]
     pub allow_failed_file: Option<PathBuf>,
+    /// List the gate's inputs (gold, baseline, allow-list) that differ from this git revision, e.g. the pull request's base
+    #[arg(long, value_name = "REV")]
+    pub changed_since: Option<String>,
     /// Fail when RR, Recall, Hit or nDCG drops with Holm-adjusted p < 0.05, overall or in a segment that is not too few
     #[arg(long)]
     pub fail_on_significant_drop: bool,

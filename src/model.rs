@@ -664,3 +664,29 @@ impl Pairing {
         (gold, other)
     }
 }
+
+/// What `compare --changed-since REV` found (docs/contract.md §12.1): the gate's own
+/// inputs (policy, gold, baseline, allow-list) that differ from the revision.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ChangedInputs {
+    /// The revision as given, and the commit it names.
+    pub since: String,
+    pub commit: String,
+    /// How many input files were compared with the revision.
+    pub checked: usize,
+    /// Each input that differs, in the order checked.
+    pub changed: Vec<ChangedInput>,
+}
+
+/// One input that differs from the revision.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ChangedInput {
+    /// What the file is to the gate: "gold manifest", "baseline results", …
+    pub input: &'static str,
+    pub path: String,
+    /// "changed" (other bytes) or "added" (not in the revision).
+    pub change: &'static str,
+    /// What changed in it, when ragdiff can say (the policy's settings).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
+}

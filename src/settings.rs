@@ -222,6 +222,8 @@ pub struct Compare {
     /// below is read against the gold.
     pub gate: Policy,
     pub allow_failed: AllowFailed,
+    /// `--changed-since REV` (docs/contract.md §12.1).
+    pub changed_since: Option<String>,
     pub require_frozen: bool,
     /// `--min-segment-queries` (docs/contract.md §18).
     pub min_segment_queries: usize,
@@ -383,6 +385,7 @@ impl Compare {
                 ids: args.allow_failed,
                 file: args.allow_failed_file,
             },
+            changed_since: args.changed_since,
             require_frozen: args.require_frozen,
             min_segment_queries: args.min_segment_queries as usize,
             rbo_p: args.rbo_p,

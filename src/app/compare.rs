@@ -24,24 +24,15 @@ struct Inputs {
     metas: [RunMeta; 2],
     k: u32,
     allowed: Vec<(String, String)>,
+    changed: Option<crate::model::ChangedInputs>,
 }
 
 pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     let phases = crate::app::Phases::start();
     let mut diag = Diagnostics::default();
     let inputs = inputs(&s, &mut diag)?;
+    comparable(&inputs.gold, &inputs.metas, &mut diag)?;
     let [bm, cm] = inputs.metas;
-    let differences: Vec<String> = compare::differences(&inputs.gold, &bm, &cm)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    if !differences.is_empty() {
-        let refused = Refused {
-            what: Refused::COMPARE,
-            differences,
-        };
-        return Err(refuse(refused, vec![bm, cm], &mut diag));
-    }
     release_freed_memory();
     phases.mark("inputs");
     let gold = inputs.gold;
@@ -99,6 +90,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         .then(|| label_queue(&gold, &baseline, &candidate, &cmp))
         .transpose()?;
     let mut report = CompareReport::new(&gold, runs, cmp, decided, resampling);
+    report.changed_inputs = inputs.changed;
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before
@@ -115,6 +107,27 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     } else {
         exit::GATE_FAILED
     })
+}
+
+/// Refuse (exit 3) a comparison whose inputs differ in what makes it meaningful
+/// (docs/contract.md §6), after any input problem of the runs (exit 2).
+fn comparable(
+    gold: &GoldSet,
+    [bm, cm]: &[RunMeta; 2],
+    diag: &mut Diagnostics,
+) -> anyhow::Result<()> {
+    let differences: Vec<String> = compare::differences(gold, bm, cm)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if differences.is_empty() {
+        return Ok(());
+    }
+    let refused = Refused {
+        what: Refused::COMPARE,
+        differences,
+    };
+    Err(refuse(refused, vec![bm.clone(), cm.clone()], diag))
 }
 
 /// Read both runs side by side; drift pairs their lists as they are read (§17).
@@ -206,6 +219,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let cm = diag.require(cm)?;
     let mut inputs: Vec<&Path> = vec![gold.meta.data.as_path()];
     inputs.extend(gold.meta.manifest.as_deref());
+    inputs.extend(gold.meta.tags_file.iter().map(|t| t.path.as_path()));
     for m in [&bm, &cm] {
         inputs.extend(m.results_paths());
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
@@ -226,16 +240,64 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     if let Some(file) = &s.allow_failed.file {
         allowed.extend(allow::read_allow_file(file, &gold, diag));
     }
+    let changed = s
+        .changed_since
+        .as_deref()
+        .and_then(|rev| load::changed::since(rev, &gate_inputs(&gold, &bm, s), diag));
     let k = diag.require(k)?;
     Ok(Inputs {
         gold,
         metas: [bm, cm],
         k,
         allowed,
+        changed,
     })
 }
 
-/// The gold's own files, which no run's results may be (docs/contract.md §13).
+/// The inputs `--changed-since` compares with the revision (docs/contract.md §12.1):
+/// what the pull request should not change unseen.
+fn gate_inputs<'a>(
+    gold: &'a GoldSet,
+    baseline: &'a RunMeta,
+    s: &'a settings::Compare,
+) -> Vec<(&'static str, &'a Path)> {
+    let mut list = Vec::new();
+    list.extend(
+        gold.meta
+            .manifest
+            .iter()
+            .map(|p| ("gold manifest", p.as_path())),
+    );
+    list.push(("gold data", gold.meta.data.as_path()));
+    list.extend(
+        gold.meta
+            .tags_file
+            .iter()
+            .map(|t| ("tags file", t.path.as_path())),
+    );
+    list.extend(
+        baseline
+            .manifest
+            .iter()
+            .map(|p| ("baseline manifest", p.as_path())),
+    );
+    list.extend(baseline.results_paths().map(|p| ("baseline results", p)));
+    list.extend(
+        baseline
+            .doc_map
+            .iter()
+            .map(|(_, p)| ("baseline doc map", p.as_path())),
+    );
+    list.extend(
+        s.allow_failed
+            .file
+            .iter()
+            .map(|p| ("allow-list", p.as_path())),
+    );
+    list
+}
+
+/// The gold's own files, which no run's results may be (docs/contract.md §12.1).
 fn own_files<'a>(
     gold: &'a GoldSet,
     runs: [&'a RunMeta; 2],

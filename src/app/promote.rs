@@ -32,6 +32,7 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
         .into());
     }
     let plan = plan(&baseline, &cm)?;
+    check_destinations(&s.compare, &baseline, &candidate, &cm, &plan)?;
 
     let code = super::compare::run(s.compare)?;
     if code != exit::SUCCESS {
@@ -68,6 +69,77 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
     }
     output::stdout(&promoted_message(&baseline, &candidate, &bm, &plan))?;
     Ok(exit::SUCCESS)
+}
+
+/// Refuse, before the gate runs, a promote that would write over anything but the
+/// baseline's own files (docs/contract.md §12): the gold's manifest, data and tags,
+/// the candidate's manifest, repeats and doc map, the allow-list, an export of this
+/// run, or another of its own destinations. A copy onto its own source (a doc map
+/// both sides share) changes nothing and is allowed.
+fn check_destinations(
+    s: &settings::Compare,
+    baseline: &Path,
+    candidate: &Path,
+    cm: &crate::model::RunMeta,
+    plan: &Plan,
+) -> Result<(), InvalidInput> {
+    let mut diag = Diagnostics::default();
+    let gold = load::gold_or_default(s.gold.clone(), &mut diag)
+        .and_then(|p| load::gold_meta(&p, &mut diag));
+    let mut inputs: Vec<(&str, &Path)> = Vec::new();
+    if let Some(g) = &gold {
+        inputs.extend(g.manifest.as_deref().map(|p| ("the gold manifest", p)));
+        inputs.push(("the gold data", g.data.as_path()));
+        inputs.extend(
+            g.tags_file
+                .iter()
+                .map(|t| ("the tags file", t.path.as_path())),
+        );
+    }
+    inputs.push(("the candidate manifest", candidate));
+    inputs.extend(cm.results_paths().map(|p| ("the candidate's results", p)));
+    inputs.extend(
+        cm.doc_map
+            .iter()
+            .map(|(_, p)| ("the candidate's doc map", p.as_path())),
+    );
+    inputs.extend(
+        s.allow_failed
+            .file
+            .iter()
+            .map(|p| ("the allow-list", p.as_path())),
+    );
+    let exports = s.outputs.exports();
+    let mut dests: Vec<(Option<&Path>, &Path)> = plan
+        .copies
+        .iter()
+        .map(|c| (Some(c.from.as_path()), c.to.as_path()))
+        .collect();
+    dests.push((None, baseline));
+    let shown = |p: &Path| crate::text::shown(&p.display().to_string()).to_string();
+    for (i, (from, to)) in dests.iter().enumerate() {
+        let own = from.is_some_and(|f| same_path(f, to));
+        if !own && let Some((what, input)) = inputs.iter().find(|(_, p)| same_path(to, p)) {
+            return Err(InvalidInput::usage(format!(
+                "promote would write {} over {what} {}; inputs are never written (rename the baseline manifest or the candidate's files)",
+                shown(to),
+                shown(input)
+            )));
+        }
+        if let Some((flag, _)) = exports.iter().find(|(_, p)| same_path(to, p)) {
+            return Err(InvalidInput::usage(format!(
+                "{flag} {} is also where promote writes; write the report elsewhere",
+                shown(to)
+            )));
+        }
+        if dests[..i].iter().any(|(_, p)| same_path(to, p)) {
+            return Err(InvalidInput::usage(format!(
+                "promote would write {} twice; rename the candidate's files",
+                shown(to)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One file the candidate's manifest names, and where its copy goes.

@@ -147,7 +147,7 @@ impl Header {
 }
 
 /// A column ragdiff reads, named twice: the reader would take the first silently
-/// while a reviewer may look at the second (docs/contract.md §13). Each is a problem;
+/// while a reviewer may look at the second (docs/contract.md §12). Each is a problem;
 /// true when there is one.
 fn duplicate_columns(
     names: &[String],

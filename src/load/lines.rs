@@ -486,7 +486,7 @@ impl<R: Read> Guard<R> {
                     let p = i + off;
                     if buf[p] == b'\r' {
                         // A bare CR is a row break to CSV readers but not to git or
-                        // GitHub's views: a row hidden in a line (docs/contract.md §13).
+                        // GitHub's views: a row hidden in a line (docs/contract.md §12).
                         if p == 0 && self.cr_checked {
                         } else if p + 1 == buf.len() {
                             // Decided by the next read: hold the CR back until then.

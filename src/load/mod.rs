@@ -2,6 +2,7 @@
 //! Paths resolve here; nothing outside `load` touches the file system for input.
 
 pub mod allow;
+pub mod changed;
 pub mod csvio;
 pub mod docmap;
 pub mod fs;

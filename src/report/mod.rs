@@ -265,6 +265,10 @@ pub struct CompareReport {
     /// `tags` column); empty when the gold has none.
     #[serde(skip)]
     pub row_tags: Vec<String>,
+    /// `--changed-since REV`: the gate's inputs that differ from REV
+    /// (docs/contract.md §12.1); absent without the flag or when git could not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_inputs: Option<crate::model::ChangedInputs>,
 }
 
 impl CompareReport {
@@ -307,7 +311,36 @@ impl CompareReport {
             label_queue: Vec::new(),
             min_segment_queries: crate::compare::segments::MIN_QUERIES,
             row_tags: Vec::new(),
+            changed_inputs: None,
         }
+    }
+
+    /// The verdict block's line about `--changed-since` (docs/contract.md §12.1),
+    /// paths through `path` (escaped and capped by each format).
+    pub fn changed_line(&self, path: &dyn Fn(&str) -> String) -> Option<String> {
+        let c = self.changed_inputs.as_ref()?;
+        let rev = safe_id(&c.since);
+        if c.changed.is_empty() {
+            return Some(format!(
+                "no gate input changed since {rev} ({} files checked)",
+                c.checked
+            ));
+        }
+        let items: Vec<String> = c
+            .changed
+            .iter()
+            .map(|i| {
+                let mut s = format!("{} {} ({})", i.input, path(&i.path), i.change);
+                for d in &i.details {
+                    s.push_str(&format!("; {}", safe_id(d)));
+                }
+                s
+            })
+            .collect();
+        Some(format!(
+            "this pull request changes the gate's inputs since {rev}: {}",
+            items.join(", ")
+        ))
     }
 
     /// Record the segment threshold and every row's tags (docs/contract.md §18).

@@ -175,6 +175,9 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     let rows = Rows::of(r);
     let mut out = verdict_line(r, colour);
     out.push_str(&format!("      {}\n", status_counts(r)));
+    if let Some(line) = r.changed_line(&safe_id) {
+        out.push_str(&format!("      {line}\n"));
+    }
     out.push_str(&context(&r.gold, &r.baseline, r.k, &r.index_versions()));
     if r.reproducibility_check {
         out.push_str("        same index version: a reproducibility check\n");

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// The `run: |` block of the step whose `id:` is `id`, dedented.
-fn step_script(action: &str, id: &str) -> String {
+pub fn step_script(action: &str, id: &str) -> String {
     let lines: Vec<&str> = action.lines().collect();
     let start = lines
         .iter()

@@ -5,6 +5,7 @@ mod action;
 mod catalogue;
 mod common;
 mod compare;
+mod destinations;
 mod drift;
 mod eval;
 mod fatal_signals;

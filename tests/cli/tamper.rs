@@ -1,5 +1,5 @@
 //! A hostile pull request cannot change what decides the verdict unseen
-//! (docs/contract.md §13, "Tamper-evident"): each test starts from a copy of the demo's
+//! (docs/contract.md §12.1, "Tamper-evident"): each test starts from a copy of the demo's
 //! `gold/` and `runs/` (or a fixture) and makes the one edit an attacker would.
 
 use std::path::Path;
@@ -252,4 +252,219 @@ fn a_repeat_that_is_the_allow_list_or_the_gold_is_refused_on_either_side() {
     ] {
         assert!(err.contains(line), "no {line}\nin\n{err}");
     }
+}
+
+// ---------------------------------------------------------------------------------
+// `--changed-since REV`: what the pull request changed in the gate's inputs
+// (docs/contract.md §13.1).
+
+/// `git ARGS` in `dir`, which must succeed; its stdout.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The demo in a new git repository, committed; returns the commit.
+fn demo_repo() -> (tempfile::TempDir, String) {
+    let dir = demo_copy();
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    let sha = git(dir.path(), &["rev-parse", "HEAD"]);
+    (dir, sha)
+}
+
+#[test]
+fn changed_since_lists_the_gate_inputs_a_pull_request_changed() {
+    let (dir, sha) = demo_repo();
+    // The pull request accepts its own failure and edits the gold's name.
+    let allow = dir.path().join("runs/accepted-failures.csv");
+    let mut text = read(dir.path(), "runs/accepted-failures.csv");
+    text.push_str("Q-21,fine\n");
+    std::fs::write(&allow, text).expect("written");
+    edit(
+        dir.path(),
+        "gold/demo.toml",
+        "name = \"demo\"",
+        "name = \"demo-x\"",
+    );
+    let mut args = DEMO.to_vec();
+    args.extend([
+        "--allow-failed-file",
+        "runs/accepted-failures.csv",
+        "--changed-since",
+        &sha,
+    ]);
+    let out = run(dir.path(), &args);
+    assert_code(&out, 0);
+    let line = format!(
+        "this pull request changes the gate's inputs since {sha}: gold manifest gold/demo.toml (changed), allow-list runs/accepted-failures.csv (changed)"
+    );
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+    let mut md = args.clone();
+    md.extend(["--format", "markdown"]);
+    let out = run(dir.path(), &md);
+    assert!(
+        stdout(&out).contains(&format!(
+            "**this pull request changes the gate's inputs since {sha}: gold manifest `gold/demo.toml` (changed), allow-list `runs/accepted-failures.csv` (changed)**"
+        )),
+        "{}",
+        stdout(&out)
+    );
+    let mut json = args.clone();
+    json.extend(["--format", "json"]);
+    let out = run(dir.path(), &json);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let c = &v["changed_inputs"];
+    assert_eq!(c["since"], sha.as_str());
+    assert_eq!(c["commit"], sha.as_str());
+    // gold manifest and data, baseline manifest and two results files, allow-list
+    assert_eq!(c["checked"], 6);
+    let changed: Vec<(&str, &str, &str)> = c["changed"]
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|i| {
+            (
+                i["input"].as_str().unwrap_or_default(),
+                i["path"].as_str().unwrap_or_default(),
+                i["change"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            ("gold manifest", "gold/demo.toml", "changed"),
+            ("allow-list", "runs/accepted-failures.csv", "changed")
+        ]
+    );
+}
+
+#[test]
+fn changed_since_says_when_nothing_changed_and_names_added_files() {
+    let (dir, sha) = demo_repo();
+    let mut args = DEMO.to_vec();
+    args.extend(["--changed-since", &sha]);
+    let out = run(dir.path(), &args);
+    assert_code(&out, 1);
+    let line = format!("no gate input changed since {sha} (5 files checked)");
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+    // A baseline repeat the base commit did not have.
+    std::fs::copy(
+        dir.path().join("runs/baseline.csv"),
+        dir.path().join("runs/baseline-3.csv"),
+    )
+    .expect("copied");
+    edit(
+        dir.path(),
+        "runs/baseline.toml",
+        "\"baseline-2.csv\"]",
+        "\"baseline-2.csv\", \"baseline-3.csv\"]",
+    );
+    let out = run(dir.path(), &args);
+    let line = format!(
+        "this pull request changes the gate's inputs since {sha}: baseline manifest runs/baseline.toml (changed), baseline results runs/baseline-3.csv (added)"
+    );
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn changed_since_an_unknown_revision_or_outside_git_warns() {
+    let (dir, _) = demo_repo();
+    let mut args = DEMO.to_vec();
+    args.extend(["--changed-since", "no-such-branch"]);
+    let out = run(dir.path(), &args);
+    assert_code(&out, 1);
+    assert!(
+        stderr(&out).contains(
+            "warning: --changed-since no-such-branch: no such commit in this repository (fetch it first, e.g. `git fetch --depth=1 origin no-such-branch`), so what this pull request changed in the gate's inputs is not listed"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let v: serde_json::Value = {
+        let mut json = args.clone();
+        json.extend(["--format", "json"]);
+        serde_json::from_slice(&run(dir.path(), &json).stdout).expect("JSON")
+    };
+    assert!(v.get("changed_inputs").is_none());
+    assert!(v["warnings"].as_array().expect("warnings").iter().any(|w| {
+        w.as_str()
+            .is_some_and(|w| w.starts_with("--changed-since no-such-branch: no such commit"))
+    }));
+    let outside = demo_copy();
+    let mut args = DEMO.to_vec();
+    args.extend(["--changed-since", "HEAD"]);
+    let out = run(outside.path(), &args);
+    assert_code(&out, 1);
+    assert!(
+        stderr(&out).contains(
+            "warning: --changed-since HEAD: the gold is not inside a git repository (or git cannot run), so what this pull request changed in the gate's inputs is not listed"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_action_fetches_the_base_commit_and_passes_changed_since() {
+    let root = crate::common::crate_dir();
+    let action = std::fs::read_to_string(root.join("action.yml")).expect("action.yml");
+    assert!(
+        action.contains("default: ${{ github.event.pull_request.base.sha }}"),
+        "the action's changed-since defaults to the pull request's base"
+    );
+    let script = crate::action::step_script(&action, "gate");
+    assert!(script.contains("git fetch --no-tags --depth=1 -- origin \"$RAGDIFF_CHANGED_SINCE\""));
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let bin = dir.path().join("root").join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    std::fs::copy(
+        root.join("tests/fixtures/action/fake-ragdiff"),
+        bin.join("ragdiff"),
+    )
+    .expect("fake ragdiff");
+    let argv = dir.path().join("argv.txt");
+    let out = std::process::Command::new("bash")
+        .args(["-e", "-c", &script])
+        .current_dir(dir.path())
+        .env("RAGDIFF_ROOT", dir.path().join("root"))
+        .env("RUNNER_TEMP", dir.path())
+        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
+        .env("GITHUB_OUTPUT", dir.path().join("output.txt"))
+        .env("RAGDIFF_BASELINE", "runs/baseline.toml")
+        .env("RAGDIFF_CANDIDATE", "runs/candidate.toml")
+        .env("RAGDIFF_CHANGED_SINCE", "0123abcd")
+        .env("FAKE_ARGV", &argv)
+        .output()
+        .expect("bash runs");
+    // Outside a repository the fetch fails: the step goes on and says so.
+    assert!(out.status.success(), "the step failed: {out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("could not fetch 0123abcd"));
+    let args = std::fs::read_to_string(&argv).expect("the fake ragdiff ran");
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(
+        args[..4],
+        ["compare", "--require-frozen", "--changed-since", "0123abcd"]
+    );
 }
