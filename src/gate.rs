@@ -32,6 +32,16 @@ pub struct Policy {
     pub min_rbo: Option<f64>,
 }
 
+impl Policy {
+    /// This policy with the allow-list read against the gold (docs/contract.md §9).
+    pub fn with_allowed(&self, allowed: Vec<(String, String)>) -> Policy {
+        Policy {
+            allowed,
+            ..self.clone()
+        }
+    }
+}
+
 /// `--suspects`: whether a suspect new failure fails the gate or only warns (also the
 /// flag's values, by clap's derive).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]

@@ -201,6 +201,13 @@ pub struct Resampling {
     pub seed: u64,
 }
 
+impl Resampling {
+    /// `(resamples, seed)`, as the comparison takes them.
+    pub fn pair(self) -> (u32, u64) {
+        (self.resamples, self.seed)
+    }
+}
+
 /// `--allow-failed` ids and `--allow-failed-file`, checked against the gold once it is
 /// read (docs/contract.md §9).
 #[derive(Debug, Default)]

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::app::{print_warnings, refuse, release_freed_memory};
 use crate::compare::{self, Bump, Comparison};
 use crate::exit::{self, Refused};
-use crate::gate::{self, Policy};
+use crate::gate;
 use crate::load::{self, allow};
 use crate::model::{EvaluatedRun, GoldSet, Pairing, RunMeta};
 use crate::output;
@@ -48,7 +48,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     // them each query's are dropped once its row is built (memory at its peak here).
     let mut cmp = if s.cutoffs.is_empty() && !s.outputs.wants_label_queue() {
         let runs = (&mut baseline, &mut candidate);
-        let resampling = (s.resampling.resamples, s.resampling.seed);
+        let resampling = s.resampling.pair();
         compare::compare_releasing(&gold, runs, inputs.k, resampling, &release_freed_memory)
     } else {
         compare::compare(
@@ -62,15 +62,12 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     };
     phases.mark("compare");
     cmp.same_results = same_results;
-    let resampling = (s.resampling.resamples, s.resampling.seed);
+    let resampling = s.resampling.pair();
     compare::segments::attach(&mut cmp, &gold, s.min_segment_queries, resampling);
     compare::drift::apply(&mut cmp, &gold, pairing.results(), s.rbo_p);
     compare::cutoffs::attach(&mut cmp, &gold, [&baseline, &candidate], &s.cutoffs);
     phases.mark("segments, drift, cutoffs");
-    let policy = Policy {
-        allowed: inputs.allowed,
-        ..s.gate.clone()
-    };
+    let policy = s.gate.with_allowed(inputs.allowed);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(comparison_warnings(&cmp, [&baseline.meta, &candidate.meta]));
