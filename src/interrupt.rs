@@ -28,7 +28,7 @@ static RECEIVED: AtomicI32 = AtomicI32::new(0);
 /// cannot be caught; SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP and SIGABRT are raised by
 /// the faulting thread itself and are left to their default. A SIGPIPE from a write to
 /// a closed pipe is directed at the writing thread, so it stays pending there (the
-/// write fails with `EPIPE`, which is not an error: docs/contract.md §10.1); only a
+/// write fails with `EPIPE`, which is not an error: docs/contract.md §9.1); only a
 /// SIGPIPE sent to the process (`kill -PIPE`) reaches the signal thread.
 pub const FATAL: [Signal; 12] = [
     Signal::SIGHUP,

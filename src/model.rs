@@ -18,7 +18,7 @@ pub use side::{Role, Side};
 pub type Id = compact_str::CompactString;
 
 /// The format of a data file: CSV, whitespace-separated TREC lines, or JSON (one
-/// dict of dicts) and JSONL (one object a line), `docs/contract.md §19`.
+/// dict of dicts) and JSONL (one object a line), `docs/contract.md §2.8`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DataFormat {
     Csv,
@@ -50,7 +50,7 @@ impl DataFormat {
 }
 
 /// One judged document of a gold query: every line the gold has for it, whatever its
-/// grade (grade 0 and negative grades are judged, not relevant: docs/contract.md §16).
+/// grade (grade 0 and negative grades are judged, not relevant: docs/contract.md §6.3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Judgement {
     pub doc: Id,
@@ -82,7 +82,7 @@ pub struct GoldQuery {
     pub judged: Vec<Judgement>,
     pub num_rel: u32,
     /// Judged docs below `min_grade`: a person looked at them and said no
-    /// (docs/contract.md §16).
+    /// (docs/contract.md §6.3).
     pub non_relevant: u32,
     hashes: Vec<u64>,
     /// One bit per judged doc, chosen by its hash's top six bits: most returned docs
@@ -159,7 +159,7 @@ pub struct GoldMeta {
     pub k: Option<u32>,
     pub min_grade: i64,
     pub manifest: Option<PathBuf>,
-    /// The tags side file (`tags = "tags.csv"`), docs/contract.md §18.
+    /// The tags side file (`tags = "tags.csv"`), docs/contract.md §6.6.
     pub tags_file: Option<TagsFile>,
     /// The recorded sha256 of the tags side file (written by `freeze`).
     pub tags_sha256: Option<String>,
@@ -275,7 +275,7 @@ pub struct GoldSet {
     /// A stand-in for a gold that failed to load: runs read against it are checked
     /// for their own structure only (`validate` still lists their problems).
     pub stand_in: bool,
-    /// The queries' tags (docs/contract.md §18); empty when the gold has none.
+    /// The queries' tags (docs/contract.md §6.6); empty when the gold has none.
     pub tags: Tags,
 }
 
@@ -362,7 +362,7 @@ impl GoldSet {
     }
 
     /// Whether any query has a doc judged not relevant; when none has, every doc
-    /// outside the relevant ones is merely unlabelled (docs/contract.md §16).
+    /// outside the relevant ones is merely unlabelled (docs/contract.md §6.3).
     pub fn judges_non_relevant(&self) -> bool {
         self.queries.iter().any(|q| q.non_relevant > 0)
     }
@@ -392,10 +392,10 @@ pub struct RunMeta {
     pub format: DataFormat,
     pub manifest: Option<PathBuf>,
     /// Further repeats of the same index version after `results` (display, path), in
-    /// the manifest's order; empty for a single results file (docs/contract.md §17).
+    /// the manifest's order; empty for a single results file (docs/contract.md §6.5).
     pub more_results: Vec<(String, PathBuf)>,
     /// The chunk map the manifest names (display, path): the run's ids are chunk ids
-    /// mapped to documents while reading (docs/contract.md §19.5).
+    /// mapped to documents while reading (docs/contract.md §2.11).
     pub doc_map: Option<(String, PathBuf)>,
 }
 
@@ -457,7 +457,7 @@ pub struct Hit {
 }
 
 /// Unjudged docs a run reader is asked to find at any rank, by gold query index
-/// (the label queue's baseline ranks: docs/contract.md §16).
+/// (the label queue's baseline ranks: docs/contract.md §6.3).
 pub type Wanted = FxHashMap<u32, Vec<Id>>;
 
 /// An unjudged doc kept by id, with its rank (from 1).
@@ -480,7 +480,7 @@ pub struct Observed {
     pub list_hash: u64,
     /// The [`doc_hash`]es of the unjudged docs in the first ranks the reader was
     /// asked to keep (k for `compare`, none otherwise), in rank order: enough to tell
-    /// whether one entered the top k (docs/contract.md §16). At most that many per
+    /// whether one entered the top k (docs/contract.md §6.3). At most that many per
     /// query: memory stays bounded by the gold set times k.
     pub unjudged: Box<[u64]>,
     /// Unjudged docs by id and rank, when the reader was asked for them (the label
@@ -504,16 +504,16 @@ pub struct EvaluatedRun {
     pub meta: RunMeta,
     pub observed: Vec<Option<Observed>>,
     /// What further repeats observed, one vector per repeat after the first
-    /// (docs/contract.md §17); empty for a single results file.
+    /// (docs/contract.md §6.5); empty for a single results file.
     pub repeats: Vec<Vec<Option<Observed>>>,
     /// With a chunk map, whether each gold query has a relevant doc the map contains
-    /// (docs/contract.md §19.5: failure kind `coverage`); `None` without a map.
+    /// (docs/contract.md §2.11: failure kind `coverage`); `None` without a map.
     pub covered: Option<Vec<bool>>,
 }
 
 impl EvaluatedRun {
     /// Drop what every repeat observed for the gold queries in `range` (their rows
-    /// are built: docs/contract.md §13, memory).
+    /// are built: docs/contract.md §12, memory).
     pub fn release(&mut self, range: std::ops::Range<usize>) {
         for slots in std::iter::once(&mut self.observed).chain(&mut self.repeats) {
             slots[range.clone()].fill(None);
@@ -531,7 +531,7 @@ impl EvaluatedRun {
 /// knows no metric).
 pub type PairFn = Box<dyn Fn(&[u64], &[u64]) -> f64 + Send + Sync>;
 
-/// Drift computed while the two runs are read (docs/contract.md §17): each run's
+/// Drift computed while the two runs are read (docs/contract.md §6.5): each run's
 /// first repeat offers every returned list, as [`doc_hash`]es, when its ranking is
 /// complete. The first side to offer a query's list leaves it waiting; the second
 /// pairs them and both are dropped. Runs exported in the same query order (grouped

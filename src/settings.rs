@@ -46,7 +46,7 @@ pub struct Eval {
     pub k: Option<u32>,
     pub format: Format,
     pub require_frozen: bool,
-    /// Extra cutoffs, ascending, each once (`docs/contract.md §19`).
+    /// Extra cutoffs, ascending, each once (`docs/contract.md §2.8`).
     pub cutoffs: Vec<u32>,
     pub sort: crate::eval::cutoffs::SortBy,
 }
@@ -194,7 +194,7 @@ impl Outputs {
 }
 
 /// `--seed` and `--resamples`: the draws of the bootstrap and permutation tests
-/// (docs/contract.md §8).
+/// (docs/contract.md §7).
 #[derive(Debug, Clone, Copy)]
 pub struct Resampling {
     pub resamples: u32,
@@ -209,7 +209,7 @@ impl Resampling {
 }
 
 /// `--allow-failed` ids and `--allow-failed-file`, checked against the gold once it is
-/// read (docs/contract.md §9).
+/// read (docs/contract.md §8).
 #[derive(Debug, Default)]
 pub struct AllowFailed {
     pub ids: Vec<String>,
@@ -232,11 +232,11 @@ pub struct Compare {
     /// `--changed-since REV` (docs/contract.md §12.1).
     pub changed_since: Option<String>,
     pub require_frozen: bool,
-    /// `--min-segment-queries` (docs/contract.md §18).
+    /// `--min-segment-queries` (docs/contract.md §6.6).
     pub min_segment_queries: usize,
-    /// `--rbo-p`, the drift's persistence (docs/contract.md §17).
+    /// `--rbo-p`, the drift's persistence (docs/contract.md §6.5).
     pub rbo_p: f64,
-    /// Extra cutoffs, ascending, each once (docs/contract.md §19.8).
+    /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
     pub cutoffs: Vec<u32>,
 }
 
@@ -423,7 +423,7 @@ impl Promote {
     }
 }
 
-/// `--rbo-p` lies strictly between 0 and 1, `--min-rbo` in [0, 1] (docs/contract.md §17).
+/// `--rbo-p` lies strictly between 0 and 1, `--min-rbo` in [0, 1] (docs/contract.md §6.5).
 fn check_drift_flags(p: f64, min_rbo: Option<f64>, diag: &mut Diagnostics) {
     if !(p > 0.0 && p < 1.0) {
         diag.usage(format!(

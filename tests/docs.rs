@@ -368,3 +368,122 @@ fn every_command_line_runs_on_the_demo_with_its_exit_code() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Every file the citation rules cover: the sources, the tests and the Markdown.
+fn cited_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("readable folder") {
+            let path = entry.expect("readable entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = markdown_files();
+    for dir in ["src", "tests"] {
+        walk(&root().join(dir), &mut out);
+    }
+    out.sort();
+    out
+}
+
+/// The contract's section numbers: its headings (`## 2.`, `### 2.11`) and the
+/// numbered items of §11 (`12.5`).
+fn contract_sections() -> Vec<String> {
+    let text = read(&root().join("docs/contract.md"));
+    let mut out = Vec::new();
+    let mut in_reliability = false;
+    for line in text.lines() {
+        let heading = line
+            .strip_prefix("### ")
+            .or_else(|| line.strip_prefix("## "));
+        if let Some(h) = heading {
+            let number = h
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_end_matches('.');
+            if number.chars().all(|c| c.is_ascii_digit() || c == '.') {
+                in_reliability = number == "12" || number.starts_with("12.");
+                out.push(number.to_string());
+            }
+        } else if in_reliability
+            && let Some((n, _)) = line.split_once(". **")
+            && n.chars().all(|c| c.is_ascii_digit())
+        {
+            out.push(format!("12.{n}"));
+        }
+    }
+    out
+}
+
+/// A citation `§N` or `§N.M` in a text, with its line.
+fn citations(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        for (at, _) in line.match_indices('§') {
+            let rest = &line[at + '§'.len_utf8()..];
+            let number: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let number = number.trim_end_matches('.');
+            if !number.is_empty() {
+                out.push((i + 1, number.to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_citation_names_a_section_of_the_contract() {
+    let sections = contract_sections();
+    assert!(sections.iter().any(|s| s == "12.10"), "{sections:?}");
+    let mut wrong = Vec::new();
+    for file in cited_files() {
+        for (line, number) in citations(&read(&file)) {
+            if !sections.contains(&number) {
+                let shown = file.strip_prefix(root()).unwrap_or(&file).display();
+                wrong.push(format!("{shown}:{line}: §{number} is not a section"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The word this test looks for, spelt so that this file does not hold it.
+const WORD: &str = concat!("SP", "EC");
+
+#[test]
+fn nothing_cites_a_spec_or_an_issue() {
+    let mut wrong = Vec::new();
+    for file in cited_files() {
+        for (i, line) in read(&file).lines().enumerate() {
+            let lower = line.to_lowercase();
+            let issue = lower.match_indices("issue ").any(|(at, m)| {
+                lower[at + m.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+            });
+            let spec = line.match_indices(WORD).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + WORD.len()..].chars().next();
+                !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+            if spec || issue {
+                let shown = file.strip_prefix(root()).unwrap_or(&file).display();
+                wrong.push(format!("{shown}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "cite docs/contract.md sections instead:\n{}",
+        wrong.join("\n")
+    );
+}

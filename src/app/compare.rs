@@ -38,8 +38,8 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     let gold = inputs.gold;
     let same_results = load::same_results(&bm.results, &cm.results);
     // Each side keeps its top k's unjudged docs by id: suspects and the label queue
-    // need them (docs/contract.md §16); memory stays gold x k. Drift pairs the two
-    // runs' lists as they are read (§17).
+    // need them (docs/contract.md §6.3); memory stays gold x k. Drift pairs the two
+    // runs' lists as they are read (§6.5).
     let (mut baseline, mut candidate, pairing) =
         read_both(&s, &gold, [bm, cm], inputs.k, &mut diag)?;
     release_freed_memory(); // the reader threads' buffers
@@ -91,7 +91,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before
-    // rendering (memory at its peak otherwise; docs/contract.md §13).
+    // rendering (memory at its peak otherwise; docs/contract.md §12).
     drop((gold, baseline, candidate));
     release_freed_memory();
     phases.mark("report");
@@ -127,7 +127,7 @@ fn comparable(
     Err(refuse(refused, vec![bm.clone(), cm.clone()], diag))
 }
 
-/// Read both runs side by side; drift pairs their lists as they are read (§17).
+/// Read both runs side by side; drift pairs their lists as they are read (§6.5).
 fn read_both(
     s: &settings::Compare,
     gold: &GoldSet,
@@ -172,7 +172,7 @@ fn read_both(
     Ok((baseline, candidate, pairing))
 }
 
-/// Drift's pairing of the two runs' lists by RBO with persistence `p` (§17).
+/// Drift's pairing of the two runs' lists by RBO with persistence `p` (§6.5).
 fn new_pairing(gold: &GoldSet, p: f64) -> Pairing {
     Pairing::new(
         gold.queries.len(),
@@ -181,7 +181,7 @@ fn new_pairing(gold: &GoldSet, p: f64) -> Pairing {
 }
 
 /// A TREC run turned out interleaved after offering lists that may have been partial
-/// (docs/contract.md §17): read both runs again, each offering its lists only once its
+/// (docs/contract.md §6.5): read both runs again, each offering its lists only once its
 /// reading ends whole. Costs a second read of both runs, for interleaved runs only.
 fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pairing> {
     let pairing = new_pairing(gold, p);
@@ -319,7 +319,7 @@ fn own_files<'a>(
     own
 }
 
-/// The label queue (docs/contract.md §16). Baseline ranks below k are not kept
+/// The label queue (docs/contract.md §9.6). Baseline ranks below k are not kept
 /// while reading, so the baseline is read once more to find just the queued docs.
 fn label_queue(
     gold: &GoldSet,
@@ -415,7 +415,7 @@ fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow:
 }
 
 /// Per-segment gates that test nothing: the gold has no tags, or every segment is
-/// too few (docs/contract.md §18).
+/// too few (docs/contract.md §6.6).
 fn segment_warnings(cmp: &Comparison, s: &settings::Compare) -> Vec<String> {
     let gate = &s.gate;
     let asked = !gate.non_inferior_per_segment.is_empty() || !gate.max_drop_per_segment.is_empty();
@@ -434,7 +434,7 @@ fn segment_warnings(cmp: &Comparison, s: &settings::Compare) -> Vec<String> {
 }
 
 /// Under `--fail-on-significant-drop`: a family so large that even the smallest p
-/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §18.3).
+/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §7.1).
 fn holm_floor_warning(cmp: &Comparison, s: &settings::Compare) -> Option<String> {
     let tests = compare::segments::family_size(cmp);
     let floor = (tests as f64 / (1.0 + f64::from(s.resampling.resamples))).min(1.0);

@@ -166,7 +166,7 @@ fn rewritten(
     doc.to_string()
 }
 
-/// The sha256 of the tags side file the manifest names, if any (docs/contract.md §18).
+/// The sha256 of the tags side file the manifest names, if any (docs/contract.md §2.13).
 fn tags_digest(meta: &crate::model::GoldMeta, diag: &mut Diagnostics) -> Option<String> {
     let file = meta.tags_file.as_ref()?;
     let display = file.path.display().to_string();

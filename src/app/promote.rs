@@ -149,7 +149,7 @@ struct Copy {
     doc_map: bool,
 }
 
-/// Every copy promote makes (docs/contract.md §19.5): each results repeat, then the
+/// Every copy promote makes (docs/contract.md §2.11): each results repeat, then the
 /// chunk map, under names derived from the baseline manifest's.
 struct Plan {
     copies: Vec<Copy>,

@@ -1,4 +1,4 @@
-//! Several cutoffs (`docs/contract.md §19`): RR, Recall, Hit, P and nDCG at each
+//! Several cutoffs (`docs/contract.md §2.8`): RR, Recall, Hit, P and nDCG at each
 //! listed cutoff beside the pinned k, reported and never gating; and the order of
 //! `eval`'s per-query rows (`--sort worst|id`).
 

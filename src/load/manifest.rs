@@ -293,7 +293,7 @@ impl Keys<'_> {
 
 impl Keys<'_> {
     /// `results`: one file, or an array of repeats of one index version in one format
-    /// (docs/contract.md §17). An empty array, a file listed twice and repeats whose
+    /// (docs/contract.md §6.5). An empty array, a file listed twice and repeats whose
     /// formats differ (by extension, when `format` is not given) are problems.
     fn results_paths(&mut self, format: Option<DataFormat>) -> Option<Vec<(String, PathBuf)>> {
         let Some(array) = self.table.get("results").and_then(|i| i.as_array()) else {
@@ -486,7 +486,7 @@ pub fn gold_unchecked(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMet
     })
 }
 
-/// The gold manifest's `tags` side file and `tags_sha256` (docs/contract.md §18).
+/// The gold manifest's `tags` side file and `tags_sha256` (docs/contract.md §6.6).
 fn gold_tags_keys(keys: &mut Keys) -> (Option<TagsFile>, Option<String>) {
     let file = if keys.table.contains_key("tags") {
         keys.data_path("tags", "tags file")

@@ -187,7 +187,7 @@ pub fn evaluate(q: &GoldQuery, observed: Option<&Observed>, k: u32, min_grade: i
     }
 }
 
-/// The relevant doc ids of `q` in the top k of what was observed, in natural order (docs/contract.md §19).
+/// The relevant doc ids of `q` in the top k of what was observed, in natural order (docs/contract.md §2.8).
 pub fn relevant_in_top_k<'q>(
     q: &'q GoldQuery,
     observed: Option<&Observed>,

@@ -1,5 +1,5 @@
 //! `Side<T>`: one value for the baseline and one for the candidate, the two runs every
-//! comparison holds (docs/contract.md §7), instead of pairs, two-element arrays and
+//! comparison holds (docs/contract.md §6.2), instead of pairs, two-element arrays and
 //! `baseline_x`/`candidate_x` fields.
 
 use std::fmt;

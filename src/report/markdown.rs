@@ -93,7 +93,7 @@ pub fn render(r: &CompareReport) -> String {
 }
 
 /// The largest rendering that fits: per-query rows cut first, then segments
-/// (docs/contract.md §18), then the newly failed list.
+/// (docs/contract.md §6.6), then the newly failed list.
 fn fit(r: &CompareReport) -> String {
     let rows = Rows::of(r);
     let (newly, changed, segs) = (
@@ -370,7 +370,7 @@ fn per_query(s: &mut String, rows: &Rows, unchanged: usize, shown: usize) {
 }
 
 /// The per-query table's columns: at most 8, so it fits GitHub's width
-/// (docs/contract.md §19.7).
+/// (docs/contract.md §9.8).
 pub const PER_QUERY_HEADER: [&str; 8] = [
     "id",
     "status",
@@ -501,7 +501,7 @@ fn chart(s: &mut String, r: &CompareReport) {
 }
 
 /// The Markdown "By segment" table holds this many segments; the rest go inside
-/// `<details>` (docs/contract.md §18).
+/// `<details>` (docs/contract.md §6.6).
 pub const SEGMENTS_SHOWN: usize = 20;
 
 /// At most this many non-inferiority tests are listed (JSON holds them all).
@@ -592,7 +592,7 @@ fn non_inferiority(s: &mut String, r: &CompareReport) {
 }
 
 /// ` · **repeats** baseline 3, candidate 5` when a side has more than one
-/// (docs/contract.md §17).
+/// (docs/contract.md §6.5).
 fn repeats_note(r: &CompareReport) -> String {
     if has_repeats(r) {
         format!(
@@ -605,7 +605,7 @@ fn repeats_note(r: &CompareReport) -> String {
 }
 
 /// Flaky queries (50 at most) with how many repeats failed, then the drift line and
-/// the unlabelled queries that moved most (§17).
+/// the unlabelled queries that moved most (§6.5).
 fn noise(s: &mut String, r: &CompareReport) {
     let flaky = flaky_rows(r);
     if !flaky.is_empty() {

@@ -1,6 +1,6 @@
 //! No input is ever written: every input is refused as an export or a promote
 //! destination (except the baseline files promote replaces), and an export is never
-//! where promote writes (docs/contract.md §13).
+//! where promote writes (docs/contract.md §12.19).
 
 use std::path::Path;
 

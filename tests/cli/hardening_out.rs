@@ -1,4 +1,4 @@
-//! Issue 9, outputs: exports only over regular files, a closed stderr, interruptions
+//! Outputs (docs/contract.md §12): exports only over regular files, a closed stderr, interruptions
 //! at fixed steps (src/interrupt.rs's test hook), file modes, the same results read
 //! twice, and freeze's date and the commands' exit-code help.
 
@@ -199,7 +199,7 @@ fn run_with_closed_stderr_env(
 }
 
 /// `RAGDIFF_TIMINGS`' lines to a closed stderr: the gate's exit code, not a panic's
-/// (review of issue 16).
+/// (found in review).
 #[test]
 fn timings_to_a_closed_stderr_keep_the_exit_code() {
     let dir = demo_copy();

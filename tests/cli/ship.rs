@@ -1,4 +1,4 @@
-//! `init` and `promote` (SPEC section 15): the starting layout in a fresh repository,
+//! `init` and `promote` (docs/contract.md §4.5): the starting layout in a fresh repository,
 //! linted by actionlint when it is installed, and the candidate made the next
 //! baseline, atomically and only when the gate passes.
 
@@ -229,7 +229,7 @@ fn promote_refuses_with_the_gates_code_and_changes_nothing() {
 
 /// The demo's candidate has three repeats: each is copied beside the baseline
 /// manifest (`baseline.csv`, `baseline-2.csv`, `baseline-3.csv`) and `results` names
-/// all three, so the promoted baseline keeps its repeats (docs/contract.md §17.1).
+/// all three, so the promoted baseline keeps its repeats (docs/contract.md §2.12).
 #[test]
 fn promote_makes_compare_see_identical_runs() {
     let dir = demo_copy();

@@ -169,7 +169,7 @@ fn a_frozen_gold_missing_one_recorded_key_is_an_input_error() {
 }
 
 // ---------------------------------------------------------------------------------
-// A run's results are never the gold's own files (docs/contract.md §13).
+// A run's results are never the gold's own files (docs/contract.md §12).
 
 /// A frozen JSON gold with a baseline, in a temporary folder.
 fn json_gold() -> tempfile::TempDir {
@@ -256,7 +256,7 @@ fn a_repeat_that_is_the_allow_list_or_the_gold_is_refused_on_either_side() {
 
 // ---------------------------------------------------------------------------------
 // `--changed-since REV`: what the pull request changed in the gate's inputs
-// (docs/contract.md §13.1).
+// (docs/contract.md §12.1).
 
 /// `git ARGS` in `dir`, which must succeed; its stdout.
 fn git(dir: &Path, args: &[&str]) -> String {
