@@ -1,7 +1,7 @@
 //! `compare`: inputs -> comparability -> runs (in parallel) -> comparison -> gate ->
 //! every requested output.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::app::{print_warnings, refuse, release_freed_memory};
 use crate::compare::{self, Bump, Comparison};
@@ -28,9 +28,18 @@ struct Inputs {
 }
 
 pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
+    let result = gate(&s);
+    if let Err(err) = &result {
+        failure_markdown(&s, err);
+    }
+    result
+}
+
+/// The comparison and its outputs; an error is exit 2 or 3.
+fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     let phases = crate::app::Phases::start();
     let mut diag = Diagnostics::default();
-    let inputs = inputs(&s, &mut diag)?;
+    let inputs = inputs(s, &mut diag)?;
     comparable(&inputs.gold, &inputs.metas, &mut diag)?;
     let [bm, cm] = inputs.metas;
     release_freed_memory();
@@ -41,7 +50,7 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     // need them (docs/contract.md §6.3); memory stays gold x k. Drift pairs the two
     // runs' lists as they are read (§6.5).
     let (mut baseline, mut candidate, pairing) =
-        read_both(&s, &gold, [bm, cm], inputs.k, &mut diag)?;
+        read_both(s, &gold, [bm, cm], inputs.k, &mut diag)?;
     release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
     // Extra cutoffs and the label queue read the runs' observations again; without
@@ -72,8 +81,8 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(comparison_warnings(&cmp, [&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
-    warnings.extend(segment_warnings(&cmp, &s));
-    warnings.extend(holm_floor_warning(&cmp, &s));
+    warnings.extend(segment_warnings(&cmp, s));
+    warnings.extend(holm_floor_warning(&cmp, s));
     let decided = Decided {
         verdict,
         accepted,
@@ -125,6 +134,98 @@ fn comparable(
         differences,
     };
     Err(refuse(refused, vec![bm.clone(), cm.clone()], diag))
+}
+
+/// On exit 2 or 3, `--export-markdown`'s file still gets the refusal or the input
+/// problems (docs/contract.md §12.1), so a job summary is never empty; the one
+/// output written when the run does not complete. Never over an input: the files the
+/// manifests name are looked up again (quietly) and every export checked again.
+fn failure_markdown(s: &settings::Compare, err: &anyhow::Error) {
+    let Some((_, flag, dest)) = s
+        .outputs
+        .files
+        .iter()
+        .find(|(f, _, p)| *f == report::Format::Markdown && p != Path::new("-"))
+    else {
+        return;
+    };
+    let mut quiet = Diagnostics::default();
+    let gold = load::gold_or_default(s.gold.clone(), &mut quiet);
+    let gold_meta = gold.as_deref().and_then(|g| load::gold_meta(g, &mut quiet));
+    let runs: Vec<RunMeta> = s
+        .runs
+        .iter()
+        .filter_map(|r| load::run_meta(r, &mut quiet))
+        .collect();
+    let mut inputs: Vec<&Path> = s.runs.iter().map(PathBuf::as_path).collect();
+    inputs.extend(gold.as_deref());
+    if let Some(g) = &gold_meta {
+        inputs.push(g.data.as_path());
+        inputs.extend(g.tags_file.iter().map(|t| t.path.as_path()));
+    }
+    for m in &runs {
+        inputs.extend(m.results_paths());
+        inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
+    }
+    inputs.extend(s.allow_failed.file.as_deref());
+    // Nothing when the exports themselves are refused (a missing folder, an input as
+    // a destination): no report is written beside a refused one.
+    if output::check_exports(&s.outputs.exports(), &inputs).is_err() {
+        return;
+    }
+    let Some((title, lines)) = failure_lines(err) else {
+        return;
+    };
+    let text = report::markdown::render_failure(&title, &lines);
+    if let Err(e) = output::write(dest, &text) {
+        crate::text::eprintln(&format!("warning: {flag} {}: {e:#}", dest.display()));
+    }
+}
+
+/// The heading and the lines of a refusal (exit 3) or of input problems (exit 2);
+/// `None` for a failure to write the outputs themselves (they are left as they were).
+fn failure_lines(err: &anyhow::Error) -> Option<(String, Vec<String>)> {
+    if let Some(refused) = err.downcast_ref::<Refused>() {
+        return Some((
+            format!("REFUSED (exit 3): refusing {}", refused.what),
+            refused.differences.clone(),
+        ));
+    }
+    let invalid = err.downcast_ref::<crate::validate::InvalidInput>()?;
+    if invalid
+        .problems
+        .iter()
+        .any(|p| matches!(p.kind, ProblemKind::Write { .. }))
+    {
+        return None;
+    }
+    let mut lines: Vec<String> = invalid
+        .problems
+        .iter()
+        .map(|p| {
+            if p.location.usage {
+                p.kind.to_string()
+            } else {
+                p.to_string()
+            }
+        })
+        .collect();
+    for (file, n) in &invalid.dropped {
+        lines.push(format!("{file}: … and {n} more problems not shown"));
+    }
+    let n = invalid.problems.len()
+        + invalid
+            .dropped
+            .iter()
+            .map(|(_, n)| *n as usize)
+            .sum::<usize>();
+    Some((
+        format!(
+            "INVALID INPUT (exit 2): {}",
+            plural(n, "problem", "problems")
+        ),
+        lines,
+    ))
 }
 
 /// Read both runs side by side; drift pairs their lists as they are read (§6.5).
