@@ -334,7 +334,7 @@ pub fn parse_max_drop(text: &str) -> Result<(Metric, f64), String> {
 fn gate_policy(args: &CompareArgs, diag: &mut Diagnostics) -> Policy {
     Policy {
         max_drop: MAX_DROP.parse_all(&args.max_drop, diag),
-        allowed: Vec::new(),
+        allowed: crate::gate::AllowList::default(),
         fail_on_significant_drop: args.fail_on_significant_drop,
         enforced: !args.no_gate,
         non_inferior: NON_INFERIOR.parse_all(&args.non_inferior, diag),
