@@ -337,6 +337,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     }
     inputs.extend(s.allow_failed.file.as_deref());
     output::check_exports(&s.outputs.exports(), &inputs)?;
+    load::fs::warn_outside_root(&inputs, diag);
     load::own_files::check(&[&bm, &cm], &own_files(&gold, [&bm, &cm], s), diag);
     let k = resolve_k(
         &gold,
