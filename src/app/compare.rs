@@ -55,23 +55,16 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     phases.mark("read");
     // Extra cutoffs and the label queue read the runs' observations again; without
     // them each query's are dropped once its row is built (memory at its peak here).
+    let resampling = s.resampling.pair();
     let mut cmp = if s.cutoffs.is_empty() && !s.outputs.wants_label_queue() {
         let runs = (&mut baseline, &mut candidate);
-        let resampling = s.resampling.pair();
         compare::compare_releasing(&gold, runs, inputs.k, resampling, &release_freed_memory)
     } else {
-        compare::compare(
-            &gold,
-            &baseline,
-            &candidate,
-            inputs.k,
-            s.resampling.resamples,
-            s.resampling.seed,
-        )
+        let (resamples, seed) = resampling;
+        compare::compare(&gold, &baseline, &candidate, inputs.k, resamples, seed)
     };
     phases.mark("compare");
     cmp.same_results = same_results;
-    let resampling = s.resampling.pair();
     compare::segments::attach(&mut cmp, &gold, s.min_segment_queries, resampling);
     compare::drift::apply(&mut cmp, &gold, pairing.results(), s.rbo_p);
     compare::cutoffs::attach(&mut cmp, &gold, [&baseline, &candidate], &s.cutoffs);
