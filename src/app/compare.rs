@@ -35,6 +35,24 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
 /// The comparison and its outputs; an error is exit 2 or 3.
 fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     let phases = crate::app::Phases::start();
+    let report = report(s, &phases)?;
+    print_warnings(&report.warnings);
+    report::emit_ci_annotations(&report);
+    write_outputs(&report, &s.outputs)?;
+    phases.mark("outputs");
+    Ok(if report.gate.passed || !report.gate.enforced {
+        exit::SUCCESS
+    } else {
+        exit::GATE_FAILED
+    })
+}
+
+/// The comparison and the gate's verdict, as one report (nothing written yet; `accept`
+/// builds it too).
+pub(super) fn report(
+    s: &settings::Compare,
+    phases: &crate::app::Phases,
+) -> anyhow::Result<CompareReport> {
     let mut diag = Diagnostics::default();
     let inputs = inputs(s, &mut diag)?;
     comparable(&inputs.gold, &inputs.metas, &mut diag)?;
@@ -101,15 +119,7 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     drop((gold, baseline, candidate));
     release_freed_memory();
     phases.mark("report");
-    print_warnings(&report.warnings);
-    report::emit_ci_annotations(&report);
-    write_outputs(&report, &s.outputs)?;
-    phases.mark("outputs");
-    Ok(if report.gate.passed || !report.gate.enforced {
-        exit::SUCCESS
-    } else {
-        exit::GATE_FAILED
-    })
+    Ok(report)
 }
 
 /// A run's index version as its manifest spells it (semver's text is canonical).
