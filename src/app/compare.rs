@@ -111,6 +111,7 @@ pub(super) fn report(
         .transpose()?;
     let mut report = CompareReport::new(&gold, runs, cmp, decided, s.resampling.pair());
     report.changed_inputs = inputs.changed;
+    report.accept_hint = accept_hint(&report, s);
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before
@@ -119,6 +120,63 @@ pub(super) fn report(
     release_freed_memory();
     phases.mark("report");
     Ok(report)
+}
+
+/// The allow-list lines that would accept the new failures that fail the gate, with
+/// a `REASON` placeholder, and the `ragdiff accept` command that writes them (§8.5).
+fn accept_hint(report: &CompareReport, s: &settings::Compare) -> Option<report::AcceptHint> {
+    let ids = report.gate.causes.iter().find_map(|c| match c {
+        gate::Reason::NewlyFailed { ids, .. } => Some(ids),
+        _ => None,
+    })?;
+    let version = report.candidate.index_version.as_deref().unwrap_or("");
+    let today = super::accept::today_utc();
+    // At most this many lines and ids; the rest are counted (a report stays short).
+    const SHOWN: usize = 10;
+    let more = ids.len().saturating_sub(SHOWN);
+    let mut lines: Vec<String> = ids
+        .iter()
+        .take(SHOWN)
+        .map(|id| allow::line(&[id, "REASON", version, &today]))
+        .collect();
+    if more > 0 {
+        lines.push(format!("… and {more} more"));
+    }
+    let list = s
+        .allow_failed
+        .file
+        .clone()
+        .unwrap_or_else(|| settings::DEFAULT_ALLOW_LIST.into());
+    let shell = |t: &str| {
+        if !t.is_empty()
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.:/@+".contains(&b))
+        {
+            t.to_string()
+        } else {
+            format!("'{}'", t.replace('\'', "'\\''"))
+        }
+    };
+    let mut command = String::from("ragdiff accept");
+    for id in ids.iter().take(SHOWN) {
+        command.push(' ');
+        command.push_str(&shell(id));
+    }
+    if more > 0 {
+        command.push_str(&format!(" … ({more} more ids)"));
+    }
+    command.push_str(" --reason 'REASON'");
+    if let Some(file) = &s.allow_failed.file {
+        command.push_str(&format!(
+            " --allow-failed-file {}",
+            shell(&file.display().to_string())
+        ));
+    }
+    Some(report::AcceptHint {
+        list: list.display().to_string(),
+        lines,
+        command,
+    })
 }
 
 /// A run's index version as its manifest spells it (semver's text is canonical).
