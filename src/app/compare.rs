@@ -90,6 +90,8 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
         .transpose()?;
     let mut report = CompareReport::new(&gold, runs, cmp, decided, (s.resamples, s.seed));
     report.changed_inputs = inputs.changed;
+    report.baseline.doc_map = baseline.doc_map.clone();
+    report.candidate.doc_map = candidate.doc_map.clone();
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, seg.min_queries);
     // The report holds all the outputs need: free the runs and the gold before
@@ -482,6 +484,22 @@ fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
             "baseline and candidate hold the same results (same index version, every list identical): nothing changed; after `ragdiff promote`, export the next candidate"
                 .to_string(),
         );
+    }
+    let mapped: Vec<(&str, &Path)> = ["baseline", "candidate"]
+        .into_iter()
+        .zip(runs)
+        .filter_map(|(side, m)| Some((side, m.doc_map.as_ref()?.1.as_path())))
+        .collect();
+    if let [(side, path)] = mapped[..] {
+        let other = if side == "baseline" {
+            "candidate"
+        } else {
+            "baseline"
+        };
+        warnings.push(format!(
+            "only the {side} maps chunks to documents (doc_map {}): the {other}'s ids are compared as they are; a map on one side only changes what that side retrieved",
+            path.display()
+        ));
     }
     if cmp.rows.len() < FEW_QUERIES {
         warnings.push(format!(
