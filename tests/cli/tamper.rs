@@ -573,6 +573,13 @@ fn a_map_on_one_side_only_is_named_in_every_report_and_warns() {
             .iter()
             .any(|w| w == warning)
     );
+    let typed = crate::common::compare_json(dir.path(), &json, 1);
+    assert_eq!(typed.baseline.doc_map, None);
+    let map = typed.candidate.doc_map.expect("the candidate's map");
+    assert_eq!(
+        (map.path.as_str(), map.sha256.as_str()),
+        ("runs/map.csv", sha.as_str())
+    );
     // eval names it too.
     let out = run(dir.path(), &["eval", "runs/candidate.toml"]);
     let line = format!("doc map runs/map.csv (sha256 {})", &sha[..12]);
