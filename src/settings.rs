@@ -410,3 +410,65 @@ pub fn parse_max_drop(text: &str) -> Result<(Metric, f64), String> {
         )),
     }
 }
+
+/// `accept`'s settings: the ids, the reason, the allow-list, and the comparison they
+/// newly failed in (read as `compare` reads it, defaults included) or the report
+/// that says so (docs/contract.md §8.5).
+#[derive(Debug)]
+pub struct Accept {
+    pub ids: Vec<String>,
+    pub reason: String,
+    pub list: PathBuf,
+    pub from_report: Option<PathBuf>,
+    pub compare: Compare,
+}
+
+/// The allow-list used when none is named.
+pub const DEFAULT_ALLOW_LIST: &str = "runs/accepted-failures.csv";
+
+impl Accept {
+    pub fn new(args: crate::cli::AcceptArgs) -> Result<Self, InvalidInput> {
+        if args.reason.trim().is_empty() {
+            return Err(InvalidInput::usage(
+                "--reason is empty; say why these failures are accepted",
+            ));
+        }
+        if crate::validate::has_control(&args.reason) {
+            return Err(InvalidInput::usage(
+                "--reason holds a control character (a newline, tab or similar); write it on one line",
+            ));
+        }
+        let list = args
+            .allow_failed_file
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_ALLOW_LIST));
+        // The comparison exactly as `compare` would run it: its own flags' defaults.
+        let mut argv: Vec<std::ffi::OsString> = vec!["compare".into()];
+        if let Some(g) = args.gold.gold {
+            argv.extend(["--gold".into(), g.into_os_string()]);
+        }
+        if let Some(k) = args.k {
+            argv.extend(["--k".into(), k.to_string().into()]);
+        }
+        if list.exists() {
+            argv.extend(["--allow-failed-file".into(), list.clone().into_os_string()]);
+        }
+        if args.baseline.is_some() || args.candidate.is_some() {
+            let or = |p: Option<PathBuf>, d: &str| p.unwrap_or_else(|| PathBuf::from(d));
+            argv.push(or(args.baseline, load::DEFAULT_BASELINE).into_os_string());
+            argv.push(or(args.candidate, load::DEFAULT_CANDIDATE).into_os_string());
+        }
+        use clap::{Args as _, FromArgMatches as _};
+        let matches = CompareArgs::augment_args(clap::Command::new("compare"))
+            .try_get_matches_from(argv)
+            .map_err(|e| InvalidInput::usage(e.to_string()))?;
+        let compare = CompareArgs::from_arg_matches(&matches)
+            .map_err(|e| InvalidInput::usage(e.to_string()))?;
+        Ok(Self {
+            ids: args.ids,
+            reason: args.reason.trim().to_string(),
+            list,
+            from_report: args.from_report,
+            compare: Compare::new(compare)?,
+        })
+    }
+}

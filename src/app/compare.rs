@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::app::{print_warnings, refuse, release_freed_memory};
-use crate::compare::{self, Bump, Comparison};
+use crate::compare::{self, Comparison};
 use crate::exit::{self, Refused};
 use crate::gate::{self, Policy};
 use crate::load::{self, allow};
@@ -14,9 +14,6 @@ use crate::report::{self, CompareReport, Decided};
 use crate::settings;
 use crate::text::plural;
 use crate::validate::{Diagnostics, Location, ProblemKind, resolve_k};
-
-/// Fewer compared queries than this get a warning: the statistics mean little.
-pub const FEW_QUERIES: usize = 10;
 
 /// The inputs once their manifests are read and checked, before any run is read.
 struct Inputs {
@@ -38,6 +35,24 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
 /// The comparison and its outputs; an error is exit 2 or 3.
 fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     let phases = crate::app::Phases::start();
+    let report = report(s, &phases)?;
+    print_warnings(&report.warnings);
+    report::emit_ci_annotations(&report);
+    write_outputs(&report, &s.outputs)?;
+    phases.mark("outputs");
+    Ok(if report.gate.passed || !report.gate.enforced {
+        exit::SUCCESS
+    } else {
+        exit::GATE_FAILED
+    })
+}
+
+/// The comparison and the gate's verdict, as one report (nothing written yet; `accept`
+/// builds it too).
+pub(super) fn report(
+    s: &settings::Compare,
+    phases: &crate::app::Phases,
+) -> anyhow::Result<CompareReport> {
     let mut diag = Diagnostics::default();
     let inputs = inputs(s, &mut diag)?;
     comparable(&inputs.gold, &inputs.metas, &mut diag)?;
@@ -55,20 +70,21 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     phases.mark("read");
     // Extra cutoffs and the label queue read the runs' observations again; without
     // them each query's are dropped once its row is built (memory at its peak here).
-    let mut cmp = if s.cutoffs.is_empty() && !s.outputs.wants_label_queue() {
-        let runs = (&mut baseline, &mut candidate);
-        let resampling = (s.resamples, s.seed);
-        compare::compare_releasing(&gold, runs, inputs.k, resampling, &release_freed_memory)
-    } else {
-        compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed)
+    let releasing = s.cutoffs.is_empty() && !s.outputs.wants_label_queue();
+    let opts = compare::Options {
+        k: inputs.k,
+        resamples: s.resamples,
+        seed: s.seed,
+        min_segment_queries: s.segments.min_queries,
+        rbo_p: s.rbo_p,
+        cutoffs: &s.cutoffs,
+        same_results,
+        release: releasing.then_some(&release_freed_memory as &dyn Fn()),
+        phase_done: &|phase| phases.mark(phase),
     };
-    phases.mark("compare");
-    cmp.same_results = same_results;
+    let runs = (&mut baseline, &mut candidate);
+    let cmp = Comparison::build(&gold, runs, pairing.results(), &opts);
     let seg = &s.segments;
-    compare::segments::attach(&mut cmp, &gold, seg.min_queries, (s.resamples, s.seed));
-    compare::drift::apply(&mut cmp, &gold, pairing.results(), s.rbo_p);
-    compare::cutoffs::attach(&mut cmp, &gold, [&baseline, &candidate], &s.cutoffs);
-    phases.mark("segments, drift, cutoffs");
     let allowed = gate::AllowList {
         entries: inputs.allowed,
         baseline_version: version(&baseline.meta),
@@ -77,10 +93,9 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     let policy = policy(s, allowed);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
-    warnings.extend(comparison_warnings(&cmp, [&baseline.meta, &candidate.meta]));
+    warnings.extend(cmp.warnings([&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
-    warnings.extend(segment_warnings(&cmp, seg));
-    warnings.extend(holm_floor_warning(&cmp, s));
+    warnings.extend(cmp.gate_warnings(gates_asked(s), &opts));
     let mut notes = std::mem::take(&mut diag.notes);
     notes.extend(verdict.notes.iter().cloned());
     let decided = Decided {
@@ -106,15 +121,7 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     drop((gold, baseline, candidate));
     release_freed_memory();
     phases.mark("report");
-    print_warnings(&report.warnings);
-    report::emit_ci_annotations(&report);
-    write_outputs(&report, &s.outputs)?;
-    phases.mark("outputs");
-    Ok(if report.gate.passed || !report.gate.enforced {
-        exit::SUCCESS
-    } else {
-        exit::GATE_FAILED
-    })
+    Ok(report)
 }
 
 /// A run's index version as its manifest spells it (semver's text is canonical).
@@ -310,6 +317,16 @@ fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pa
     Ok(pairing)
 }
 
+/// The gates asked for that the comparison may leave without a test.
+fn gates_asked(s: &settings::Compare) -> compare::GatesAsked {
+    let seg = &s.segments;
+    compare::GatesAsked {
+        per_segment: !seg.non_inferior_per_segment.is_empty()
+            || !seg.max_drop_per_segment.is_empty(),
+        significant_drop: s.fail_on_significant_drop.then_some(gate::ALPHA),
+    }
+}
+
 /// The gate's policy from the settings and the allow-list read.
 fn policy(s: &settings::Compare, allowed: gate::AllowList) -> Policy {
     let seg = &s.segments;
@@ -469,61 +486,6 @@ fn label_queue(
     ))
 }
 
-/// Warnings about the comparison itself: swapped versions, too few queries.
-fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
-    let mut warnings = Vec::new();
-    if cmp.same_results {
-        warnings.push(if cmp.bump == Bump::Same {
-            "baseline and candidate read the same results: nothing can change between them".to_string()
-        } else {
-            "baseline and candidate read the same results, under different index versions: was the candidate run on its own index?".to_string()
-        });
-    }
-    if cmp.bump == Bump::Older {
-        let version = |m: &RunMeta| {
-            m.index_version
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default()
-        };
-        warnings.push(format!(
-            "the candidate's index version {} is lower than the baseline's {}: are baseline and candidate swapped?",
-            version(runs[1]),
-            version(runs[0]),
-        ));
-    }
-    if cmp.bump == Bump::Same && cmp.nondeterministic.is_empty() && !cmp.same_results {
-        warnings.push(
-            "baseline and candidate hold the same results (same index version, every list identical): nothing changed; after `ragdiff promote`, export the next candidate"
-                .to_string(),
-        );
-    }
-    let mapped: Vec<(&str, &Path)> = ["baseline", "candidate"]
-        .into_iter()
-        .zip(runs)
-        .filter_map(|(side, m)| Some((side, m.doc_map.as_ref()?.1.as_path())))
-        .collect();
-    if let [(side, path)] = mapped[..] {
-        let other = if side == "baseline" {
-            "candidate"
-        } else {
-            "baseline"
-        };
-        warnings.push(format!(
-            "only the {side} maps chunks to documents (doc_map {}): the {other}'s ids are compared as they are; a map on one side only changes what that side retrieved",
-            path.display()
-        ));
-    }
-    if cmp.rows.len() < FEW_QUERIES {
-        warnings.push(format!(
-            "only {} with a relevant doc {} compared; means, intervals and p-values say little on so few",
-            plural(cmp.rows.len(), "query", "queries"),
-            if cmp.rows.len() == 1 { "is" } else { "are" }
-        ));
-    }
-    warnings
-}
-
 /// Every export, then stdout, written as one set (see `output::write_files`).
 fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow::Result<()> {
     let mut paths: Vec<&Path> = outputs.files.iter().map(|(_, _, p)| p.as_path()).collect();
@@ -546,36 +508,4 @@ fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow:
         file_like,
     )?;
     Ok(())
-}
-
-/// Per-segment gates that test nothing: the gold has no tags, or every segment is
-/// too few (docs/contract.md §6.6).
-fn segment_warnings(cmp: &Comparison, seg: &settings::SegmentSettings) -> Vec<String> {
-    let asked = !seg.non_inferior_per_segment.is_empty() || !seg.max_drop_per_segment.is_empty();
-    if !asked || cmp.segments.iter().any(|s| !s.too_few) {
-        return Vec::new();
-    }
-    vec![if cmp.segments.is_empty() {
-        "--non-inferior-per-segment and --max-drop-per-segment test nothing: the gold has no tags"
-            .to_string()
-    } else {
-        format!(
-            "--non-inferior-per-segment and --max-drop-per-segment test nothing: every segment has fewer than {} queries (--min-segment-queries)",
-            seg.min_queries
-        )
-    }]
-}
-
-/// Under `--fail-on-significant-drop`: a family so large that even the smallest p
-/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §7.1).
-fn holm_floor_warning(cmp: &Comparison, s: &settings::Compare) -> Option<String> {
-    let tests = compare::segments::family_size(cmp);
-    let floor = (tests as f64 / (1.0 + f64::from(s.resamples))).min(1.0);
-    (s.fail_on_significant_drop && floor >= gate::ALPHA).then(|| {
-        format!(
-            "with {tests} tests and {} resamples the smallest Holm-adjusted p is {floor:.4}, so --fail-on-significant-drop cannot fire; use --resamples {} or more",
-            s.resamples,
-            tests * 20
-        )
-    })
 }
