@@ -1,10 +1,10 @@
 //! `compare`: inputs -> comparability -> runs (in parallel) -> comparison -> gate ->
 //! every requested output.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::app::{print_warnings, refuse, release_freed_memory};
-use crate::compare::{self, Bump, Comparison};
+use crate::compare::{self, Comparison};
 use crate::exit::{self, Refused};
 use crate::gate::{self, Policy};
 use crate::load::{self, allow};
@@ -14,9 +14,6 @@ use crate::report::{self, CompareReport, Decided};
 use crate::settings;
 use crate::text::plural;
 use crate::validate::{Diagnostics, Location, ProblemKind, resolve_k};
-
-/// Fewer compared queries than this get a warning: the statistics mean little.
-pub const FEW_QUERIES: usize = 10;
 
 /// The inputs once their manifests are read and checked, before any run is read.
 struct Inputs {
@@ -28,9 +25,18 @@ struct Inputs {
 }
 
 pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
+    let result = gate(&s);
+    if let Err(err) = &result {
+        failure_markdown(&s, err);
+    }
+    result
+}
+
+/// The comparison and its outputs; an error is exit 2 or 3.
+fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     let phases = crate::app::Phases::start();
     let mut diag = Diagnostics::default();
-    let inputs = inputs(&s, &mut diag)?;
+    let inputs = inputs(s, &mut diag)?;
     comparable(&inputs.gold, &inputs.metas, &mut diag)?;
     let [bm, cm] = inputs.metas;
     release_freed_memory();
@@ -41,32 +47,37 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     // need them (docs/contract.md §6.3); memory stays gold x k. Drift pairs the two
     // runs' lists as they are read (§6.5).
     let (mut baseline, mut candidate, pairing) =
-        read_both(&s, &gold, [bm, cm], inputs.k, &mut diag)?;
+        read_both(s, &gold, [bm, cm], inputs.k, &mut diag)?;
     release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
     // Extra cutoffs and the label queue read the runs' observations again; without
     // them each query's are dropped once its row is built (memory at its peak here).
-    let mut cmp = if s.cutoffs.is_empty() && !s.outputs.wants_label_queue() {
-        let runs = (&mut baseline, &mut candidate);
-        let resampling = (s.resamples, s.seed);
-        compare::compare_releasing(&gold, runs, inputs.k, resampling, &release_freed_memory)
-    } else {
-        compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed)
+    let releasing = s.cutoffs.is_empty() && !s.outputs.wants_label_queue();
+    let opts = compare::Options {
+        k: inputs.k,
+        resamples: s.resamples,
+        seed: s.seed,
+        min_segment_queries: s.segments.min_queries,
+        rbo_p: s.rbo_p,
+        cutoffs: &s.cutoffs,
+        same_results,
+        release: releasing.then_some(&release_freed_memory as &dyn Fn()),
+        phase_done: &|phase| phases.mark(phase),
     };
-    phases.mark("compare");
-    cmp.same_results = same_results;
+    let runs = (&mut baseline, &mut candidate);
+    let cmp = Comparison::build(&gold, runs, pairing.results(), &opts);
     let seg = &s.segments;
-    compare::segments::attach(&mut cmp, &gold, seg.min_queries, (s.resamples, s.seed));
-    compare::drift::apply(&mut cmp, &gold, pairing.results(), s.rbo_p);
-    compare::cutoffs::attach(&mut cmp, &gold, [&baseline, &candidate], &s.cutoffs);
-    phases.mark("segments, drift, cutoffs");
-    let policy = policy(&s, inputs.allowed);
+    let policy = policy(s, inputs.allowed);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
-    warnings.extend(comparison_warnings(&cmp, [&baseline.meta, &candidate.meta]));
+    warnings.extend(cmp.warnings([&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
-    warnings.extend(segment_warnings(&cmp, seg));
-    warnings.extend(holm_floor_warning(&cmp, &s));
+    let gates = compare::GatesAsked {
+        per_segment: !seg.non_inferior_per_segment.is_empty()
+            || !seg.max_drop_per_segment.is_empty(),
+        significant_drop: s.fail_on_significant_drop.then_some(gate::ALPHA),
+    };
+    warnings.extend(cmp.gate_warnings(gates, &opts));
     let decided = Decided {
         verdict,
         accepted,
@@ -118,6 +129,98 @@ fn comparable(
         differences,
     };
     Err(refuse(refused, vec![bm.clone(), cm.clone()], diag))
+}
+
+/// On exit 2 or 3, `--export-markdown`'s file still gets the refusal or the input
+/// problems (docs/contract.md §12.1), so a job summary is never empty; the one
+/// output written when the run does not complete. Never over an input: the files the
+/// manifests name are looked up again (quietly) and every export checked again.
+fn failure_markdown(s: &settings::Compare, err: &anyhow::Error) {
+    let Some((_, flag, dest)) = s
+        .outputs
+        .files
+        .iter()
+        .find(|(f, _, p)| *f == report::Format::Markdown && p != Path::new("-"))
+    else {
+        return;
+    };
+    let mut quiet = Diagnostics::default();
+    let gold = load::gold_or_default(s.gold.clone(), &mut quiet);
+    let gold_meta = gold.as_deref().and_then(|g| load::gold_meta(g, &mut quiet));
+    let runs: Vec<RunMeta> = s
+        .runs
+        .iter()
+        .filter_map(|r| load::run_meta(r, &mut quiet))
+        .collect();
+    let mut inputs: Vec<&Path> = s.runs.iter().map(PathBuf::as_path).collect();
+    inputs.extend(gold.as_deref());
+    if let Some(g) = &gold_meta {
+        inputs.push(g.data.as_path());
+        inputs.extend(g.tags_file.iter().map(|t| t.path.as_path()));
+    }
+    for m in &runs {
+        inputs.extend(m.results_paths());
+        inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
+    }
+    inputs.extend(s.allow_failed_file.as_deref());
+    // Nothing when the exports themselves are refused (a missing folder, an input as
+    // a destination): no report is written beside a refused one.
+    if output::check_exports(&s.outputs.exports(), &inputs).is_err() {
+        return;
+    }
+    let Some((title, lines)) = failure_lines(err) else {
+        return;
+    };
+    let text = report::markdown::render_failure(&title, &lines);
+    if let Err(e) = output::write(dest, &text) {
+        crate::text::eprintln(&format!("warning: {flag} {}: {e:#}", dest.display()));
+    }
+}
+
+/// The heading and the lines of a refusal (exit 3) or of input problems (exit 2);
+/// `None` for a failure to write the outputs themselves (they are left as they were).
+fn failure_lines(err: &anyhow::Error) -> Option<(String, Vec<String>)> {
+    if let Some(refused) = err.downcast_ref::<Refused>() {
+        return Some((
+            format!("REFUSED (exit 3): refusing {}", refused.what),
+            refused.differences.clone(),
+        ));
+    }
+    let invalid = err.downcast_ref::<crate::validate::InvalidInput>()?;
+    if invalid
+        .problems
+        .iter()
+        .any(|p| matches!(p.kind, ProblemKind::Write { .. }))
+    {
+        return None;
+    }
+    let mut lines: Vec<String> = invalid
+        .problems
+        .iter()
+        .map(|p| {
+            if p.location.usage {
+                p.kind.to_string()
+            } else {
+                p.to_string()
+            }
+        })
+        .collect();
+    for (file, n) in &invalid.dropped {
+        lines.push(format!("{file}: … and {n} more problems not shown"));
+    }
+    let n = invalid.problems.len()
+        + invalid
+            .dropped
+            .iter()
+            .map(|(_, n)| *n as usize)
+            .sum::<usize>();
+    Some((
+        format!(
+            "INVALID INPUT (exit 2): {}",
+            plural(n, "problem", "problems")
+        ),
+        lines,
+    ))
 }
 
 /// Read both runs side by side; drift pairs their lists as they are read (§6.5).
@@ -353,45 +456,6 @@ fn label_queue(
     ))
 }
 
-/// Warnings about the comparison itself: swapped versions, too few queries.
-fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
-    let mut warnings = Vec::new();
-    if cmp.same_results {
-        warnings.push(if cmp.bump == Bump::Same {
-            "baseline and candidate read the same results: nothing can change between them".to_string()
-        } else {
-            "baseline and candidate read the same results, under different index versions: was the candidate run on its own index?".to_string()
-        });
-    }
-    if cmp.bump == Bump::Older {
-        let version = |m: &RunMeta| {
-            m.index_version
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default()
-        };
-        warnings.push(format!(
-            "the candidate's index version {} is lower than the baseline's {}: are baseline and candidate swapped?",
-            version(runs[1]),
-            version(runs[0]),
-        ));
-    }
-    if cmp.bump == Bump::Same && cmp.nondeterministic.is_empty() && !cmp.same_results {
-        warnings.push(
-            "baseline and candidate hold the same results (same index version, every list identical): nothing changed; after `ragdiff promote`, export the next candidate"
-                .to_string(),
-        );
-    }
-    if cmp.rows.len() < FEW_QUERIES {
-        warnings.push(format!(
-            "only {} with a relevant doc {} compared; means, intervals and p-values say little on so few",
-            plural(cmp.rows.len(), "query", "queries"),
-            if cmp.rows.len() == 1 { "is" } else { "are" }
-        ));
-    }
-    warnings
-}
-
 /// Every export, then stdout, written as one set (see `output::write_files`).
 fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow::Result<()> {
     let mut paths: Vec<&Path> = outputs.files.iter().map(|(_, _, p)| p.as_path()).collect();
@@ -414,36 +478,4 @@ fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow:
         file_like,
     )?;
     Ok(())
-}
-
-/// Per-segment gates that test nothing: the gold has no tags, or every segment is
-/// too few (docs/contract.md §6.6).
-fn segment_warnings(cmp: &Comparison, seg: &settings::SegmentSettings) -> Vec<String> {
-    let asked = !seg.non_inferior_per_segment.is_empty() || !seg.max_drop_per_segment.is_empty();
-    if !asked || cmp.segments.iter().any(|s| !s.too_few) {
-        return Vec::new();
-    }
-    vec![if cmp.segments.is_empty() {
-        "--non-inferior-per-segment and --max-drop-per-segment test nothing: the gold has no tags"
-            .to_string()
-    } else {
-        format!(
-            "--non-inferior-per-segment and --max-drop-per-segment test nothing: every segment has fewer than {} queries (--min-segment-queries)",
-            seg.min_queries
-        )
-    }]
-}
-
-/// Under `--fail-on-significant-drop`: a family so large that even the smallest p
-/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §7.1).
-fn holm_floor_warning(cmp: &Comparison, s: &settings::Compare) -> Option<String> {
-    let tests = compare::segments::family_size(cmp);
-    let floor = (tests as f64 / (1.0 + f64::from(s.resamples))).min(1.0);
-    (s.fail_on_significant_drop && floor >= gate::ALPHA).then(|| {
-        format!(
-            "with {tests} tests and {} resamples the smallest Holm-adjusted p is {floor:.4}, so --fail-on-significant-drop cannot fire; use --resamples {} or more",
-            s.resamples,
-            tests * 20
-        )
-    })
 }

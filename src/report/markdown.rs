@@ -38,6 +38,43 @@ fn capped(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// At most this many problems or differences are listed when ragdiff stops.
+const MAX_FAILURE_LINES: usize = 50;
+
+/// The Markdown written to `--export-markdown` when ragdiff stops with exit 2 or 3
+/// (docs/contract.md §12.1): no comparison exists, so it holds the refusal or the
+/// input problems, each escaped and cut to [`MAX_WARNING_CHARS`] characters, at most
+/// [`MAX_FAILURE_LINES`] of them (stderr has them all).
+pub fn render_failure(title: &str, lines: &[String]) -> String {
+    let mut s = format!("## ragdiff: ⛔ {}\n\n", escape(title));
+    s.push_str(
+        "No comparison was made, so the verdict is not PASS: fix what follows and run again.\n\n",
+    );
+    for line in lines.iter().take(MAX_FAILURE_LINES) {
+        let line = match line.char_indices().nth(MAX_WARNING_CHARS) {
+            None => escape(line),
+            Some((end, _)) => format!(
+                "{}… and {} more characters (stderr holds them)",
+                escape(&line[..end]),
+                line[end..].chars().count()
+            ),
+        };
+        let _ = writeln!(s, "- {line}");
+    }
+    if lines.len() > MAX_FAILURE_LINES {
+        let _ = writeln!(
+            s,
+            "-{}; stderr has all",
+            and_more(lines.len(), MAX_FAILURE_LINES)
+        );
+    }
+    s.push_str(&format!(
+        "\n<sub>ragdiff {}</sub>\n",
+        env!("CARGO_PKG_VERSION")
+    ));
+    cap(s)
+}
+
 /// Escape free text so it cannot break a line or a table cell, start emphasis or
 /// code, inject HTML, or become a link or a mention (control and format characters
 /// shown escaped by [`crate::text::shown`], then a word joiner, U+2060, after `@`,

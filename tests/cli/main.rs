@@ -18,6 +18,7 @@ mod init_workflow;
 mod inputs;
 mod interrupt;
 mod leak;
+mod markdown_caps;
 mod parity;
 mod report;
 mod rest14;
