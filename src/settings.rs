@@ -214,6 +214,10 @@ pub struct Compare {
     pub segments: SegmentSettings,
     /// Noise and drift (docs/contract.md §6.5).
     pub strict_flaky: bool,
+    /// `--nondeterminism` (docs/contract.md §6.5).
+    pub nondeterminism: crate::gate::Severity,
+    /// `--primary` (docs/contract.md §6.2).
+    pub primary: Metric,
     pub rbo_p: f64,
     pub min_rbo: Option<f64>,
     /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
@@ -338,6 +342,8 @@ impl Compare {
             require_frozen: args.require_frozen,
             enforced: !args.no_gate,
             strict_flaky: args.strict_flaky,
+            nondeterminism: args.nondeterminism,
+            primary: args.primary.metric(),
             rbo_p: args.rbo_p,
             min_rbo: args.min_rbo,
             cutoffs: sorted_cutoffs(&args.cutoffs),

@@ -61,6 +61,7 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
         rbo_p: s.rbo_p,
         cutoffs: &s.cutoffs,
         same_results,
+        primary: s.primary,
         release: releasing.then_some(&release_freed_memory as &dyn Fn()),
         phase_done: &|phase| phases.mark(phase),
     };
@@ -71,6 +72,8 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(cmp.warnings([&baseline.meta, &candidate.meta]));
+    diag.notes
+        .extend(cmp.notes([&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
     let gates = compare::GatesAsked {
         per_segment: !seg.non_inferior_per_segment.is_empty()
@@ -311,6 +314,7 @@ fn policy(s: &settings::Compare, allowed: Vec<(String, String)>) -> Policy {
         non_inferior_per_segment: seg.non_inferior_per_segment.clone(),
         max_drop_per_segment: seg.max_drop_per_segment.clone(),
         strict_flaky: s.strict_flaky,
+        nondeterminism: s.nondeterminism,
         min_rbo: s.min_rbo,
     }
 }
