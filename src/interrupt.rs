@@ -134,8 +134,14 @@ pub fn pause_at(point: &str, resume: bool) {
         return;
     }
     crate::text::eprintln(&format!("ragdiff: paused at {point}"));
+    // `RAGDIFF_TEST_RESUME_FILE`: the run also goes on once that file exists (a test
+    // changes an input while the run waits, then creates it).
+    let resume_file = std::env::var_os("RAGDIFF_TEST_RESUME_FILE").map(std::path::PathBuf::from);
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(60) {
+        if resume_file.as_ref().is_some_and(|f| f.exists()) {
+            return;
+        }
         if resume && RECEIVED.load(Ordering::SeqCst) != 0 {
             return;
         }

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use sha2::Digest as _;
+
 use crate::exit;
 use crate::load::{self, manifest};
 use crate::output::{self, same_path};
@@ -12,7 +14,10 @@ use crate::settings;
 use crate::validate::{Diagnostics, InvalidInput};
 
 pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
-    let [baseline, candidate] = s.compare.runs.clone();
+    let crate::model::Side {
+        baseline,
+        candidate,
+    } = s.compare.runs.clone();
     let mut diag = Diagnostics::default();
     let bm = load::run_meta(&baseline, &mut diag);
     let cm = load::run_meta(&candidate, &mut diag);
@@ -30,6 +35,15 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
     }
     let plan = plan(&baseline, &cm)?;
     check_destinations(&s.compare, &baseline, &candidate, &cm, &plan)?;
+
+    // What the gate reads: each file promote will copy, hashed now; the copy is
+    // hashed as it is written and must match before anything is renamed into place
+    // (a file changed while the gate ran is never promoted).
+    let digests = plan
+        .copies
+        .iter()
+        .map(|c| sha256_of(&c.from))
+        .collect::<Result<Vec<_>, _>>()?;
 
     let code = super::compare::run(s.compare)?;
     if code != exit::SUCCESS {
@@ -52,10 +66,22 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
         .iter()
         .map(|p| std::fs::metadata(p).ok().map(|m| m.permissions()))
         .collect();
+    crate::interrupt::pause_at("promote-copy", false);
     output::write_files(&dests, |i, out| match plan.copies.get(i) {
         Some(copy) => {
             let mut file = std::fs::File::open(&copy.from)?;
-            std::io::copy(&mut file, out).map(|_| ())
+            let mut hashing = Hashing {
+                inner: out,
+                hasher: sha2::Sha256::new(),
+            };
+            std::io::copy(&mut file, &mut hashing)?;
+            if hashing.hasher.finalize().as_slice() != digests[i].as_slice() {
+                return Err(std::io::Error::other(format!(
+                    "{} changed while promote ran (after the gate read it); nothing promoted: run promote again",
+                    crate::text::shown(&copy.from.display().to_string())
+                )));
+            }
+            Ok(())
         }
         None => out.write_all(text.as_bytes()),
     })?;
@@ -101,7 +127,8 @@ fn check_destinations(
             .map(|(_, p)| ("the candidate's doc map", p.as_path())),
     );
     inputs.extend(
-        s.allow_failed_file
+        s.allow_failed
+            .file
             .iter()
             .map(|p| ("the allow-list", p.as_path())),
     );
@@ -136,6 +163,44 @@ fn check_destinations(
         }
     }
     Ok(())
+}
+
+/// The sha256 of a file promote copies.
+fn sha256_of(path: &Path) -> Result<Vec<u8>, InvalidInput> {
+    use sha2::Digest;
+    let cannot = |e: std::io::Error| {
+        InvalidInput::usage(format!(
+            "{}: cannot be read: {e}",
+            crate::text::shown(&path.display().to_string())
+        ))
+    };
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let mut sink = std::io::sink();
+    let mut hashing = Hashing {
+        inner: &mut sink,
+        hasher: sha2::Sha256::new(),
+    };
+    std::io::copy(&mut file, &mut hashing).map_err(cannot)?;
+    Ok(hashing.hasher.finalize().to_vec())
+}
+
+/// A writer that hashes what passes through it.
+struct Hashing<'a> {
+    inner: &'a mut dyn std::io::Write,
+    hasher: sha2::Sha256,
+}
+
+impl std::io::Write for Hashing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// One file the candidate's manifest names, and where its copy goes.

@@ -96,3 +96,64 @@ fn an_export_named_like_a_promote_destination_is_refused() {
     );
     assert!(!dir.path().join("runs/baseline-3.csv").exists());
 }
+
+/// The candidate changed between the gate and the copy (the test hook pauses promote
+/// there): nothing is promoted, the baseline stays as it was.
+#[test]
+#[cfg_attr(
+    not(feature = "test-hooks"),
+    ignore = "needs --features test-hooks: run by .ci/run"
+)]
+fn promote_never_copies_a_candidate_changed_after_the_gate() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = demo_copy();
+    let runs = dir.path().join("runs");
+    let before: Vec<Vec<u8>> = ["baseline.toml", "baseline.csv", "baseline-2.csv"]
+        .iter()
+        .map(|n| bytes(&runs.join(n)))
+        .collect();
+    let resume = dir.path().join("resume");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ragdiff"))
+        .current_dir(dir.path())
+        .args(["promote", "--force"])
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .env("RAGDIFF_TEST_PAUSE_AT", "promote-copy")
+        .env("RAGDIFF_TEST_RESUME_FILE", &resume)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ragdiff starts");
+    let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
+    let mut seen = Vec::new();
+    loop {
+        match lines.next() {
+            Some(Ok(line)) if line == "ragdiff: paused at promote-copy" => break,
+            Some(Ok(line)) => seen.push(line),
+            _ => panic!("promote never paused; stderr:\n{seen:#?}"),
+        }
+    }
+    // The pull request's code rewrites its results after the gate passed them.
+    std::fs::write(
+        runs.join("candidate.csv"),
+        "id,retrieved_doc_ids\nQ-21,D-9\n",
+    )
+    .expect("rewritten");
+    std::fs::write(&resume, "").expect("resume");
+    seen.extend(lines.map_while(Result::ok));
+    let status = child.wait().expect("waited");
+    let err = seen.join("\n");
+    assert_eq!(status.code(), Some(2), "stderr:\n{err}");
+    assert!(
+        err.contains("runs/candidate.csv changed while promote ran (after the gate read it); nothing promoted: run promote again"),
+        "stderr:\n{err}"
+    );
+    let after: Vec<Vec<u8>> = ["baseline.toml", "baseline.csv", "baseline-2.csv"]
+        .iter()
+        .map(|n| bytes(&runs.join(n)))
+        .collect();
+    assert_eq!(after, before, "the baseline is unchanged");
+    assert!(!runs.join("baseline-3.csv").exists());
+}

@@ -143,3 +143,62 @@ fn a_duplicate_header_column_in_the_allow_list_is_an_input_error() {
         "runs/accepted-failures.csv:1: column `id` appears more than once in the header (ragdiff would read only the first); keep one",
     );
 }
+
+/// A results file that is a symlink to a kernel file (`/proc/kmsg` blocks in `read`
+/// where it is readable; `/proc/self/status` stands in for it here).
+#[test]
+fn a_symlink_into_proc_is_refused() {
+    let dir = demo_copy();
+    let results = dir.path().join("runs/candidate.csv");
+    std::fs::remove_file(&results).expect("removed");
+    std::os::unix::fs::symlink("/proc/self/status", &results).expect("a link");
+    let out = run(dir.path(), &["compare"]);
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        "runs/candidate.toml:5: run results runs/candidate.csv is a kernel file (on /proc or /sys), whose reads can block or never end; copy what you need into a regular file",
+    );
+}
+
+#[test]
+fn a_symlink_into_sys_is_refused_as_the_allow_list() {
+    let dir = demo_copy();
+    let list = dir.path().join("runs/accepted-failures.csv");
+    std::fs::remove_file(&list).expect("removed");
+    std::os::unix::fs::symlink("/sys/kernel/mm/transparent_hugepage/enabled", &list)
+        .expect("a link");
+    if !Path::new("/sys/kernel/mm/transparent_hugepage/enabled").is_file() {
+        crate::common::say_skipped("skipped: no /sys/kernel/mm/transparent_hugepage/enabled");
+        return;
+    }
+    let out = run(
+        dir.path(),
+        &[
+            "compare",
+            "--allow-failed-file",
+            "runs/accepted-failures.csv",
+        ],
+    );
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    assert!(err.contains("is a kernel file (on /proc or /sys)"), "{err}");
+}
+
+/// A repeat that links out of the folder the gate runs in (no git here: the working
+/// directory) is read, with a warning naming it.
+#[test]
+fn an_input_linked_outside_the_working_directory_is_warned_about() {
+    let dir = demo_copy();
+    let elsewhere = tempfile::tempdir().expect("another folder");
+    let repeat = dir.path().join("runs/candidate-2.csv");
+    std::fs::copy(&repeat, elsewhere.path().join("c2.csv")).expect("copied");
+    std::fs::remove_file(&repeat).expect("removed");
+    std::os::unix::fs::symlink(elsewhere.path().join("c2.csv"), &repeat).expect("a link");
+    let out = run(dir.path(), &["compare"]);
+    assert_code(&out, 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("runs/candidate-2.csv resolves outside the working directory (to "),
+        "{err}"
+    );
+}
