@@ -114,6 +114,8 @@ pub(super) fn report(
         .transpose()?;
     let mut report = CompareReport::new(&gold, runs, cmp, decided, s.resampling.pair());
     report.changed_inputs = inputs.changed;
+    report.baseline.doc_map = baseline.doc_map.clone();
+    report.candidate.doc_map = candidate.doc_map.clone();
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before

@@ -651,6 +651,7 @@ impl<'g> Collector<'g> {
             observed: self.observed,
             repeats: Vec::new(),
             covered: None,
+            doc_map: None,
         }
     }
 }
