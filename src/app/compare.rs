@@ -78,6 +78,7 @@ pub(super) fn report(
         rbo_p: s.rbo_p,
         cutoffs: &s.cutoffs,
         same_results,
+        primary: s.primary,
         release: releasing.then_some(&release_freed_memory as &dyn Fn()),
         phase_done: &|phase| phases.mark(phase),
     };
@@ -92,6 +93,7 @@ pub(super) fn report(
     let mut warnings = std::mem::take(&mut diag.warnings);
     let metas = runs.as_ref().map(|r| &r.meta);
     warnings.extend(cmp.warnings(metas.into_array()));
+    diag.notes.extend(cmp.notes(metas.into_array()));
     warnings.extend(gate_warnings);
     warnings.extend(cmp.gate_warnings(gates_asked(s), &opts));
     let mut notes = std::mem::take(&mut diag.notes);
