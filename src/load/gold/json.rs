@@ -4,24 +4,23 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{LinedQuery, RawQuery, finish_qrels};
+use super::qrels::finish_qrels;
+use super::{LinedQuery, RawQuery};
 use crate::load::json::{self, DictSink, Num};
-use crate::load::jsonl::{self, GoldLine};
-use crate::load::lines;
 use crate::model::{Id, Judgement};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
 /// Queries in file order, with the first line of each.
-struct Qrels<'d> {
-    display: &'d str,
-    order: Vec<LinedQuery>,
-    first: FxHashMap<Id, u64>,
+pub(super) struct Qrels<'d> {
+    pub(super) display: &'d str,
+    pub(super) order: Vec<LinedQuery>,
+    pub(super) first: FxHashMap<Id, u64>,
     /// The current query's index in `order`, `None` when it was a duplicate.
-    current: Option<usize>,
+    pub(super) current: Option<usize>,
 }
 
 impl<'d> Qrels<'d> {
-    fn new(display: &'d str) -> Self {
+    pub(super) fn new(display: &'d str) -> Self {
         Self {
             display,
             order: Vec::new(),
@@ -31,7 +30,7 @@ impl<'d> Qrels<'d> {
     }
 
     /// Start query `qid` at `line`; false (and a problem) when it was listed before.
-    fn begin(&mut self, qid: &str, line: u64, diag: &mut Diagnostics) -> bool {
+    pub(super) fn begin(&mut self, qid: &str, line: u64, diag: &mut Diagnostics) -> bool {
         if let Some(&first) = self.first.get(qid) {
             diag.problem(
                 Location::line(self.display, line),
@@ -49,14 +48,21 @@ impl<'d> Qrels<'d> {
         true
     }
 
-    fn judge(&mut self, doc: &str, grade: i64, line: u64) {
+    pub(super) fn judge(&mut self, doc: &str, grade: i64, line: u64) {
         if let Some(i) = self.current {
             let doc = doc.into();
             self.order[i].1.push((Judgement { doc, grade }, line));
         }
     }
 
-    fn grade(&mut self, qid: &str, doc: &str, value: Num, line: u64, diag: &mut Diagnostics) {
+    pub(super) fn grade(
+        &mut self,
+        qid: &str,
+        doc: &str,
+        value: Num,
+        line: u64,
+        diag: &mut Diagnostics,
+    ) {
         match value.grade() {
             Some(g) => self.judge(doc, g, line),
             None => diag.problem(
@@ -95,97 +101,4 @@ pub(super) fn parse_json(bytes: &[u8], display: &str, diag: &mut Diagnostics) ->
         );
     }
     finish_qrels(q.order, display, diag)
-}
-
-/// Gold as JSONL, one query a line.
-pub(super) fn parse_jsonl(bytes: &[u8], display: &str, diag: &mut Diagnostics) -> Vec<RawQuery> {
-    let mut q = Qrels::new(display);
-    let mut any = false;
-    let mut tagged = 0usize;
-    lines::for_each_line(
-        bytes,
-        display,
-        lines::EVERY_FIELD,
-        diag,
-        |line, text, diag| {
-            if jsonl::blank(text) {
-                return;
-            }
-            any = true;
-            if let Some(row) = jsonl::parse_line::<GoldLine>(text, line, display, diag) {
-                tagged += usize::from(row.tags.as_ref().is_some_and(|t| !t.is_empty()));
-                gold_row(&mut q, &row, line, diag);
-            }
-        },
-    );
-    if tagged > 0 {
-        // docs/contract.md §6.6: not read yet; said rather than silently dropped.
-        diag.warn(format!(
-            "{display}: {} `tags`, which a JSONL gold does not read yet: no segments come from them; name a tags side file in the manifest (tags = \"tags.csv\", CSV id,tags)",
-            crate::text::plural(tagged, "line carries", "lines carry")
-        ));
-    }
-    if !any && !diag.has_problems() {
-        diag.problem(
-            Location::file(display),
-            ProblemKind::EmptyFile {
-                expected: "one JSON object a line {\"id\": …, \"expected_doc_ids\": […]}",
-            },
-        );
-    }
-    finish_qrels(q.order, display, diag)
-}
-
-/// One JSONL gold line: relevant docs (grade 1 each) or grades, and docs judged not
-/// relevant (grade 0).
-fn gold_row(q: &mut Qrels, row: &GoldLine, line: u64, diag: &mut Diagnostics) {
-    let display = q.display;
-    let Some(id) = jsonl::check_id(&row.id, "query", "", line, display, diag) else {
-        return;
-    };
-    let shape = |diag: &mut Diagnostics, expected| {
-        diag.problem(
-            Location::line(display, line),
-            ProblemKind::JsonShape {
-                pointer: "/expected_doc_ids".into(),
-                expected,
-            },
-        )
-    };
-    match (&row.expected_doc_ids, &row.grades) {
-        (Some(_), Some(_)) => {
-            return shape(diag, "either `expected_doc_ids` or `grades`, not both");
-        }
-        (None, None) => {
-            return shape(
-                diag,
-                "a list of relevant doc ids (or `grades`, an object of doc ids to grades)",
-            );
-        }
-        _ => {}
-    }
-    if !q.begin(id, line, diag) {
-        return;
-    }
-    if let Some(docs) = &row.expected_doc_ids
-        && let Some(docs) = jsonl::check_ids(docs, id, line, display, diag)
-    {
-        for doc in docs {
-            q.judge(doc, 1, line);
-        }
-    }
-    if let Some(grades) = &row.grades {
-        for (doc, value) in &grades.0 {
-            if let Some(doc) = jsonl::check_id(doc, "doc", id, line, display, diag) {
-                q.grade(id, doc, *value, line, diag);
-            }
-        }
-    }
-    if let Some(docs) = &row.non_relevant_doc_ids
-        && let Some(docs) = jsonl::check_ids(docs, id, line, display, diag)
-    {
-        for doc in docs {
-            q.judge(doc, 0, line);
-        }
-    }
 }
