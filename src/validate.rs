@@ -220,6 +220,12 @@ pub enum ProblemKind {
     AllowedNotInGold { query: String },
     #[error("allow-listed query {query} has no reason; say why its failure is accepted")]
     AllowNoReason { query: String },
+    #[error("`{key}`: {value} is not {expected}")]
+    PolicyValue {
+        key: String,
+        value: String,
+        expected: String,
+    },
     #[error(
         "query {query} is accepted twice for index_version {version} (first on line {first}); keep one line"
     )]
@@ -256,6 +262,10 @@ pub enum ProblemKind {
         chunk: String,
         map: String,
     },
+    #[error(
+        "doc {chunk} is judged by the gold, but the map sends it to {doc}; a doc the gold judges keeps its id: map it to itself"
+    )]
+    JudgedDocRemapped { chunk: String, doc: String },
     #[error(
         "chunk {chunk} is mapped twice (first at line {first}); a chunk belongs to one document"
     )]

@@ -56,7 +56,7 @@ pub fn run(s: settings::Accept) -> anyhow::Result<u8> {
     }
     // The new verdict: the comparison again, with the list as it is now.
     let mut compare = s.compare;
-    compare.allow_failed_file = Some(s.list.clone());
+    compare.allow_failed.file = Some(s.list.clone());
     let report = super::compare::report(&compare, &phases)?;
     crate::app::print_warnings(&report.warnings);
     let mut out = Vec::new();

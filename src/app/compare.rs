@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::app::{print_warnings, refuse, release_freed_memory};
 use crate::compare::{self, Comparison};
 use crate::exit::{self, Refused};
-use crate::gate::{self, Policy};
+use crate::gate;
 use crate::load::{self, allow};
 use crate::model::{EvaluatedRun, GoldSet, Pairing, RunMeta};
 use crate::output;
@@ -73,9 +73,9 @@ pub(super) fn report(
     let releasing = s.cutoffs.is_empty() && !s.outputs.wants_label_queue();
     let opts = compare::Options {
         k: inputs.k,
-        resamples: s.resamples,
-        seed: s.seed,
-        min_segment_queries: s.segments.min_queries,
+        resamples: s.resampling.resamples,
+        seed: s.resampling.seed,
+        min_segment_queries: s.min_segment_queries,
         rbo_p: s.rbo_p,
         cutoffs: &s.cutoffs,
         same_results,
@@ -84,13 +84,12 @@ pub(super) fn report(
     };
     let runs = (&mut baseline, &mut candidate);
     let cmp = Comparison::build(&gold, runs, pairing.results(), &opts);
-    let seg = &s.segments;
     let allowed = gate::AllowList {
         entries: inputs.allowed,
         baseline_version: version(&baseline.meta),
         candidate_version: version(&candidate.meta),
     };
-    let policy = policy(s, allowed);
+    let policy = s.gate.with_allowed(allowed);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(cmp.warnings([&baseline.meta, &candidate.meta]));
@@ -110,10 +109,12 @@ pub(super) fn report(
         .wants_label_queue()
         .then(|| label_queue(&gold, &baseline, &candidate, &cmp))
         .transpose()?;
-    let mut report = CompareReport::new(&gold, runs, cmp, decided, (s.resamples, s.seed));
+    let mut report = CompareReport::new(&gold, runs, cmp, decided, s.resampling.pair());
     report.changed_inputs = inputs.changed;
+    report.baseline.doc_map = baseline.doc_map.clone();
+    report.candidate.doc_map = candidate.doc_map.clone();
     report.label_queue = queue.unwrap_or_default();
-    report.attach_tags(&gold, seg.min_queries);
+    report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before
     // rendering (memory at its peak otherwise; docs/contract.md §12).
     drop((gold, baseline, candidate));
@@ -179,7 +180,7 @@ fn failure_markdown(s: &settings::Compare, err: &anyhow::Error) {
         inputs.extend(m.results_paths());
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
     }
-    inputs.extend(s.allow_failed_file.as_deref());
+    inputs.extend(s.allow_failed.file.as_deref());
     // Nothing when the exports themselves are refused (a missing folder, an input as
     // a destination): no report is written beside a refused one.
     if output::check_exports(&s.outputs.exports(), &inputs).is_err() {
@@ -317,28 +318,11 @@ fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pa
 
 /// The gates asked for that the comparison may leave without a test.
 fn gates_asked(s: &settings::Compare) -> compare::GatesAsked {
-    let seg = &s.segments;
+    let gate = &s.gate;
     compare::GatesAsked {
-        per_segment: !seg.non_inferior_per_segment.is_empty()
-            || !seg.max_drop_per_segment.is_empty(),
-        significant_drop: s.fail_on_significant_drop.then_some(gate::ALPHA),
-    }
-}
-
-/// The gate's policy from the settings and the allow-list read.
-fn policy(s: &settings::Compare, allowed: gate::AllowList) -> Policy {
-    let seg = &s.segments;
-    Policy {
-        max_drop: s.max_drop.clone(),
-        allowed,
-        fail_on_significant_drop: s.fail_on_significant_drop,
-        enforced: s.enforced,
-        suspects: s.suspects,
-        non_inferior: seg.non_inferior.clone(),
-        non_inferior_per_segment: seg.non_inferior_per_segment.clone(),
-        max_drop_per_segment: seg.max_drop_per_segment.clone(),
-        strict_flaky: s.strict_flaky,
-        min_rbo: s.min_rbo,
+        per_segment: !gate.non_inferior_per_segment.is_empty()
+            || !gate.max_drop_per_segment.is_empty(),
+        significant_drop: gate.fail_on_significant_drop.then_some(gate::ALPHA),
     }
 }
 
@@ -349,8 +333,8 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let gold = gold_path
         .as_ref()
         .and_then(|p| load::load_gold(p, s.require_frozen, &[], diag));
-    let bm = load::run_meta(&s.runs[0], diag);
-    let cm = load::run_meta(&s.runs[1], diag);
+    let bm = load::run_meta(&s.runs.baseline, diag);
+    let cm = load::run_meta(&s.runs.candidate, diag);
     let gold = diag.require(gold)?;
     let bm = diag.require(bm)?;
     let cm = diag.require(cm)?;
@@ -362,14 +346,20 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
         inputs.extend(m.manifest.as_deref());
     }
-    inputs.extend(s.allow_failed_file.as_deref());
+    inputs.extend(s.allow_failed.file.as_deref());
     output::check_exports(&s.outputs.exports(), &inputs)?;
     load::fs::warn_outside_root(&inputs, diag);
     load::own_files::check(&[&bm, &cm], &own_files(&gold, [&bm, &cm], s), diag);
-    let k = resolve_k(&gold, s.k, &bm, &s.runs[0].display().to_string(), diag);
+    let k = resolve_k(
+        &gold,
+        s.k,
+        &bm,
+        &s.runs.baseline.display().to_string(),
+        diag,
+    );
     crate::app::eval::check_cutoffs(&s.cutoffs, bm.depth, diag);
-    let mut allowed = allow::check_allowed_ids(&s.allow_failed, &gold, diag);
-    if let Some(file) = &s.allow_failed_file {
+    let mut allowed = allow::check_allowed_ids(&s.allow_failed.ids, &gold, diag);
+    if let Some(file) = &s.allow_failed.file {
         allowed.extend(allow::read_allow_file(file, &gold, diag));
     }
     let changed = s
@@ -421,7 +411,8 @@ fn gate_inputs<'a>(
             .map(|(_, p)| ("baseline doc map", p.as_path())),
     );
     list.extend(
-        s.allow_failed_file
+        s.allow_failed
+            .file
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );
@@ -445,7 +436,8 @@ fn own_files<'a>(
         own.extend(m.doc_map.iter().map(|(_, p)| ("doc map", p.as_path())));
     }
     own.extend(
-        s.allow_failed_file
+        s.allow_failed
+            .file
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );

@@ -66,6 +66,23 @@ fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
                 .to_string(),
         );
     }
+    // A map on one side only (docs/contract.md §2.11).
+    let mapped: Vec<(&str, &std::path::Path)> = ["baseline", "candidate"]
+        .into_iter()
+        .zip(runs)
+        .filter_map(|(side, m)| Some((side, m.doc_map.as_ref()?.1.as_path())))
+        .collect();
+    if let [(side, path)] = mapped[..] {
+        let other = if side == "baseline" {
+            "candidate"
+        } else {
+            "baseline"
+        };
+        warnings.push(format!(
+            "only the {side} maps chunks to documents (doc_map {}): the {other}'s ids are compared as they are; a map on one side only changes what that side retrieved",
+            path.display()
+        ));
+    }
     if cmp.rows.len() < FEW_QUERIES {
         warnings.push(format!(
             "only {} with a relevant doc {} compared; means, intervals and p-values say little on so few",

@@ -9,6 +9,7 @@ pub mod gold;
 pub mod manifest;
 pub mod own_files;
 pub mod parse;
+pub mod policy;
 pub mod repeats;
 pub mod run;
 pub mod tags;

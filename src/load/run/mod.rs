@@ -598,6 +598,7 @@ impl<'g> Collector<'g> {
             observed: self.observed,
             repeats: Vec::new(),
             covered: None,
+            doc_map: None,
         }
     }
 }
