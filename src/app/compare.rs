@@ -79,6 +79,7 @@ pub(super) fn report(
         rbo_p: s.rbo_p,
         cutoffs: &s.cutoffs,
         same_results,
+        primary: s.primary,
         release: releasing.then_some(&release_freed_memory as &dyn Fn()),
         phase_done: &|phase| phases.mark(phase),
     };
@@ -93,6 +94,8 @@ pub(super) fn report(
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(cmp.warnings([&baseline.meta, &candidate.meta]));
+    diag.notes
+        .extend(cmp.notes([&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
     warnings.extend(cmp.gate_warnings(gates_asked(s), &opts));
     let mut notes = std::mem::take(&mut diag.notes);
