@@ -17,7 +17,7 @@ use crate::compare::{Bump, Comparison, MeansReport, QueryRow, Status, ZeroRr};
 use crate::eval::{EvalMeans, EvalRow};
 use crate::gate::{Accepted, Verdict};
 use crate::metrics::Metric;
-use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta};
+use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta, Side};
 use crate::text::{escape_data, escape_property, name_ids_with, safe_id};
 
 /// The report formats. `eval` writes table or JSON; `compare` any of them. Also
@@ -195,7 +195,7 @@ impl EvalReport {
         Self {
             schema_version: SCHEMA_VERSION,
             gold: GoldContext::of(gold),
-            run: RunContext::of(&run.meta),
+            run: RunContext::of_run(run),
             k,
             means: EvalMeans::of(&per_query),
             means_at: Default::default(),
@@ -287,7 +287,7 @@ impl CompareReport {
     /// The report of a comparison and the gate's decision about it.
     pub fn new(
         gold: &GoldSet,
-        runs: [&RunMeta; 2],
+        runs: Side<&RunMeta>,
         cmp: Comparison,
         decided: Decided,
         resampling: (u32, u64),
@@ -296,8 +296,8 @@ impl CompareReport {
         Self {
             schema_version: SCHEMA_VERSION,
             gold: GoldContext::of(gold),
-            baseline: RunContext::of(runs[0]),
-            candidate: RunContext::of(runs[1]),
+            baseline: RunContext::of(runs.baseline),
+            candidate: RunContext::of(runs.candidate),
             k: cmp.k,
             bump: cmp.bump,
             reproducibility_check: cmp.bump == Bump::Same,
@@ -326,6 +326,18 @@ impl CompareReport {
             changed_inputs: None,
             accept_hint: None,
         }
+    }
+
+    /// Each side's chunk map (docs/contract.md §2.11), `baseline X, candidate Y`,
+    /// when either side has one.
+    pub fn doc_maps_text(&self, path: &dyn Fn(&str) -> String) -> Option<String> {
+        (self.baseline.doc_map.is_some() || self.candidate.doc_map.is_some()).then(|| {
+            format!(
+                "baseline {}, candidate {}",
+                self.baseline.doc_map_text(path),
+                self.candidate.doc_map_text(path)
+            )
+        })
     }
 
     /// The verdict block's line about `--changed-since` (docs/contract.md §12.1),
@@ -595,6 +607,9 @@ pub struct RunContext {
     pub results: String,
     /// How many results files (repeats) the run has (§6.5); `results` is the first.
     pub repeats: usize,
+    /// The chunk map the run's ids went through (§2.11), absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc_map: Option<crate::model::DocMapInfo>,
 }
 
 impl RunContext {
@@ -606,7 +621,31 @@ impl RunContext {
             filters: meta.filters.clone(),
             results: meta.results_display.clone(),
             repeats: meta.repeat_count(),
+            doc_map: None,
         }
+    }
+
+    /// [`RunContext::of`] a run read, with the chunk map it went through.
+    pub fn of_run(run: &EvaluatedRun) -> Self {
+        Self {
+            doc_map: run.doc_map.clone(),
+            ..Self::of(&run.meta)
+        }
+    }
+
+    /// The doc map as reports name it: path (through `path`) and sha256 prefix, or
+    /// "none".
+    pub fn doc_map_text(&self, path: &dyn Fn(&str) -> String) -> String {
+        self.doc_map.as_ref().map_or_else(
+            || "none".to_string(),
+            |m| {
+                format!(
+                    "{} (sha256 {})",
+                    path(&m.path),
+                    &m.sha256[..12.min(m.sha256.len())]
+                )
+            },
+        )
     }
 }
 
