@@ -281,6 +281,10 @@ pub struct Compare {
     pub rbo_p: f64,
     /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
     pub cutoffs: Vec<u32>,
+    /// The memory-releasing comparison: each query's observations are dropped once
+    /// its row is built. Only when nothing reads them again: no extra cutoffs and
+    /// no label queue (docs/contract.md §12).
+    pub release_memory: bool,
 }
 
 /// A `METRIC=VALUE` flag: its name, the metrics it takes and how its messages read.
@@ -417,6 +421,8 @@ impl Compare {
     /// that are not manifests, drift flags.
     pub fn new(args: CompareArgs) -> Result<Self, InvalidInput> {
         let outputs = Outputs::new(&args)?;
+        let cutoffs = sorted_cutoffs(&args.cutoffs);
+        let release_memory = cutoffs.is_empty() && !outputs.wants_label_queue();
         let mut diag = Diagnostics::default();
         let gate = gate_policy(&args, &mut diag);
         let runs = run_manifests(args.runs, &mut diag);
@@ -441,7 +447,8 @@ impl Compare {
             primary: args.primary.metric(),
             min_segment_queries: args.min_segment_queries as usize,
             rbo_p: args.rbo_p,
-            cutoffs: sorted_cutoffs(&args.cutoffs),
+            cutoffs,
+            release_memory,
         })
     }
 }

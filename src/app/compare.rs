@@ -67,9 +67,6 @@ pub(super) fn report(
     let (mut runs, pairing) = read_both(s, &gold, metas, inputs.k, &mut diag)?;
     release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
-    // Extra cutoffs and the label queue read the runs' observations again; without
-    // them each query's are dropped once its row is built (memory at its peak here).
-    let releasing = s.cutoffs.is_empty() && !s.outputs.wants_label_queue();
     let opts = compare::Options {
         k: inputs.k,
         resamples: s.resampling.resamples,
@@ -79,7 +76,9 @@ pub(super) fn report(
         cutoffs: &s.cutoffs,
         same_results,
         primary: s.primary,
-        release: releasing.then_some(&release_freed_memory as &dyn Fn()),
+        release: s
+            .release_memory
+            .then_some(&release_freed_memory as &dyn Fn()),
         phase_done: &|phase| phases.mark(phase),
     };
     let both = (&mut runs.baseline, &mut runs.candidate);
