@@ -273,6 +273,13 @@ fn heading(s: &mut String, r: &CompareReport) {
         let _ = writeln!(s, "**{line}**\n");
     }
     let _ = writeln!(s, "**{}**\n", status_counts(r));
+    if !r.decided_by_candidate.is_empty() {
+        let _ = writeln!(
+            s,
+            "Decided by the candidate's manifest: {}\n",
+            escape(&r.decided_by_candidate.join(", "))
+        );
+    }
     let g = &r.gold;
     let frozen = match &g.sha256 {
         Some(sha) => format!("sha256 `{}`", &sha[..12.min(sha.len())]),
@@ -340,6 +347,9 @@ fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: u
             .map(|a| format!("yes: {}", escape(&a.reason)))
             .unwrap_or_default();
         let mut failure = q.failure_kind.map(|f| f.name()).unwrap_or("").to_string();
+        if r.unconfirmed.contains(&q.id.to_string()) {
+            failure.push_str(&format!(" · {}", super::UNCONFIRMED));
+        }
         if let Some(marker) = suspect_marker(q, k) {
             failure.push_str(&format!(" · **{marker}**"));
         }
