@@ -387,7 +387,13 @@ impl CompareReport {
 
     /// `2.3.0 -> 2.4.0 (minor)`, with the arrow given.
     pub fn index_versions_with(&self, arrow: &str) -> String {
-        let v = |r: &RunContext| r.index_version.clone().unwrap_or_else(|| "-".into());
+        self.index_versions_with_each(&|v| v.to_string(), arrow)
+    }
+
+    /// [`Self::index_versions_with`], each version written by `each` (Markdown caps
+    /// them).
+    pub fn index_versions_with_each(&self, each: &dyn Fn(&str) -> String, arrow: &str) -> String {
+        let v = |r: &RunContext| each(r.index_version.as_deref().unwrap_or("-"));
         format!(
             "{} {arrow} {} ({})",
             v(&self.baseline),
