@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::compare::{Comparison, Status, TESTED};
 use crate::metrics::Metric;
-use crate::model::{AllowEntry, AllowSource};
+use crate::model::{AllowEntry, AllowSource, Side};
 use crate::text::{name_ids, name_ids_with, plural, safe_id};
 
 /// Significance level of `--fail-on-significant-drop`.
@@ -31,6 +31,8 @@ pub struct Policy {
     pub strict_flaky: bool,
     /// `--min-rbo`: fail when the mean RBO of the drift queries is below it.
     pub min_rbo: Option<f64>,
+    /// `--nondeterminism warn`: non-deterministic retrieval only warns (§6.5).
+    pub nondeterminism: Severity,
 }
 
 impl Policy {
@@ -52,13 +54,46 @@ pub enum Suspects {
     Warn,
 }
 
+/// `--nondeterminism`: whether non-deterministic retrieval under one index version
+/// fails the gate or only warns (docs/contract.md §6.5).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Severity {
+    #[default]
+    Fail,
+    Warn,
+}
+
+/// `--primary`: the metric that decides improved and regressed (docs/contract.md
+/// §6.2); newly failed and fixed stay RR-defined.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Primary {
+    #[default]
+    Rr,
+    Recall,
+    Hit,
+    Ndcg,
+    Ap,
+}
+
+impl Primary {
+    pub fn metric(self) -> Metric {
+        match self {
+            Primary::Rr => Metric::Rr,
+            Primary::Recall => Metric::Recall,
+            Primary::Hit => Metric::Hit,
+            Primary::Ndcg => Metric::Ndcg,
+            Primary::Ap => Metric::Ap,
+        }
+    }
+}
+
 /// The allow-list's entries with the two sides' index versions: an entry applies
 /// when it names the candidate's version or none (docs/contract.md §8.5).
 #[derive(Debug, Clone, Default)]
 pub struct AllowList {
     pub entries: Vec<AllowEntry>,
-    pub baseline_version: Option<String>,
-    pub candidate_version: Option<String>,
+    /// Each side's index version, as its manifest spells it.
+    pub versions: Side<Option<String>>,
 }
 
 /// A newly failed query the allow-list accepts, with the list's reason.
@@ -243,9 +278,16 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         });
     }
     if !cmp.nondeterministic.is_empty() {
-        causes.push(Reason::Nondeterministic {
+        let cause = Reason::Nondeterministic {
             ids: cmp.nondeterministic.clone(),
-        });
+        };
+        match policy.nondeterminism {
+            Severity::Fail => causes.push(cause),
+            Severity::Warn => warnings.push(format!(
+                "{} (--nondeterminism warn)",
+                cause.render(&safe_id)
+            )),
+        }
     }
     causes.extend(mean_causes(policy, cmp, k));
     causes.extend(segment_causes(policy, cmp, k));
@@ -316,7 +358,7 @@ fn split_suspects(
 /// Entries that apply but did not newly fail get a warning; entries for other
 /// versions that did not newly fail are history and say nothing.
 fn accept(list: &AllowList, newly: &[&str]) -> (Vec<Accepted>, Vec<String>, Vec<String>) {
-    let candidate = list.candidate_version.as_deref();
+    let candidate = list.versions.candidate.as_deref();
     let applies =
         |e: &AllowEntry| e.index_version.is_none() || e.index_version.as_deref() == candidate;
     let mut accepted: Vec<Accepted> = Vec::new();
@@ -375,7 +417,7 @@ fn accepted_elsewhere(
     newly: &[&str],
     accepted: &[Accepted],
 ) -> (Vec<String>, Vec<String>) {
-    let candidate = list.candidate_version.as_deref();
+    let candidate = list.versions.candidate.as_deref();
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let mut elsewhere: Vec<(&str, &str)> = list
@@ -388,7 +430,7 @@ fn accepted_elsewhere(
         .collect();
     elsewhere.sort_by(|a, b| crate::text::natural_cmp(a.0, b.0).then(a.1.cmp(b.1)));
     elsewhere.dedup();
-    let baseline = list.baseline_version.as_deref();
+    let baseline = list.versions.baseline.as_deref();
     let now = candidate.map_or_else(
         || "the candidate names no index_version".to_string(),
         |v| format!("the candidate is {}", safe_id(v)),

@@ -17,7 +17,7 @@ use crate::compare::{Bump, Comparison, MeansReport, QueryRow, Status, ZeroRr};
 use crate::eval::{EvalMeans, EvalRow};
 use crate::gate::{Accepted, Verdict};
 use crate::metrics::Metric;
-use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta};
+use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta, Side};
 use crate::text::{escape_data, escape_property, name_ids_with, safe_id};
 
 /// The report formats. `eval` writes table or JSON; `compare` any of them. Also
@@ -275,7 +275,7 @@ impl CompareReport {
     /// The report of a comparison and the gate's decision about it.
     pub fn new(
         gold: &GoldSet,
-        runs: [&RunMeta; 2],
+        runs: Side<&RunMeta>,
         cmp: Comparison,
         decided: Decided,
         resampling: (u32, u64),
@@ -284,8 +284,8 @@ impl CompareReport {
         Self {
             schema_version: SCHEMA_VERSION,
             gold: GoldContext::of(gold),
-            baseline: RunContext::of(runs[0]),
-            candidate: RunContext::of(runs[1]),
+            baseline: RunContext::of(runs.baseline),
+            candidate: RunContext::of(runs.candidate),
             k: cmp.k,
             bump: cmp.bump,
             reproducibility_check: cmp.bump == Bump::Same,
