@@ -391,6 +391,7 @@ fn gate_policy(args: &CompareArgs, diag: &mut Diagnostics) -> Policy {
         suspects: args.suspects,
         strict_flaky: args.strict_flaky,
         nondeterminism: args.nondeterminism,
+        unconfirmed: args.unconfirmed,
         min_rbo: args.min_rbo,
     }
 }
