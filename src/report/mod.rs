@@ -245,6 +245,11 @@ pub struct CompareReport {
     pub suspect: Vec<String>,
     /// Ids flaky on either side (§6.5).
     pub flaky: Vec<String>,
+    /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
+    pub unconfirmed: Vec<String>,
+    /// The fields of the candidate's manifest that changed a status (§6.5).
+    #[serde(skip)]
+    pub decided_by_candidate: Vec<String>,
     pub accepted: Vec<Accepted>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
@@ -293,7 +298,9 @@ impl CompareReport {
         resampling: (u32, u64),
     ) -> Self {
         let ids = |status| crate::compare::ids_with(&cmp.rows, status);
+        let decided_by_candidate = decided_by_candidate(&cmp);
         Self {
+            decided_by_candidate,
             schema_version: SCHEMA_VERSION,
             gold: GoldContext::of(gold),
             baseline: RunContext::of(runs.baseline),
@@ -307,6 +314,7 @@ impl CompareReport {
             suspect: suspect_ids(&cmp.rows),
             nondeterministic: cmp.nondeterministic,
             flaky: cmp.flaky,
+            unconfirmed: cmp.unconfirmed,
             means: cmp.means,
             zero_rr: cmp.zero_rr,
             segments: cmp.segments,
@@ -400,7 +408,13 @@ impl CompareReport {
 
     /// `2.3.0 -> 2.4.0 (minor)`, with the arrow given.
     pub fn index_versions_with(&self, arrow: &str) -> String {
-        let v = |r: &RunContext| r.index_version.clone().unwrap_or_else(|| "-".into());
+        self.index_versions_with_each(&|v| v.to_string(), arrow)
+    }
+
+    /// [`Self::index_versions_with`], each version written by `each` (Markdown caps
+    /// them).
+    pub fn index_versions_with_each(&self, each: &dyn Fn(&str) -> String, arrow: &str) -> String {
+        let v = |r: &RunContext| each(r.index_version.as_deref().unwrap_or("-"));
         format!(
             "{} {arrow} {} ({})",
             v(&self.baseline),
@@ -756,6 +770,26 @@ pub fn change_cells(
         list(&q.gained),
     ]
 }
+
+/// The fields of the candidate's manifest that changed a status (docs/contract.md
+/// §6.5): `approximate` when it made a new failure unconfirmed.
+fn decided_by_candidate(cmp: &Comparison) -> Vec<String> {
+    let mut fields = Vec::new();
+    if cmp.candidate_approximate && !cmp.unconfirmed.is_empty() {
+        fields.push(format!(
+            "approximate ({} unconfirmed)",
+            crate::text::plural(
+                cmp.unconfirmed.len(),
+                "newly failed query",
+                "newly failed queries"
+            )
+        ));
+    }
+    fields
+}
+
+/// The marker of a query one run of an approximate index cannot confirm.
+pub const UNCONFIRMED: &str = "unconfirmed: one run of an approximate index";
 
 /// The marker of a suspect query ("suspect: 3 unjudged docs entered the top 10"),
 /// `None` for any other.

@@ -189,6 +189,12 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     let rows = Rows::of(r);
     let mut out = verdict_line(r, colour);
     out.push_str(&format!("      {}\n", status_counts(r)));
+    if !r.decided_by_candidate.is_empty() {
+        out.push_str(&format!(
+            "      decided by the candidate's manifest: {}\n",
+            r.decided_by_candidate.join(", ")
+        ));
+    }
     if let Some(line) = r.changed_line(&safe_id) {
         out.push_str(&format!("      {line}\n"));
     }
@@ -246,6 +252,9 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
                 safe_id(&q.id),
                 q.failure_kind.map(|k| k.name()).unwrap_or("")
             );
+            if r.unconfirmed.contains(&q.id.to_string()) {
+                s.push_str(&format!("; {}", super::UNCONFIRMED));
+            }
             if !q.lost.is_empty() {
                 s.push_str(&format!("; lost {}", ids(&q.lost)));
             }

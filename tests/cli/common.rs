@@ -254,6 +254,8 @@ pub struct CompareJson {
     pub still_failing: Vec<String>,
     pub suspect: Vec<String>,
     pub flaky: Vec<String>,
+    /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
+    pub unconfirmed: Vec<String>,
     pub accepted: Vec<AcceptedJson>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
