@@ -100,12 +100,15 @@ fn read(
         manifest: None,
         more_results: Vec::new(),
         doc_map: None,
+        approximate: false,
     };
     let keep = run::Keep {
         top: k,
         ..run::Keep::NONE
     };
-    let (r, diag, _) = run::read_bytes_keeping(meta, text.as_bytes(), gold, &[], keep);
+    let run::ReadOutcome { run: r, diag, .. } = run::RunReader::new(gold)
+        .keep(keep)
+        .read(run::Source::bytes(meta, text.as_bytes()));
     assert!(diag.problems.is_empty(), "{:?}\n{text}", diag.problems);
     r.expect("a run")
 }

@@ -15,6 +15,13 @@ const RULES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "swar",
+        &[
+            "model", "text", "load", "validate", "metrics", "eval", "compare", "gate", "report",
+            "app", "cli", "settings",
+        ],
+    ),
+    (
         "text",
         &[
             "model", "load", "validate", "metrics", "eval", "compare", "gate", "report", "app",
