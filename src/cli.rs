@@ -4,30 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-const EXIT_CODES: &str = "\
-Exit codes:
-  0    done; the gate passed
-  1    the gate failed: a regression as the gate policy defines it
-  2    invalid input or usage (every problem listed, with file:line)
-  3    refused: the runs are not comparable
-  130  interrupted by SIGINT (143: SIGTERM); exports all old or all new, no temporary file left
-When several apply, 2 wins over 3, and 3 over 1.";
-
-/// `eval` has no gate: it never exits 1.
-const EVAL_EXIT_CODES: &str = "\
-Exit codes:
-  0    done
-  2    invalid input or usage (every problem listed, with file:line)
-  3    refused: the run does not answer the gold's questions (another corpus)
-  130  interrupted by SIGINT (143: SIGTERM)
-When both apply, 2 wins over 3.";
-
-/// `validate` and `freeze` have neither a gate nor a comparison to refuse.
-const CHECK_EXIT_CODES: &str = "\
-Exit codes:
-  0    done; the inputs are valid
-  2    invalid input or usage (every problem listed, with file:line)
-  130  interrupted by SIGINT (143: SIGTERM)";
+use crate::eval::cutoffs::SortBy;
+use crate::exit::help::{CHECK_EXIT_CODES, EVAL_EXIT_CODES, EXIT_CODES};
+use crate::gate::Suspects;
+use crate::report::Format;
 
 /// Catch retrieval regressions: evaluate a baseline and a candidate run against one
 /// frozen gold set, refuse meaningless comparisons, and show which queries broke.
@@ -55,32 +35,10 @@ pub enum Command {
     #[command(after_help = CHECK_EXIT_CODES)]
     Freeze(FreezeArgs),
     /// Write a starting layout here: gold/, runs/, runs/accepted-failures.csv and the workflow
-    Init,
+    Init(InitArgs),
     /// Make the candidate the next baseline, once the gate passes
     #[command(after_help = EXIT_CODES)]
     Promote(PromoteArgs),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Table,
-    Markdown,
-    Json,
-    Csv,
-}
-
-/// `--suspects`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SuspectsArg {
-    Fail,
-    Warn,
-}
-
-/// `eval --sort`: per-query rows by id or worst first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EvalSort {
-    Id,
-    Worst,
 }
 
 /// `eval` prints a table or JSON (Markdown and CSV are comparison reports).
@@ -114,8 +72,8 @@ pub struct EvalArgs {
     #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
     pub cutoffs: Vec<u32>,
     /// Order of the per-query rows: by id (natural order) or worst first (RR, then Recall, then id)
-    #[arg(long, value_enum, default_value_t = EvalSort::Id)]
-    pub sort: EvalSort,
+    #[arg(long, value_enum, default_value_t = SortBy::Id)]
+    pub sort: SortBy,
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,
@@ -141,6 +99,16 @@ pub struct FreezeArgs {
     /// Gold manifest to freeze [default: the only *.toml in gold/]
     #[arg(value_name = "GOLD")]
     pub gold: Option<PathBuf>,
+}
+
+/// `init`: where the workflow's gate step finds the action.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The GitHub repository that holds ragdiff's action.yml (OWNER/NAME, e.g. your
+    /// fork); the workflow names it at this version's tag. Needed while this build's
+    /// own repository is the placeholder OWNER/ragdiff
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repository: Option<String>,
 }
 
 /// `promote`: `compare`'s inputs and gate options, and `--force`.
@@ -180,8 +148,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "FILE")]
     pub export_label_queue: Option<PathBuf>,
     /// What a suspect new failure does (a newly failed query whose top k gained unjudged docs): fail the gate, or only warn
-    #[arg(long, value_enum, default_value_t = SuspectsArg::Fail)]
-    pub suspects: SuspectsArg,
+    #[arg(long, value_enum, default_value_t = Suspects::Fail)]
+    pub suspects: Suspects,
     /// Seed of the resampling generator
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -197,6 +165,9 @@ pub struct CompareArgs {
     /// Accept the newly failed queries listed in a CSV file `id,reason`
     #[arg(long, value_name = "FILE")]
     pub allow_failed_file: Option<PathBuf>,
+    /// List the gate's inputs (gold, baseline, allow-list) that differ from this git revision, e.g. the pull request's base
+    #[arg(long, value_name = "REV")]
+    pub changed_since: Option<String>,
     /// Fail when RR, Recall, Hit or nDCG drops with Holm-adjusted p < 0.05, overall or in a segment that is not too few
     #[arg(long)]
     pub fail_on_significant_drop: bool,

@@ -14,12 +14,12 @@ pub struct EvalRow {
     pub id: String,
     #[serde(flatten)]
     pub scores: Scores,
-    /// Docs in the top k the gold has no judgement for (docs/contract.md §16).
+    /// Docs in the top k the gold has no judgement for (docs/contract.md §6.3).
     pub unjudged_at_k: u32,
     /// Judged@k, averaged into `means.judged`.
     #[serde(skip)]
     pub judged: f64,
-    /// Values at each extra cutoff (`--cutoffs`, `docs/contract.md §19`).
+    /// Values at each extra cutoff (`--cutoffs`, `docs/contract.md §2.8`).
     #[serde(skip_serializing_if = "cutoffs::ByCutoff::is_empty")]
     pub at: cutoffs::ByCutoff,
 }
@@ -27,7 +27,7 @@ pub struct EvalRow {
 /// Means over the queries with at least one relevant doc.
 pub type Means = metrics::Values;
 
-/// `eval`'s means: every metric's, and Judged@k's (docs/contract.md §16).
+/// `eval`'s means: every metric's, and Judged@k's (docs/contract.md §6.3).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct EvalMeans {
     #[serde(flatten)]
@@ -52,7 +52,7 @@ impl std::ops::Deref for EvalMeans {
 }
 
 /// Score every gold query with a relevant doc; no-answer queries are listed apart.
-/// Rows are in natural order of id (`docs/contract.md §19`).
+/// Rows are in natural order of id (`docs/contract.md §2.8`).
 pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, Vec<String>) {
     let mut rows = Vec::new();
     let mut no_answer = Vec::new();
@@ -74,7 +74,7 @@ pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, V
     (rows, no_answer)
 }
 
-/// One query's scores over a run's repeats (docs/contract.md §17).
+/// One query's scores over a run's repeats (docs/contract.md §6.5).
 #[derive(Debug, Clone, Copy)]
 pub struct Repeated {
     /// Each metric's mean over the repeats; the first relevant rank is the first

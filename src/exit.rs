@@ -1,5 +1,9 @@
-//! Exit codes: the contract CI scripts rely on (docs/contract.md §12), and
+//! Exit codes: the contract CI scripts rely on (docs/contract.md §11), and
 //! the one place that maps an error to its code.
+//!
+//! [`CODES`] is the one table of codes and meanings: `--help` prints it (each
+//! command the rows it can return), and a test checks README's and the contract's
+//! tables against it row for row.
 //!
 //! When several apply, [`INVALID_INPUT`] wins over [`REFUSED`], which wins over
 //! [`GATE_FAILED`]; `--no-gate` never hides 2 or 3.
@@ -14,6 +18,90 @@ pub const GATE_FAILED: u8 = 1;
 pub const INVALID_INPUT: u8 = 2;
 /// Refused: the runs are not comparable.
 pub const REFUSED: u8 = 3;
+/// Interrupted by SIGHUP (128 + 1, as shells report it).
+pub const HANGUP: u8 = 129;
+/// Interrupted by SIGINT (128 + 2).
+pub const INTERRUPTED: u8 = 130;
+/// Interrupted by SIGTERM (128 + 15).
+pub const TERMINATED: u8 = 143;
+
+/// Every exit code and its meaning, in the words README and the contract use.
+pub const CODES: &[(u8, &str)] = &[
+    (
+        SUCCESS,
+        "done; the gate passed (or `--no-gate`, or a command without a gate)",
+    ),
+    (
+        GATE_FAILED,
+        "the gate failed: a regression as the gate policy defines it (`compare`, `promote`)",
+    ),
+    (
+        INVALID_INPUT,
+        "invalid input or usage, every problem listed with file:line; also an export that cannot be written",
+    ),
+    (
+        REFUSED,
+        "refused: the runs are not comparable (`compare`, `promote`), or the run answers another corpus (`eval`)",
+    ),
+    (HANGUP, "interrupted by SIGHUP"),
+    (INTERRUPTED, "interrupted by SIGINT (Ctrl-C)"),
+    (TERMINATED, "interrupted by SIGTERM"),
+];
+
+/// What each command's `--help` says after its options: the rows of [`CODES`] the
+/// command can return, and which code wins.
+pub mod help {
+    use super::{CODES, GATE_FAILED, REFUSED};
+
+    /// The help text of a set of commands, converted into clap's text on use.
+    #[derive(Clone, Copy, Debug)]
+    pub struct ExitHelp {
+        gate: bool,
+        refusal: bool,
+    }
+
+    /// `compare` and `promote`: every code.
+    pub const EXIT_CODES: ExitHelp = ExitHelp {
+        gate: true,
+        refusal: true,
+    };
+    /// `eval` has no gate: it never exits 1.
+    pub const EVAL_EXIT_CODES: ExitHelp = ExitHelp {
+        gate: false,
+        refusal: true,
+    };
+    /// `validate` and `freeze` have neither a gate nor a comparison to refuse.
+    pub const CHECK_EXIT_CODES: ExitHelp = ExitHelp {
+        gate: false,
+        refusal: false,
+    };
+
+    impl ExitHelp {
+        /// The text: one line per code, then which code wins.
+        pub fn text(self) -> String {
+            let mut out = String::from("Exit codes:\n");
+            for &(code, meaning) in CODES {
+                if (code == GATE_FAILED && !self.gate) || (code == REFUSED && !self.refusal) {
+                    continue;
+                }
+                out.push_str(&format!("  {code:<4} {}\n", meaning.replace('`', "")));
+            }
+            out.push_str(match (self.gate, self.refusal) {
+                (true, _) => "When several apply, 2 wins over 3, and 3 over 1; --no-gate never hides 2 or 3.\n",
+                (false, true) => "When both apply, 2 wins over 3.\n",
+                (false, false) => "",
+            });
+            out.push_str("Another fatal signal exits 128 + its number. An interrupted run leaves its exports\nall old or all new, and no temporary file.");
+            out
+        }
+    }
+
+    impl From<ExitHelp> for clap::builder::StyledStr {
+        fn from(help: ExitHelp) -> Self {
+            help.text().into()
+        }
+    }
+}
 
 /// The process exit code for one of the constants above.
 pub fn code(value: u8) -> ExitCode {
@@ -61,4 +149,55 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// The exit code after a fatal signal: 128 + the signal's number, as shells report a
+/// process the signal ended. ragdiff takes every signal in
+/// [`crate::interrupt::FATAL`], removes its temporary files and exits with:
+///
+/// | signal | code |
+/// | --- | --- |
+/// | SIGHUP | 129 |
+/// | SIGINT | 130 |
+/// | SIGQUIT | 131 |
+/// | SIGUSR1 | 138 |
+/// | SIGUSR2 | 140 |
+/// | SIGPIPE (sent with `kill`) | 141 |
+/// | SIGALRM | 142 |
+/// | SIGTERM | 143 |
+/// | SIGXCPU | 152 |
+/// | SIGXFSZ | 153 |
+/// | SIGVTALRM | 154 |
+/// | SIGPROF | 155 |
+///
+/// (Numbers as on Linux; another system's numbers give its own codes.)
+pub const fn signalled(signal: i32) -> i32 {
+    128 + signal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interrupt_codes_are_128_plus_the_signal() {
+        use nix::sys::signal::Signal;
+        assert_eq!(i32::from(HANGUP), signalled(Signal::SIGHUP as i32));
+        assert_eq!(i32::from(INTERRUPTED), signalled(Signal::SIGINT as i32));
+        assert_eq!(i32::from(TERMINATED), signalled(Signal::SIGTERM as i32));
+    }
+
+    #[test]
+    fn eval_help_has_no_gate_and_checks_have_no_refusal() {
+        let eval = help::EVAL_EXIT_CODES.text();
+        assert!(!eval.contains("\n  1 "), "{eval}");
+        assert!(eval.contains("\n  3 "), "{eval}");
+        let check = help::CHECK_EXIT_CODES.text();
+        assert!(!check.contains("\n  3 "), "{check}");
+        let all = help::EXIT_CODES.text();
+        assert_eq!(
+            all.lines().filter(|l| l.starts_with("  ")).count(),
+            CODES.len()
+        );
+    }
 }

@@ -1,5 +1,5 @@
 //! The gate: a policy applied to a comparison gives a verdict with every reason
-//! (docs/contract.md §9). It owns the verdict, its reasons and the accepted
+//! (docs/contract.md §8). It owns the verdict, its reasons and the accepted
 //! failures; reading the allow-list is `load::allow`'s work.
 
 use serde::Serialize;
@@ -18,22 +18,23 @@ pub struct Policy {
     pub allowed: Vec<(String, String)>,
     pub fail_on_significant_drop: bool,
     pub enforced: bool,
-    /// `--non-inferior METRIC=MARGIN` (docs/contract.md §18).
+    /// `--non-inferior METRIC=MARGIN` (docs/contract.md §6.6).
     pub non_inferior: Vec<(Metric, f64)>,
     /// `--non-inferior-per-segment METRIC=MARGIN`.
     pub non_inferior_per_segment: Vec<(Metric, f64)>,
     /// `--max-drop-per-segment METRIC=VALUE`.
     pub max_drop_per_segment: Vec<(Metric, f64)>,
-    /// What a suspect new failure does (docs/contract.md §16).
+    /// What a suspect new failure does (docs/contract.md §6.3).
     pub suspects: Suspects,
-    /// `--strict-flaky`: every flaky query fails the gate (docs/contract.md §17).
+    /// `--strict-flaky`: every flaky query fails the gate (docs/contract.md §6.5).
     pub strict_flaky: bool,
     /// `--min-rbo`: fail when the mean RBO of the drift queries is below it.
     pub min_rbo: Option<f64>,
 }
 
-/// `--suspects`: whether a suspect new failure fails the gate or only warns.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// `--suspects`: whether a suspect new failure fails the gate or only warns (also the
+/// flag's values, by clap's derive).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Suspects {
     #[default]
     Fail,
@@ -54,8 +55,8 @@ pub struct Verdict {
     pub reasons: Vec<String>,
     /// One code per reason, in the same order: `newly_failed`, `nondeterministic`,
     /// `max_drop`, `significant_drop`, `same_results`, `segment_significant_drop`,
-    /// `max_drop_per_segment`, `non_inferiority` (docs/contract.md §18), `flaky`,
-    /// `min_rbo` (docs/contract.md §17).
+    /// `max_drop_per_segment`, `non_inferiority` (docs/contract.md §6.6), `flaky`,
+    /// `min_rbo` (docs/contract.md §6.5).
     pub codes: Vec<&'static str>,
     /// False under `--no-gate`: the verdict is shown but never fails the run.
     pub enforced: bool,
@@ -75,7 +76,7 @@ pub enum Reason {
     NewlyFailed {
         k: u32,
         ids: Vec<String>,
-        /// How many of them are suspect (docs/contract.md §16).
+        /// How many of them are suspect (docs/contract.md §6.3).
         suspect: usize,
     },
     Nondeterministic {
@@ -246,7 +247,7 @@ fn split_suspects(
     k: u32,
 ) -> (Vec<String>, usize, Vec<String>, Option<String>) {
     // One map of the suspect rows: a scan of every row per failing id is quadratic
-    // when most queries move (issue 16).
+    // when most queries move.
     let suspects: rustc_hash::FxHashMap<&str, u32> = cmp
         .rows
         .iter()
@@ -345,7 +346,7 @@ fn mean_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
     causes
 }
 
-/// A non-inferiority test's verdict (docs/contract.md §18).
+/// A non-inferiority test's verdict (docs/contract.md §6.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NiVerdict {
@@ -527,7 +528,7 @@ fn render_segment_reason(reason: &Reason, id: &dyn Fn(&str) -> String) -> String
 }
 
 /// The reasons from noise and drift: `--strict-flaky` and `--min-rbo`
-/// (docs/contract.md §17).
+/// (docs/contract.md §6.5).
 fn noise_causes(policy: &Policy, cmp: &Comparison) -> Vec<Reason> {
     let mut causes = Vec::new();
     if policy.strict_flaky && !cmp.flaky.is_empty() {

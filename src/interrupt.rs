@@ -1,6 +1,7 @@
-//! SIGINT, SIGTERM and SIGHUP: remove every temporary export file, then exit 128 + the
-//! signal's number (130 after SIGINT, 143 after SIGTERM), as shells report a process
-//! the signal ended. An interrupted run leaves no temporary file and no mixed set of
+//! Every catchable signal whose default action ends the process ([`FATAL`]: SIGINT,
+//! SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE sent with `kill`, SIGALRM, …):
+//! remove every temporary export file, then exit 128 + the signal's number (130 after
+//! SIGINT, 143 after SIGTERM), as shells report a process the signal ended. An interrupted run leaves no temporary file and no mixed set of
 //! exports.
 //!
 //! The signals are blocked in every thread from the start of `main` and taken by one
@@ -13,6 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
+#[cfg(feature = "test-hooks")]
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{SigSet, Signal};
@@ -22,11 +24,32 @@ static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// The number of the signal received, 0 before any.
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
+/// The catchable signals whose default action ends the process. SIGKILL and SIGSTOP
+/// cannot be caught; SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP and SIGABRT are raised by
+/// the faulting thread itself and are left to their default. A SIGPIPE from a write to
+/// a closed pipe is directed at the writing thread, so it stays pending there (the
+/// write fails with `EPIPE`, which is not an error: docs/contract.md §9.1); only a
+/// SIGPIPE sent to the process (`kill -PIPE`) reaches the signal thread.
+pub const FATAL: [Signal; 12] = [
+    Signal::SIGHUP,
+    Signal::SIGINT,
+    Signal::SIGQUIT,
+    Signal::SIGUSR1,
+    Signal::SIGUSR2,
+    Signal::SIGPIPE,
+    Signal::SIGALRM,
+    Signal::SIGTERM,
+    Signal::SIGXCPU,
+    Signal::SIGXFSZ,
+    Signal::SIGVTALRM,
+    Signal::SIGPROF,
+];
+
 /// Block the signals and start the thread that takes them. Call first in `main`,
 /// before any other thread exists (threads inherit the blocked set).
 pub fn install() {
     let mut set = SigSet::empty();
-    for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+    for signal in FATAL {
         set.add(signal);
     }
     if set.thread_block().is_err() {
@@ -46,7 +69,7 @@ pub fn install() {
                 // `_exit`: no other thread runs on after the cleanup and nothing
                 // half-written is flushed.
                 // SAFETY: `_exit` ends the process at once; it has no preconditions.
-                unsafe { nix::libc::_exit(128 + signal as i32) }
+                unsafe { nix::libc::_exit(crate::exit::signalled(signal as i32)) }
             }
         });
     if spawned.is_err() {
@@ -88,7 +111,7 @@ impl Drop for Guard {
                 let _ = std::fs::remove_file(path);
             }
             // SAFETY: `_exit` ends the process at once; it has no preconditions.
-            unsafe { nix::libc::_exit(128 + signal) }
+            unsafe { nix::libc::_exit(crate::exit::signalled(signal)) }
         }
     }
 }
@@ -97,14 +120,28 @@ impl Drop for Guard {
 /// to stderr at that point and wait for a signal, so a test can interrupt the run at
 /// a known step. Inside a held step (`resume`), the run goes on once the signal has
 /// arrived (the signal takes effect when the step ends); outside one it waits for the
-/// signal's cleanup to end the process. At most 60 seconds either way.
+/// signal's cleanup to end the process. At most 60 seconds either way. Compiled only
+/// with the cargo feature `test-hooks` (`.ci/run` tests with it); without it this does
+/// nothing.
+#[cfg(not(feature = "test-hooks"))]
+#[inline(always)]
+pub fn pause_at(_point: &str, _resume: bool) {}
+
+/// See the other `pause_at`: this one is compiled with the feature `test-hooks`.
+#[cfg(feature = "test-hooks")]
 pub fn pause_at(point: &str, resume: bool) {
     if std::env::var_os("RAGDIFF_TEST_PAUSE_AT").is_none_or(|v| v != point) {
         return;
     }
     crate::text::eprintln(&format!("ragdiff: paused at {point}"));
+    // `RAGDIFF_TEST_RESUME_FILE`: the run also goes on once that file exists (a test
+    // changes an input while the run waits, then creates it).
+    let resume_file = std::env::var_os("RAGDIFF_TEST_RESUME_FILE").map(std::path::PathBuf::from);
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(60) {
+        if resume_file.as_ref().is_some_and(|f| f.exists()) {
+            return;
+        }
         if resume && RECEIVED.load(Ordering::SeqCst) != 0 {
             return;
         }

@@ -7,12 +7,18 @@ use std::path::PathBuf;
 use rustc_hash::FxHashMap;
 use semver::Version;
 
+mod per_metric;
+mod side;
+
+pub use per_metric::{Metric, PerMetric};
+pub use side::{Role, Side};
+
 /// A query or doc id: ids are short, so they are stored inline (up to 24 bytes)
 /// rather than each in an allocation of its own; a gold set holds millions.
 pub type Id = compact_str::CompactString;
 
 /// The format of a data file: CSV, whitespace-separated TREC lines, or JSON (one
-/// dict of dicts) and JSONL (one object a line), `docs/contract.md §19`.
+/// dict of dicts) and JSONL (one object a line), `docs/contract.md §2.8`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DataFormat {
     Csv,
@@ -44,7 +50,7 @@ impl DataFormat {
 }
 
 /// One judged document of a gold query: every line the gold has for it, whatever its
-/// grade (grade 0 and negative grades are judged, not relevant: docs/contract.md §16).
+/// grade (grade 0 and negative grades are judged, not relevant: docs/contract.md §6.3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Judgement {
     pub doc: Id,
@@ -76,7 +82,7 @@ pub struct GoldQuery {
     pub judged: Vec<Judgement>,
     pub num_rel: u32,
     /// Judged docs below `min_grade`: a person looked at them and said no
-    /// (docs/contract.md §16).
+    /// (docs/contract.md §6.3).
     pub non_relevant: u32,
     hashes: Vec<u64>,
     /// One bit per judged doc, chosen by its hash's top six bits: most returned docs
@@ -153,10 +159,65 @@ pub struct GoldMeta {
     pub k: Option<u32>,
     pub min_grade: i64,
     pub manifest: Option<PathBuf>,
-    /// The tags side file (`tags = "tags.csv"`), docs/contract.md §18.
+    /// The tags side file (`tags = "tags.csv"`), docs/contract.md §6.6.
     pub tags_file: Option<TagsFile>,
     /// The recorded sha256 of the tags side file (written by `freeze`).
     pub tags_sha256: Option<String>,
+    /// What `freeze` recorded of the gold's meaning beside its data
+    /// (docs/contract.md §4.4): `frozen_k`, `frozen_min_grade`, `frozen_tags`.
+    pub frozen_meaning: FrozenMeaning,
+}
+
+/// The keys `freeze` records so that `k`, `min_grade` and `tags` cannot change
+/// without a raised version (docs/contract.md §4.4). Each field is `None` when its key
+/// is absent; `Some(None)` is a recorded "none" (no pinned k, no tags file).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrozenMeaning {
+    pub k: Option<Option<u32>>,
+    pub min_grade: Option<i64>,
+    pub tags: Option<Option<String>>,
+}
+
+impl FrozenMeaning {
+    /// The meaning a manifest has now, as `freeze` would record it.
+    pub fn of(meta: &GoldMeta) -> Self {
+        Self {
+            k: Some(meta.k),
+            min_grade: Some(meta.min_grade),
+            tags: Some(meta.tags_file.as_ref().map(|t| t.display.clone())),
+        }
+    }
+
+    /// None of the three keys: a gold frozen before `freeze` recorded them.
+    pub fn is_unrecorded(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// Each key whose recorded value differs from `now`'s (a missing key differs):
+    /// (manifest key, recorded, now), values as the manifest would show them.
+    pub fn changes(&self, now: &Self) -> Vec<(&'static str, String, String)> {
+        fn opt<T: ToString>(v: &Option<T>) -> String {
+            v.as_ref()
+                .map_or_else(|| "none".to_string(), |v| format!("{:?}", v.to_string()))
+        }
+        fn shown<T: ToString>(v: &Option<Option<T>>) -> String {
+            v.as_ref().map_or_else(|| "(not recorded)".to_string(), opt)
+        }
+        let mut out = Vec::new();
+        if self.k != now.k {
+            let k = |v: &Option<Option<u32>>| shown(v).replace('"', "");
+            out.push(("k", k(&self.k), k(&now.k)));
+        }
+        if self.min_grade != now.min_grade {
+            let g =
+                |v: &Option<i64>| v.map_or_else(|| "(not recorded)".to_string(), |g| g.to_string());
+            out.push(("min_grade", g(&self.min_grade), g(&now.min_grade)));
+        }
+        if self.tags != now.tags {
+            out.push(("tags", shown(&self.tags), shown(&now.tags)));
+        }
+        out
+    }
 }
 
 /// A gold manifest's tags side file: the path as written and as resolved.
@@ -188,6 +249,7 @@ impl GoldMeta {
             manifest: None,
             tags_file: None,
             tags_sha256: None,
+            frozen_meaning: FrozenMeaning::default(),
         }
     }
 
@@ -213,7 +275,7 @@ pub struct GoldSet {
     /// A stand-in for a gold that failed to load: runs read against it are checked
     /// for their own structure only (`validate` still lists their problems).
     pub stand_in: bool,
-    /// The queries' tags (docs/contract.md §18); empty when the gold has none.
+    /// The queries' tags (docs/contract.md §6.6); empty when the gold has none.
     pub tags: Tags,
 }
 
@@ -300,7 +362,7 @@ impl GoldSet {
     }
 
     /// Whether any query has a doc judged not relevant; when none has, every doc
-    /// outside the relevant ones is merely unlabelled (docs/contract.md §16).
+    /// outside the relevant ones is merely unlabelled (docs/contract.md §6.3).
     pub fn judges_non_relevant(&self) -> bool {
         self.queries.iter().any(|q| q.non_relevant > 0)
     }
@@ -330,10 +392,10 @@ pub struct RunMeta {
     pub format: DataFormat,
     pub manifest: Option<PathBuf>,
     /// Further repeats of the same index version after `results` (display, path), in
-    /// the manifest's order; empty for a single results file (docs/contract.md §17).
+    /// the manifest's order; empty for a single results file (docs/contract.md §6.5).
     pub more_results: Vec<(String, PathBuf)>,
     /// The chunk map the manifest names (display, path): the run's ids are chunk ids
-    /// mapped to documents while reading (docs/contract.md §19.5).
+    /// mapped to documents while reading (docs/contract.md §2.11).
     pub doc_map: Option<(String, PathBuf)>,
 }
 
@@ -395,7 +457,7 @@ pub struct Hit {
 }
 
 /// Unjudged docs a run reader is asked to find at any rank, by gold query index
-/// (the label queue's baseline ranks: docs/contract.md §16).
+/// (the label queue's baseline ranks: docs/contract.md §6.3).
 pub type Wanted = FxHashMap<u32, Vec<Id>>;
 
 /// An unjudged doc kept by id, with its rank (from 1).
@@ -418,7 +480,7 @@ pub struct Observed {
     pub list_hash: u64,
     /// The [`doc_hash`]es of the unjudged docs in the first ranks the reader was
     /// asked to keep (k for `compare`, none otherwise), in rank order: enough to tell
-    /// whether one entered the top k (docs/contract.md §16). At most that many per
+    /// whether one entered the top k (docs/contract.md §6.3). At most that many per
     /// query: memory stays bounded by the gold set times k.
     pub unjudged: Box<[u64]>,
     /// Unjudged docs by id and rank, when the reader was asked for them (the label
@@ -442,16 +504,16 @@ pub struct EvaluatedRun {
     pub meta: RunMeta,
     pub observed: Vec<Option<Observed>>,
     /// What further repeats observed, one vector per repeat after the first
-    /// (docs/contract.md §17); empty for a single results file.
+    /// (docs/contract.md §6.5); empty for a single results file.
     pub repeats: Vec<Vec<Option<Observed>>>,
     /// With a chunk map, whether each gold query has a relevant doc the map contains
-    /// (docs/contract.md §19.5: failure kind `coverage`); `None` without a map.
+    /// (docs/contract.md §2.11: failure kind `coverage`); `None` without a map.
     pub covered: Option<Vec<bool>>,
 }
 
 impl EvaluatedRun {
     /// Drop what every repeat observed for the gold queries in `range` (their rows
-    /// are built: docs/contract.md §13, memory).
+    /// are built: docs/contract.md §12, memory).
     pub fn release(&mut self, range: std::ops::Range<usize>) {
         for slots in std::iter::once(&mut self.observed).chain(&mut self.repeats) {
             slots[range.clone()].fill(None);
@@ -469,7 +531,7 @@ impl EvaluatedRun {
 /// knows no metric).
 pub type PairFn = Box<dyn Fn(&[u64], &[u64]) -> f64 + Send + Sync>;
 
-/// Drift computed while the two runs are read (docs/contract.md §17): each run's
+/// Drift computed while the two runs are read (docs/contract.md §6.5): each run's
 /// first repeat offers every returned list, as [`doc_hash`]es, when its ranking is
 /// complete. The first side to offer a query's list leaves it waiting; the second
 /// pairs them and both are dropped. Runs exported in the same query order (grouped
@@ -601,4 +663,30 @@ impl Pairing {
             .collect();
         (gold, other)
     }
+}
+
+/// What `compare --changed-since REV` found (docs/contract.md §12.1): the gate's own
+/// inputs (policy, gold, baseline, allow-list) that differ from the revision.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ChangedInputs {
+    /// The revision as given, and the commit it names.
+    pub since: String,
+    pub commit: String,
+    /// How many input files were compared with the revision.
+    pub checked: usize,
+    /// Each input that differs, in the order checked.
+    pub changed: Vec<ChangedInput>,
+}
+
+/// One input that differs from the revision.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ChangedInput {
+    /// What the file is to the gate: "gold manifest", "baseline results", …
+    pub input: &'static str,
+    pub path: String,
+    /// "changed" (other bytes) or "added" (not in the revision).
+    pub change: &'static str,
+    /// What changed in it, when ragdiff can say (the policy's settings).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{self, CompareArgs, EvalArgs, EvalFormat, FreezeArgs, PromoteArgs, ValidateArgs};
+use crate::cli::{CompareArgs, EvalArgs, EvalFormat, FreezeArgs, PromoteArgs, ValidateArgs};
 use crate::load;
 use crate::metrics::Metric;
 use crate::report::Format;
@@ -44,7 +44,7 @@ pub struct Eval {
     pub k: Option<u32>,
     pub format: Format,
     pub require_frozen: bool,
-    /// Extra cutoffs, ascending, each once (`docs/contract.md §19`).
+    /// Extra cutoffs, ascending, each once (`docs/contract.md §2.8`).
     pub cutoffs: Vec<u32>,
     pub sort: crate::eval::cutoffs::SortBy,
 }
@@ -72,10 +72,7 @@ impl Eval {
             },
             require_frozen: args.require_frozen,
             cutoffs: sorted_cutoffs(&args.cutoffs),
-            sort: match args.sort {
-                crate::cli::EvalSort::Id => crate::eval::cutoffs::SortBy::Id,
-                crate::cli::EvalSort::Worst => crate::eval::cutoffs::SortBy::Worst,
-            },
+            sort: args.sort,
         })
     }
 }
@@ -160,7 +157,7 @@ impl Outputs {
             ),
         ];
         let mut files = Vec::new();
-        let mut on_stdout: Vec<Format> = args.format.map(report_format).into_iter().collect();
+        let mut on_stdout: Vec<Format> = args.format.into_iter().collect();
         for (format, flag, path) in exports {
             match path {
                 Some(p) if p.as_os_str() == "-" => on_stdout.push(format),
@@ -194,15 +191,6 @@ impl Outputs {
     }
 }
 
-fn report_format(f: cli::Format) -> Format {
-    match f {
-        cli::Format::Table => Format::Table,
-        cli::Format::Markdown => Format::Markdown,
-        cli::Format::Json => Format::Json,
-        cli::Format::Csv => Format::Csv,
-    }
-}
-
 /// `compare`'s settings.
 #[derive(Debug)]
 pub struct Compare {
@@ -216,17 +204,19 @@ pub struct Compare {
     pub max_drop: Vec<(Metric, f64)>,
     pub allow_failed: Vec<String>,
     pub allow_failed_file: Option<PathBuf>,
+    /// `--changed-since REV` (docs/contract.md §12.1).
+    pub changed_since: Option<String>,
     pub fail_on_significant_drop: bool,
     pub require_frozen: bool,
     pub enforced: bool,
     pub suspects: crate::gate::Suspects,
-    /// Segments and their gates (docs/contract.md §18).
+    /// Segments and their gates (docs/contract.md §6.6).
     pub segments: SegmentSettings,
-    /// Noise and drift (docs/contract.md §17).
+    /// Noise and drift (docs/contract.md §6.5).
     pub strict_flaky: bool,
     pub rbo_p: f64,
     pub min_rbo: Option<f64>,
-    /// Extra cutoffs, ascending, each once (docs/contract.md §19.8).
+    /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
     pub cutoffs: Vec<u32>,
 }
 
@@ -343,6 +333,7 @@ impl Compare {
             max_drop,
             allow_failed: args.allow_failed,
             allow_failed_file: args.allow_failed_file,
+            changed_since: args.changed_since,
             fail_on_significant_drop: args.fail_on_significant_drop,
             require_frozen: args.require_frozen,
             enforced: !args.no_gate,
@@ -351,10 +342,7 @@ impl Compare {
             min_rbo: args.min_rbo,
             cutoffs: sorted_cutoffs(&args.cutoffs),
             segments,
-            suspects: match args.suspects {
-                cli::SuspectsArg::Fail => crate::gate::Suspects::Fail,
-                cli::SuspectsArg::Warn => crate::gate::Suspects::Warn,
-            },
+            suspects: args.suspects,
         })
     }
 }
@@ -381,7 +369,7 @@ impl Promote {
     }
 }
 
-/// `--rbo-p` lies strictly between 0 and 1, `--min-rbo` in [0, 1] (docs/contract.md §17).
+/// `--rbo-p` lies strictly between 0 and 1, `--min-rbo` in [0, 1] (docs/contract.md §6.5).
 fn check_drift_flags(p: f64, min_rbo: Option<f64>, diag: &mut Diagnostics) {
     if !(p > 0.0 && p < 1.0) {
         diag.usage(format!(

@@ -1,6 +1,6 @@
 //! Paired statistics of per-query deltas: a percentile-bootstrap confidence interval
 //! of the mean delta and the two-sided p-value of a paired sign-flip randomization
-//! test (docs/contract.md §8). Seeded and reproducible: the same seed, resamples and
+//! test (docs/contract.md §7). Seeded and reproducible: the same seed, resamples and
 //! deltas give the same numbers on any machine and any number of threads.
 //!
 //! Only queries whose delta is not zero can move a resampled mean, so both are
@@ -189,7 +189,7 @@ pub fn paired(deltas: &[[f64; METRICS]], resamples: u32, seed: u64) -> [DeltaSta
 /// Holm's step-down adjustment (Holm 1979) of a family of p-values, in their
 /// order: sorted ascending, the i-th smallest (from 0) is multiplied by `m - i`, a
 /// running maximum keeps the order, and values are capped at 1. Equal to
-/// statsmodels' `multipletests(method="holm")` (docs/contract.md §18).
+/// statsmodels' `multipletests(method="holm")` (docs/contract.md §6.6).
 pub fn holm(p: &[f64]) -> Vec<f64> {
     let m = p.len();
     let mut order: Vec<usize> = (0..m).collect();
@@ -205,7 +205,7 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
 
 /// Cohen's d_z of paired deltas (Lakens 2013): their mean divided by their sample
 /// standard deviation (n - 1). `None` when undefined: fewer than 2 deltas, or all
-/// equal and not 0; `Some(0.0)` when every delta is 0 (docs/contract.md §18).
+/// equal and not 0; `Some(0.0)` when every delta is 0 (docs/contract.md §6.6).
 pub fn effect_size(deltas: impl Iterator<Item = f64> + Clone) -> Option<f64> {
     let n = deltas.clone().count();
     if n < 2 {

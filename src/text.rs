@@ -396,7 +396,7 @@ pub fn under_github_actions() -> bool {
     std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
 }
 
-/// Natural order of ids (`docs/contract.md §19`): each id is split into maximal runs
+/// Natural order of ids (`docs/contract.md §2.8`): each id is split into maximal runs
 /// of ASCII digits and of other bytes, compared part by part — digit runs by value,
 /// then the shorter run first (`Q-1` before `Q-01`), other parts by bytes — so `2`
 /// comes before `10` and `Q-9` before `Q-10`.

@@ -116,11 +116,19 @@ pub enum ProblemKind {
     )]
     PathNotRegular { what: &'static str, path: String },
     #[error(
+        "{what} {path} is a kernel file (on /proc or /sys), whose reads can block or never end; copy what you need into a regular file"
+    )]
+    PathKernel { what: &'static str, path: String },
+    #[error(
         "line longer than 1 MiB (the limit for a line or a CSV row); reading stopped here: is this the right file?"
     )]
     LineTooLong,
     #[error("lines end in CR only; save the file with LF or CRLF line ends")]
     CrOnly,
+    #[error(
+        "a CR not followed by LF inside the line: CSV readers take it as a row break that git and GitHub do not show; remove it"
+    )]
+    BareCr,
     #[error(
         "unterminated quote: the quoted cell that starts on this line never closes, so it would take in the rest of the file; close the quote"
     )]
@@ -137,6 +145,10 @@ pub enum ProblemKind {
     EmptyFile { expected: &'static str },
     #[error("the file has a header but no rows; add one row per query")]
     HeaderOnly,
+    #[error(
+        "column `{column}` appears more than once in the header (ragdiff would read only the first); keep one"
+    )]
+    DuplicateColumn { column: String },
     #[error("missing required column `{column}` (the header must contain {required})")]
     MissingColumn {
         column: &'static str,
@@ -183,6 +195,22 @@ pub enum ProblemKind {
     )]
     VersionNotRaised { version: String, frozen: String },
     #[error(
+        "{key} is {now} but the gold was frozen with {key} {frozen} (frozen_{key}); restore it, or raise `version` and run `ragdiff freeze`"
+    )]
+    FrozenMeaningChanged {
+        key: &'static str,
+        frozen: String,
+        now: String,
+    },
+    #[error(
+        "{what} changed since the gold was frozen but `version` {version} is not higher than frozen_version {frozen}; raise `version` to freeze the new meaning"
+    )]
+    MeaningNotRaised {
+        what: String,
+        version: String,
+        frozen: String,
+    },
+    #[error(
         "the file changed while ragdiff read it (an interleaved TREC run is read again for drift); run again once nothing writes it"
     )]
     ChangedWhileRead,
@@ -200,6 +228,10 @@ pub enum ProblemKind {
     VersionBelowFrozen { version: String, frozen: String },
     #[error("{message}")]
     Usage { message: String },
+    #[error(
+        "run results are the {what} {input} (the same file or the same bytes); a run's results are never one of the gold's own files"
+    )]
+    ResultsAreInput { what: &'static str, input: String },
     #[error(
         "query {query}: chunk {chunk} is not in the doc map {map}; every retrieved id must be a `chunk_id` of the map"
     )]

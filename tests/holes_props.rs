@@ -1,4 +1,4 @@
-//! Property tests of label holes (docs/contract.md §16), through the public library:
+//! Property tests of label holes (docs/contract.md §6.3), through the public library:
 //! a gold that judges every returned doc leaves no hole — no suspect query, and
 //! Judged@k = min(returned, k) / k for every query and side — while unjudging a doc
 //! that entered a newly failed query's top k makes it suspect.

@@ -1,4 +1,4 @@
-//! Property tests (issue 6) over generated gold sets and runs, through the public
+//! Property tests over generated gold sets and runs, through the public
 //! library and the built binary: metric bounds and monotonic recall on parsed inputs,
 //! TREC and CSV encodings of the same run (and CSV and qrels encodings of the same
 //! gold) giving identical per-query results, and what `compare` exports (JSON, CSV)
@@ -205,6 +205,7 @@ fn gold_meta(format: DataFormat) -> GoldMeta {
         manifest: None,
         tags_file: None,
         tags_sha256: None,
+        frozen_meaning: Default::default(),
     }
 }
 
@@ -380,7 +381,7 @@ fn exact(v: &serde_json::Value) -> f64 {
         .expect("a number")
 }
 
-/// What the CSV export writes for an id (formula-injection guard, SPEC section 7).
+/// What the CSV export writes for an id (formula-injection guard, docs/contract.md §9.4).
 fn guarded(id: &str) -> String {
     if id.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{id}")
@@ -475,7 +476,7 @@ proptest! {
         // CSV = JSON, row by row, in the same order
         let mut reader = csv::Reader::from_path(dir.path().join("out.csv")).expect("out.csv");
         let header: Vec<String> = reader.headers().expect("a header").iter().map(String::from).collect();
-        // docs/contract.md §19.7
+        // docs/contract.md §9.8
         let mut expected: Vec<String> = ["id", "status", "failure_kind", "suspect", "tags",
             "baseline_rank", "candidate_rank"].map(String::from).to_vec();
         for m in METRICS {
@@ -539,5 +540,5 @@ proptest! {
     }
 }
 
-/// The metrics of the CSV export, in its column order (docs/contract.md §19.7).
+/// The metrics of the CSV export, in its column order (docs/contract.md §9.8).
 const METRICS: [&str; 6] = ["rr", "recall", "hit", "precision", "ndcg", "ap"];

@@ -1,7 +1,7 @@
 //! `compare`: inputs -> comparability -> runs (in parallel) -> comparison -> gate ->
 //! every requested output.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::app::{print_warnings, refuse, release_freed_memory};
 use crate::compare::{self, Bump, Comparison};
@@ -24,33 +24,33 @@ struct Inputs {
     metas: [RunMeta; 2],
     k: u32,
     allowed: Vec<(String, String)>,
+    changed: Option<crate::model::ChangedInputs>,
 }
 
 pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
+    let result = gate(&s);
+    if let Err(err) = &result {
+        failure_markdown(&s, err);
+    }
+    result
+}
+
+/// The comparison and its outputs; an error is exit 2 or 3.
+fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     let phases = crate::app::Phases::start();
     let mut diag = Diagnostics::default();
-    let inputs = inputs(&s, &mut diag)?;
+    let inputs = inputs(s, &mut diag)?;
+    comparable(&inputs.gold, &inputs.metas, &mut diag)?;
     let [bm, cm] = inputs.metas;
-    let differences: Vec<String> = compare::differences(&inputs.gold, &bm, &cm)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    if !differences.is_empty() {
-        let refused = Refused {
-            what: Refused::COMPARE,
-            differences,
-        };
-        return Err(refuse(refused, vec![bm, cm], &mut diag));
-    }
     release_freed_memory();
     phases.mark("inputs");
     let gold = inputs.gold;
     let same_results = load::same_results(&bm.results, &cm.results);
     // Each side keeps its top k's unjudged docs by id: suspects and the label queue
-    // need them (docs/contract.md §16); memory stays gold x k. Drift pairs the two
-    // runs' lists as they are read (§17).
+    // need them (docs/contract.md §6.3); memory stays gold x k. Drift pairs the two
+    // runs' lists as they are read (§6.5).
     let (mut baseline, mut candidate, pairing) =
-        read_both(&s, &gold, [bm, cm], inputs.k, &mut diag)?;
+        read_both(s, &gold, [bm, cm], inputs.k, &mut diag)?;
     release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
     // Extra cutoffs and the label queue read the runs' observations again; without
@@ -69,13 +69,13 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     compare::drift::apply(&mut cmp, &gold, pairing.results(), s.rbo_p);
     compare::cutoffs::attach(&mut cmp, &gold, [&baseline, &candidate], &s.cutoffs);
     phases.mark("segments, drift, cutoffs");
-    let policy = policy(&s, inputs.allowed);
+    let policy = policy(s, inputs.allowed);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(comparison_warnings(&cmp, [&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
     warnings.extend(segment_warnings(&cmp, seg));
-    warnings.extend(holm_floor_warning(&cmp, &s));
+    warnings.extend(holm_floor_warning(&cmp, s));
     let decided = Decided {
         verdict,
         accepted,
@@ -89,10 +89,11 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
         .then(|| label_queue(&gold, &baseline, &candidate, &cmp))
         .transpose()?;
     let mut report = CompareReport::new(&gold, runs, cmp, decided, (s.resamples, s.seed));
+    report.changed_inputs = inputs.changed;
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, seg.min_queries);
     // The report holds all the outputs need: free the runs and the gold before
-    // rendering (memory at its peak otherwise; docs/contract.md §13).
+    // rendering (memory at its peak otherwise; docs/contract.md §12).
     drop((gold, baseline, candidate));
     release_freed_memory();
     phases.mark("report");
@@ -107,7 +108,120 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
     })
 }
 
-/// Read both runs side by side; drift pairs their lists as they are read (§17).
+/// Refuse (exit 3) a comparison whose inputs differ in what makes it meaningful
+/// (docs/contract.md §6), after any input problem of the runs (exit 2).
+fn comparable(
+    gold: &GoldSet,
+    [bm, cm]: &[RunMeta; 2],
+    diag: &mut Diagnostics,
+) -> anyhow::Result<()> {
+    let differences: Vec<String> = compare::differences(gold, bm, cm)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if differences.is_empty() {
+        return Ok(());
+    }
+    let refused = Refused {
+        what: Refused::COMPARE,
+        differences,
+    };
+    Err(refuse(refused, vec![bm.clone(), cm.clone()], diag))
+}
+
+/// On exit 2 or 3, `--export-markdown`'s file still gets the refusal or the input
+/// problems (docs/contract.md §12.1), so a job summary is never empty; the one
+/// output written when the run does not complete. Never over an input: the files the
+/// manifests name are looked up again (quietly) and every export checked again.
+fn failure_markdown(s: &settings::Compare, err: &anyhow::Error) {
+    let Some((_, flag, dest)) = s
+        .outputs
+        .files
+        .iter()
+        .find(|(f, _, p)| *f == report::Format::Markdown && p != Path::new("-"))
+    else {
+        return;
+    };
+    let mut quiet = Diagnostics::default();
+    let gold = load::gold_or_default(s.gold.clone(), &mut quiet);
+    let gold_meta = gold.as_deref().and_then(|g| load::gold_meta(g, &mut quiet));
+    let runs: Vec<RunMeta> = s
+        .runs
+        .iter()
+        .filter_map(|r| load::run_meta(r, &mut quiet))
+        .collect();
+    let mut inputs: Vec<&Path> = s.runs.iter().map(PathBuf::as_path).collect();
+    inputs.extend(gold.as_deref());
+    if let Some(g) = &gold_meta {
+        inputs.push(g.data.as_path());
+        inputs.extend(g.tags_file.iter().map(|t| t.path.as_path()));
+    }
+    for m in &runs {
+        inputs.extend(m.results_paths());
+        inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
+    }
+    inputs.extend(s.allow_failed_file.as_deref());
+    // Nothing when the exports themselves are refused (a missing folder, an input as
+    // a destination): no report is written beside a refused one.
+    if output::check_exports(&s.outputs.exports(), &inputs).is_err() {
+        return;
+    }
+    let Some((title, lines)) = failure_lines(err) else {
+        return;
+    };
+    let text = report::markdown::render_failure(&title, &lines);
+    if let Err(e) = output::write(dest, &text) {
+        crate::text::eprintln(&format!("warning: {flag} {}: {e:#}", dest.display()));
+    }
+}
+
+/// The heading and the lines of a refusal (exit 3) or of input problems (exit 2);
+/// `None` for a failure to write the outputs themselves (they are left as they were).
+fn failure_lines(err: &anyhow::Error) -> Option<(String, Vec<String>)> {
+    if let Some(refused) = err.downcast_ref::<Refused>() {
+        return Some((
+            format!("REFUSED (exit 3): refusing {}", refused.what),
+            refused.differences.clone(),
+        ));
+    }
+    let invalid = err.downcast_ref::<crate::validate::InvalidInput>()?;
+    if invalid
+        .problems
+        .iter()
+        .any(|p| matches!(p.kind, ProblemKind::Write { .. }))
+    {
+        return None;
+    }
+    let mut lines: Vec<String> = invalid
+        .problems
+        .iter()
+        .map(|p| {
+            if p.location.usage {
+                p.kind.to_string()
+            } else {
+                p.to_string()
+            }
+        })
+        .collect();
+    for (file, n) in &invalid.dropped {
+        lines.push(format!("{file}: … and {n} more problems not shown"));
+    }
+    let n = invalid.problems.len()
+        + invalid
+            .dropped
+            .iter()
+            .map(|(_, n)| *n as usize)
+            .sum::<usize>();
+    Some((
+        format!(
+            "INVALID INPUT (exit 2): {}",
+            plural(n, "problem", "problems")
+        ),
+        lines,
+    ))
+}
+
+/// Read both runs side by side; drift pairs their lists as they are read (§6.5).
 fn read_both(
     s: &settings::Compare,
     gold: &GoldSet,
@@ -152,7 +266,7 @@ fn read_both(
     Ok((baseline, candidate, pairing))
 }
 
-/// Drift's pairing of the two runs' lists by RBO with persistence `p` (§17).
+/// Drift's pairing of the two runs' lists by RBO with persistence `p` (§6.5).
 fn new_pairing(gold: &GoldSet, p: f64) -> Pairing {
     Pairing::new(
         gold.queries.len(),
@@ -161,7 +275,7 @@ fn new_pairing(gold: &GoldSet, p: f64) -> Pairing {
 }
 
 /// A TREC run turned out interleaved after offering lists that may have been partial
-/// (docs/contract.md §17): read both runs again, each offering its lists only once its
+/// (docs/contract.md §6.5): read both runs again, each offering its lists only once its
 /// reading ends whole. Costs a second read of both runs, for interleaved runs only.
 fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pairing> {
     let pairing = new_pairing(gold, p);
@@ -213,6 +327,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let cm = diag.require(cm)?;
     let mut inputs: Vec<&Path> = vec![gold.meta.data.as_path()];
     inputs.extend(gold.meta.manifest.as_deref());
+    inputs.extend(gold.meta.tags_file.iter().map(|t| t.path.as_path()));
     for m in [&bm, &cm] {
         inputs.extend(m.results_paths());
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
@@ -220,22 +335,94 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     }
     inputs.extend(s.allow_failed_file.as_deref());
     output::check_exports(&s.outputs.exports(), &inputs)?;
+    load::own_files::check(&[&bm, &cm], &own_files(&gold, [&bm, &cm], s), diag);
     let k = resolve_k(&gold, s.k, &bm, &s.runs[0].display().to_string(), diag);
     crate::app::eval::check_cutoffs(&s.cutoffs, bm.depth, diag);
     let mut allowed = allow::check_allowed_ids(&s.allow_failed, &gold, diag);
     if let Some(file) = &s.allow_failed_file {
         allowed.extend(allow::read_allow_file(file, &gold, diag));
     }
+    let changed = s
+        .changed_since
+        .as_deref()
+        .and_then(|rev| load::changed::since(rev, &gate_inputs(&gold, &bm, s), diag));
     let k = diag.require(k)?;
     Ok(Inputs {
         gold,
         metas: [bm, cm],
         k,
         allowed,
+        changed,
     })
 }
 
-/// The label queue (docs/contract.md §16). Baseline ranks below k are not kept
+/// The inputs `--changed-since` compares with the revision (docs/contract.md §12.1):
+/// what the pull request should not change unseen.
+fn gate_inputs<'a>(
+    gold: &'a GoldSet,
+    baseline: &'a RunMeta,
+    s: &'a settings::Compare,
+) -> Vec<(&'static str, &'a Path)> {
+    let mut list = Vec::new();
+    list.extend(
+        gold.meta
+            .manifest
+            .iter()
+            .map(|p| ("gold manifest", p.as_path())),
+    );
+    list.push(("gold data", gold.meta.data.as_path()));
+    list.extend(
+        gold.meta
+            .tags_file
+            .iter()
+            .map(|t| ("tags file", t.path.as_path())),
+    );
+    list.extend(
+        baseline
+            .manifest
+            .iter()
+            .map(|p| ("baseline manifest", p.as_path())),
+    );
+    list.extend(baseline.results_paths().map(|p| ("baseline results", p)));
+    list.extend(
+        baseline
+            .doc_map
+            .iter()
+            .map(|(_, p)| ("baseline doc map", p.as_path())),
+    );
+    list.extend(
+        s.allow_failed_file
+            .iter()
+            .map(|p| ("allow-list", p.as_path())),
+    );
+    list
+}
+
+/// The gold's own files, which no run's results may be (docs/contract.md §12.1).
+fn own_files<'a>(
+    gold: &'a GoldSet,
+    runs: [&'a RunMeta; 2],
+    s: &'a settings::Compare,
+) -> Vec<(&'static str, &'a Path)> {
+    let mut own = vec![("gold data", gold.meta.data.as_path())];
+    own.extend(
+        gold.meta
+            .tags_file
+            .iter()
+            .map(|t| ("tags file", t.path.as_path())),
+    );
+    for m in runs {
+        own.extend(m.doc_map.iter().map(|(_, p)| ("doc map", p.as_path())));
+    }
+    own.extend(
+        s.allow_failed_file
+            .iter()
+            .map(|p| ("allow-list", p.as_path())),
+    );
+    own
+}
+
+/// The label queue (docs/contract.md §9.6). Baseline ranks below k are not kept
 /// while reading, so the baseline is read once more to find just the queued docs.
 fn label_queue(
     gold: &GoldSet,
@@ -331,7 +518,7 @@ fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow:
 }
 
 /// Per-segment gates that test nothing: the gold has no tags, or every segment is
-/// too few (docs/contract.md §18).
+/// too few (docs/contract.md §6.6).
 fn segment_warnings(cmp: &Comparison, seg: &settings::SegmentSettings) -> Vec<String> {
     let asked = !seg.non_inferior_per_segment.is_empty() || !seg.max_drop_per_segment.is_empty();
     if !asked || cmp.segments.iter().any(|s| !s.too_few) {
@@ -349,7 +536,7 @@ fn segment_warnings(cmp: &Comparison, seg: &settings::SegmentSettings) -> Vec<St
 }
 
 /// Under `--fail-on-significant-drop`: a family so large that even the smallest p
-/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §18.3).
+/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §7.1).
 fn holm_floor_warning(cmp: &Comparison, s: &settings::Compare) -> Option<String> {
     let tests = compare::segments::family_size(cmp);
     let floor = (tests as f64 / (1.0 + f64::from(s.resamples))).min(1.0);

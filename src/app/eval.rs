@@ -10,7 +10,7 @@ use crate::report::{self, EvalReport, Format};
 use crate::settings;
 use crate::validate::{Diagnostics, resolve_k};
 
-/// Each extra cutoff must lie in 1..=depth (`docs/contract.md §19`).
+/// Each extra cutoff must lie in 1..=depth (`docs/contract.md §5.2`).
 pub fn check_cutoffs(cutoffs: &[u32], depth: u32, diag: &mut Diagnostics) {
     for &c in cutoffs {
         if c == 0 || c > depth {

@@ -2,6 +2,7 @@
 
 use crate::exit;
 use crate::load::{self, fs, gold, manifest, tags};
+use crate::model::FrozenMeaning;
 use crate::output;
 use crate::settings;
 use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
@@ -19,7 +20,7 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
     }
     let doc = manifest::read(&path, &mut diag);
     let doc = diag.require(doc)?;
-    let meta = manifest::gold(&doc, &mut diag);
+    let meta = manifest::gold_unchecked(&doc, &mut diag);
     let meta = diag.require(meta)?;
     let display = path.display().to_string();
     let shown = crate::text::shown_string(&display);
@@ -44,30 +45,36 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
         .unwrap_or_default();
     // A manifest without a version records a problem, so this never stops here.
     let version = diag.require(meta.version.clone())?;
+    let meaning = FrozenMeaning::of(&meta);
+    // docs/contract.md §4.4: a gold frozen before k, min_grade and tags were recorded
+    // gets them without a version raise; once recorded, a change needs one.
+    let unrecorded = meta.frozen_meaning.is_unrecorded();
+    let meaning_changes = meta.frozen_meaning.changes(&meaning);
     if let Some(recorded) = &meta.sha256 {
         let same = *recorded == actual && meta.tags_sha256 == tags_actual;
-        if same && meta.frozen_version.as_ref() == Some(&version) {
+        if same && meaning_changes.is_empty() && meta.frozen_version.as_ref() == Some(&version) {
             output::stdout(&format!(
                 "{shown}: already frozen at version {version} (sha256 {}{tags_note})\n",
                 &actual[..12]
             ))?;
             return Ok(exit::SUCCESS);
         }
-        let raised = meta.frozen_version.as_ref().is_some_and(|f| version > *f);
-        if !same && !raised {
-            return Err(InvalidInput::one(
-                Location::file(&display),
-                ProblemKind::VersionNotRaised {
-                    version: version.to_string(),
-                    frozen: meta
-                        .frozen_version
-                        .map_or_else(|| "(none recorded)".to_string(), |v| v.to_string()),
-                },
-            )
-            .into());
+        let changed = (!same).then_some(Changed::Data).or_else(|| {
+            (!unrecorded && !meaning_changes.is_empty())
+                .then_some(Changed::Meaning(&meaning_changes))
+        });
+        if let Some(changed) = changed {
+            check_raised(&meta, &version, changed, &display)?;
         }
     }
-    let text = rewritten(doc, &actual, &version, tags_actual.as_deref(), &meta);
+    let text = rewritten(
+        doc,
+        &actual,
+        &version,
+        tags_actual.as_deref(),
+        &meta,
+        &meaning,
+    );
     // A manifest reached through a link is rewritten where it lives, the link kept.
     let target = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
     output::write(&target, &text)?;
@@ -78,8 +85,49 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
     Ok(exit::SUCCESS)
 }
 
+/// What changed since the last freeze.
+enum Changed<'a> {
+    /// The data or the tags file.
+    Data,
+    /// `k`, `min_grade` or `tags` (docs/contract.md §4.4): (key, recorded, now).
+    Meaning(&'a [(&'static str, String, String)]),
+}
+
+/// A changed gold is frozen again only under a raised `version`.
+fn check_raised(
+    meta: &crate::model::GoldMeta,
+    version: &semver::Version,
+    changed: Changed,
+    display: &str,
+) -> Result<(), InvalidInput> {
+    if meta.frozen_version.as_ref().is_some_and(|f| version > f) {
+        return Ok(());
+    }
+    let frozen = meta
+        .frozen_version
+        .as_ref()
+        .map_or_else(|| "(none recorded)".to_string(), ToString::to_string);
+    let version = version.to_string();
+    let kind = match changed {
+        Changed::Data => ProblemKind::VersionNotRaised { version, frozen },
+        Changed::Meaning(changes) => {
+            let what: Vec<String> = changes
+                .iter()
+                .map(|(key, was, now)| format!("{key} ({was} -> {now})"))
+                .collect();
+            ProblemKind::MeaningNotRaised {
+                what: what.join(", "),
+                version,
+                frozen,
+            }
+        }
+    };
+    Err(InvalidInput::one(Location::file(display), kind))
+}
+
 /// The manifest with the freeze recorded: sha256, frozen_version, tags_sha256 (or
-/// none), and frozen_at (a first freeze keeps a date written by hand; a new version
+/// none), frozen_k, frozen_min_grade and frozen_tags ("none" for no pinned k, no tags
+/// file; docs/contract.md §4.4), and frozen_at (a first freeze keeps a date written by hand; a new version
 /// records today's). Comments and layout are kept (toml_edit).
 fn rewritten(
     doc: manifest::ManifestDoc,
@@ -87,6 +135,7 @@ fn rewritten(
     version: &semver::Version,
     tags_actual: Option<&str>,
     meta: &crate::model::GoldMeta,
+    meaning: &FrozenMeaning,
 ) -> String {
     let mut doc = doc.doc.into_mut();
     doc["sha256"] = toml_edit::value(actual);
@@ -97,13 +146,27 @@ fn rewritten(
             doc.remove("tags_sha256");
         }
     }
-    if doc.get("frozen_at").is_none() || meta.frozen_version.is_some() {
+    doc["frozen_k"] = match meaning.k.flatten() {
+        Some(k) => toml_edit::value(i64::from(k)),
+        None => toml_edit::value("none"),
+    };
+    doc["frozen_min_grade"] = toml_edit::value(meaning.min_grade.unwrap_or(1));
+    doc["frozen_tags"] = toml_edit::value(
+        meaning
+            .tags
+            .clone()
+            .flatten()
+            .unwrap_or_else(|| "none".into()),
+    );
+    // Recording the meaning of a gold frozen before it was recorded keeps its date.
+    let new_version = meta.frozen_version.as_ref().is_some_and(|f| f != version);
+    if doc.get("frozen_at").is_none() || new_version {
         doc["frozen_at"] = toml_edit::value(today());
     }
     doc.to_string()
 }
 
-/// The sha256 of the tags side file the manifest names, if any (docs/contract.md §18).
+/// The sha256 of the tags side file the manifest names, if any (docs/contract.md §2.13).
 fn tags_digest(meta: &crate::model::GoldMeta, diag: &mut Diagnostics) -> Option<String> {
     let file = meta.tags_file.as_ref()?;
     let display = file.path.display().to_string();

@@ -18,19 +18,46 @@ const FOLDERS: [&str; 4] = ["gold", "runs", ".github", ".github/workflows"];
 pub const WORKFLOW_PATH: &str = ".github/workflows/rag-retrieval.yml";
 const ALLOW_LIST_PATH: &str = "runs/accepted-failures.csv";
 
-/// `OWNER/ragdiff@vVERSION`: the repository Cargo.toml names (a fork sets its own)
-/// at the tag of the version that writes the workflow.
-pub fn action_ref() -> String {
+/// The repository Cargo.toml names (`OWNER/ragdiff` until the project has its home).
+fn built_repository() -> &'static str {
     let repo = env!("CARGO_PKG_REPOSITORY");
-    let repo = repo
-        .strip_prefix("https://github.com/")
+    repo.strip_prefix("https://github.com/")
         .unwrap_or(repo)
         .trim_end_matches('/')
-        .trim_end_matches(".git");
-    format!("{repo}@v{}", env!("CARGO_PKG_VERSION"))
+        .trim_end_matches(".git")
 }
 
-pub fn run() -> anyhow::Result<u8> {
+/// `REPOSITORY@vVERSION`: `--repository`, else the repository this build names, at
+/// the tag of the version that writes the workflow. A placeholder owner (`OWNER`) is
+/// refused: a workflow naming it fails on its first run, or worse, runs whatever a
+/// stranger publishes under that name.
+pub fn action_ref(repository: Option<&str>) -> anyhow::Result<String> {
+    let repo = repository.unwrap_or(built_repository());
+    let valid = |part: &str| {
+        !part.is_empty()
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    };
+    match repo.split_once('/') {
+        Some((owner, name)) if valid(owner) && valid(name) && owner != "OWNER" => {
+            Ok(format!("{repo}@v{}", env!("CARGO_PKG_VERSION")))
+        }
+        _ if repository.is_none() => Err(InvalidInput::usage(format!(
+            "this build of ragdiff names the placeholder repository {repo}: pass --repository OWNER/NAME, the GitHub repository that holds ragdiff's action.yml (your fork, or ragdiff's home), so the workflow's `uses:` line names it"
+        ))
+        .into()),
+        _ => Err(InvalidInput::usage(format!(
+            "--repository {}: expected OWNER/NAME, a GitHub repository (not the placeholder OWNER)",
+            crate::text::shown(repo)
+        ))
+        .into()),
+    }
+}
+
+pub fn run(args: &crate::cli::InitArgs) -> anyhow::Result<u8> {
+    // Before anything is written: a workflow naming a placeholder is refused.
+    let action = action_ref(args.repository.as_deref())?;
     // A file where a folder belongs would stop the layout half-way: refuse first.
     for folder in FOLDERS {
         let p = Path::new(folder);
@@ -53,7 +80,13 @@ pub fn run() -> anyhow::Result<u8> {
             created.push(format!("{folder}/"));
         }
     }
-    let workflow = WORKFLOW.replace("RAGDIFF_ACTION", &action_ref());
+    let note = format!(
+        "The gate names {} at the tag of the ragdiff version that wrote this file.",
+        action.split('@').next().unwrap_or(&action)
+    );
+    let workflow = WORKFLOW
+        .replace("RAGDIFF_ACTION_NOTE", &note)
+        .replace("RAGDIFF_ACTION", &action);
     for (path, text) in [(ALLOW_LIST_PATH, ALLOW_LIST), (WORKFLOW_PATH, &workflow)] {
         // symlink_metadata: a dangling link is something that exists too.
         if Path::new(path).symlink_metadata().is_ok() {

@@ -54,7 +54,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Eval(args) => eval::run(settings::Eval::new(args)?),
         Command::Validate(args) => validate::run(settings::Validate::new(args)),
         Command::Freeze(args) => freeze::run(settings::Freeze::new(args)),
-        Command::Init => init::run(),
+        Command::Init(args) => init::run(&args),
         Command::Promote(args) => promote::run(settings::Promote::new(args)?),
     }
 }
@@ -105,7 +105,7 @@ impl Phases {
     /// Say how long since the start `phase` ended.
     pub fn mark(&self, phase: &str) {
         if let Some(t) = self.start {
-            // Like every stderr line: a closed stderr changes nothing (contract §13.8).
+            // Like every stderr line: a closed stderr changes nothing (contract §12.8).
             let at = t.elapsed().as_secs_f64();
             crate::text::eprintln(&format!("timing: {phase} done at {at:.3} s"));
         }

@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use sha2::Digest as _;
+
 use crate::exit;
 use crate::load::{self, manifest};
 use crate::output::{self, same_path};
@@ -29,6 +31,16 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
         .into());
     }
     let plan = plan(&baseline, &cm)?;
+    check_destinations(&s.compare, &baseline, &candidate, &cm, &plan)?;
+
+    // What the gate reads: each file promote will copy, hashed now; the copy is
+    // hashed as it is written and must match before anything is renamed into place
+    // (a file changed while the gate ran is never promoted).
+    let digests = plan
+        .copies
+        .iter()
+        .map(|c| sha256_of(&c.from))
+        .collect::<Result<Vec<_>, _>>()?;
 
     let code = super::compare::run(s.compare)?;
     if code != exit::SUCCESS {
@@ -51,10 +63,22 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
         .iter()
         .map(|p| std::fs::metadata(p).ok().map(|m| m.permissions()))
         .collect();
+    crate::interrupt::pause_at("promote-copy", false);
     output::write_files(&dests, |i, out| match plan.copies.get(i) {
         Some(copy) => {
             let mut file = std::fs::File::open(&copy.from)?;
-            std::io::copy(&mut file, out).map(|_| ())
+            let mut hashing = Hashing {
+                inner: out,
+                hasher: sha2::Sha256::new(),
+            };
+            std::io::copy(&mut file, &mut hashing)?;
+            if hashing.hasher.finalize().as_slice() != digests[i].as_slice() {
+                return Err(std::io::Error::other(format!(
+                    "{} changed while promote ran (after the gate read it); nothing promoted: run promote again",
+                    crate::text::shown(&copy.from.display().to_string())
+                )));
+            }
+            Ok(())
         }
         None => out.write_all(text.as_bytes()),
     })?;
@@ -67,6 +91,114 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
     Ok(exit::SUCCESS)
 }
 
+/// Refuse, before the gate runs, a promote that would write over anything but the
+/// baseline's own files (docs/contract.md §12): the gold's manifest, data and tags,
+/// the candidate's manifest, repeats and doc map, the allow-list, an export of this
+/// run, or another of its own destinations. A copy onto its own source (a doc map
+/// both sides share) changes nothing and is allowed.
+fn check_destinations(
+    s: &settings::Compare,
+    baseline: &Path,
+    candidate: &Path,
+    cm: &crate::model::RunMeta,
+    plan: &Plan,
+) -> Result<(), InvalidInput> {
+    let mut diag = Diagnostics::default();
+    let gold = load::gold_or_default(s.gold.clone(), &mut diag)
+        .and_then(|p| load::gold_meta(&p, &mut diag));
+    let mut inputs: Vec<(&str, &Path)> = Vec::new();
+    if let Some(g) = &gold {
+        inputs.extend(g.manifest.as_deref().map(|p| ("the gold manifest", p)));
+        inputs.push(("the gold data", g.data.as_path()));
+        inputs.extend(
+            g.tags_file
+                .iter()
+                .map(|t| ("the tags file", t.path.as_path())),
+        );
+    }
+    inputs.push(("the candidate manifest", candidate));
+    inputs.extend(cm.results_paths().map(|p| ("the candidate's results", p)));
+    inputs.extend(
+        cm.doc_map
+            .iter()
+            .map(|(_, p)| ("the candidate's doc map", p.as_path())),
+    );
+    inputs.extend(
+        s.allow_failed_file
+            .iter()
+            .map(|p| ("the allow-list", p.as_path())),
+    );
+    let exports = s.outputs.exports();
+    let mut dests: Vec<(Option<&Path>, &Path)> = plan
+        .copies
+        .iter()
+        .map(|c| (Some(c.from.as_path()), c.to.as_path()))
+        .collect();
+    dests.push((None, baseline));
+    let shown = |p: &Path| crate::text::shown(&p.display().to_string()).to_string();
+    for (i, (from, to)) in dests.iter().enumerate() {
+        let own = from.is_some_and(|f| same_path(f, to));
+        if !own && let Some((what, input)) = inputs.iter().find(|(_, p)| same_path(to, p)) {
+            return Err(InvalidInput::usage(format!(
+                "promote would write {} over {what} {}; inputs are never written (rename the baseline manifest or the candidate's files)",
+                shown(to),
+                shown(input)
+            )));
+        }
+        if let Some((flag, _)) = exports.iter().find(|(_, p)| same_path(to, p)) {
+            return Err(InvalidInput::usage(format!(
+                "{flag} {} is also where promote writes; write the report elsewhere",
+                shown(to)
+            )));
+        }
+        if dests[..i].iter().any(|(_, p)| same_path(to, p)) {
+            return Err(InvalidInput::usage(format!(
+                "promote would write {} twice; rename the candidate's files",
+                shown(to)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The sha256 of a file promote copies.
+fn sha256_of(path: &Path) -> Result<Vec<u8>, InvalidInput> {
+    use sha2::Digest;
+    let cannot = |e: std::io::Error| {
+        InvalidInput::usage(format!(
+            "{}: cannot be read: {e}",
+            crate::text::shown(&path.display().to_string())
+        ))
+    };
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let mut sink = std::io::sink();
+    let mut hashing = Hashing {
+        inner: &mut sink,
+        hasher: sha2::Sha256::new(),
+    };
+    std::io::copy(&mut file, &mut hashing).map_err(cannot)?;
+    Ok(hashing.hasher.finalize().to_vec())
+}
+
+/// A writer that hashes what passes through it.
+struct Hashing<'a> {
+    inner: &'a mut dyn std::io::Write,
+    hasher: sha2::Sha256,
+}
+
+impl std::io::Write for Hashing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// One file the candidate's manifest names, and where its copy goes.
 struct Copy {
     from: PathBuf,
@@ -74,7 +206,7 @@ struct Copy {
     doc_map: bool,
 }
 
-/// Every copy promote makes (docs/contract.md §19.5): each results repeat, then the
+/// Every copy promote makes (docs/contract.md §2.11): each results repeat, then the
 /// chunk map, under names derived from the baseline manifest's.
 struct Plan {
     copies: Vec<Copy>,

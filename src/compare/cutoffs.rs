@@ -1,4 +1,4 @@
-//! `compare --cutoffs` (docs/contract.md §19.8): RR, Recall, Hit, P and nDCG of both
+//! `compare --cutoffs` (docs/contract.md §6.7): RR, Recall, Hit, P and nDCG of both
 //! sides at each extra cutoff, per query and as means. Reported only: statuses, k and
 //! every gate stay at the pinned k.
 

@@ -1,6 +1,6 @@
 //! Drift: rank-biased overlap between the baseline's and the candidate's first
 //! repeat, for every query both runs' files list, labelled or not
-//! (docs/contract.md §17).
+//! (docs/contract.md §6.5).
 
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! Label holes (docs/contract.md §16): unjudged docs in each side's top k, the
+//! Label holes (docs/contract.md §6.3): unjudged docs in each side's top k, the
 //! newly failed queries that may be a gap in the gold rather than a regression
 //! (suspect), and the queue of unjudged docs for annotators.
 
@@ -141,7 +141,7 @@ pub fn label_queue(
 }
 
 /// The unjudged docs `o` kept by id (for every query when the label queue is
-/// exported: docs/contract.md §16).
+/// exported: docs/contract.md §6.3).
 fn kept(o: Option<&Observed>) -> &[RankedDoc] {
     o.map(|o| &o.unjudged_ids[..]).unwrap_or_default()
 }

@@ -1,6 +1,6 @@
 //! Comparing two runs over one gold set: comparability, per-query pairs and
 //! statuses, means with their statistics; the report around it is `report`'s
-//! (docs/contract.md §6 and §7).
+//! (docs/contract.md §6.1 and §6.2).
 
 use semver::Version;
 use serde::Serialize;
@@ -21,7 +21,7 @@ pub enum Status {
     NewlyFailed,
     Regressed,
     StillFailing,
-    /// RR@k is 0 in some repeat of a side and > 0 in another (docs/contract.md §17).
+    /// RR@k is 0 in some repeat of a side and > 0 in another (docs/contract.md §6.5).
     Flaky,
     Improved,
     Fixed,
@@ -73,7 +73,7 @@ impl Status {
     }
 }
 
-/// Why a query newly failed (docs/contract.md §7).
+/// Why a query newly failed (docs/contract.md §6.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureKind {
@@ -82,7 +82,7 @@ pub enum FailureKind {
     /// No relevant doc is returned at all.
     Retrieval,
     /// No relevant doc is in the candidate's chunk map: the new index does not hold
-    /// them (docs/contract.md §19.5).
+    /// them (docs/contract.md §2.11).
     Coverage,
 }
 
@@ -141,7 +141,7 @@ impl Bump {
     }
 }
 
-/// One reason two runs are not comparable (docs/contract.md §6), kept typed so a
+/// One reason two runs are not comparable (docs/contract.md §6.1), kept typed so a
 /// caller can tell them apart; its Display is the line the refusal prints.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Difference {
@@ -286,23 +286,23 @@ pub struct QueryRow {
     /// Unjudged docs in each top k, and whether a new failure is suspect; JSON
     /// shows its keys in the row itself.
     pub holes: holes::Holes,
-    /// RR@k is 0 in some repeat and > 0 in another, on each side (§17).
+    /// RR@k is 0 in some repeat and > 0 in another, on each side (§6.5).
     pub baseline_flaky: bool,
     pub candidate_flaky: bool,
     /// In how many repeats of each side RR@k is 0.
     pub baseline_zero_rr_repeats: u32,
     pub candidate_zero_rr_repeats: u32,
     /// Rank-biased overlap of the two first repeats' lists; `None` when a TREC run
-    /// does not list the query (§17).
+    /// does not list the query (§6.5).
     pub rbo: Option<f64>,
     /// How many repeats each side has (JSON shows them in `baseline` and `candidate`).
     pub repeats: [u32; 2],
-    /// Each side's values at the extra cutoffs (`--cutoffs`, docs/contract.md §19.8);
+    /// Each side's values at the extra cutoffs (`--cutoffs`, docs/contract.md §6.7);
     /// JSON shows them as `at` inside `baseline` and `candidate`.
     pub at: [crate::eval::cutoffs::ByCutoff; 2],
 }
 
-/// The row's JSON keys in their order (docs/contract.md §11.3, §16.7, §17.5), the
+/// The row's JSON keys in their order (docs/contract.md §10.3), the
 /// holes' keys among the row's own: written out rather than derived with
 /// `#[serde(flatten)]`, which serializes the row as a map of unknown length, a
 /// struct no longer. `repeats` and `at` are not keys of their own.
@@ -344,7 +344,7 @@ pub struct MeanDelta {
     pub ci_high: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p_value: Option<f64>,
-    /// Holm-adjusted p over every test of the run (docs/contract.md §18).
+    /// Holm-adjusted p over every test of the run (docs/contract.md §6.6).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p_adjusted: Option<f64>,
     /// Cohen's d_z of the per-query deltas; `Some(None)` is JSON null (undefined).
@@ -360,7 +360,7 @@ pub struct MeansReport {
     pub ndcg: MeanDelta,
     pub precision: MeanDelta,
     pub ap: MeanDelta,
-    /// Judged@k (docs/contract.md §16); no statistics.
+    /// Judged@k (docs/contract.md §6.3); no statistics.
     pub judged: MeanDelta,
 }
 
@@ -397,23 +397,23 @@ pub struct Comparison {
     pub zero_rr: ZeroRr,
     pub no_answer: Vec<String>,
     pub nondeterministic: Vec<String>,
-    /// Ids flaky on either side, in natural order (§17).
+    /// Ids flaky on either side, in natural order (§6.5).
     pub flaky: Vec<String>,
     /// Rank-biased overlap of every query in both runs; filled by [`drift::apply`].
     pub drift: drift::Drift,
     pub bump: Bump,
     /// Baseline and candidate read the same results: one file, or identical bytes
-    /// (docs/contract.md §13); set by the caller, which knows the files.
+    /// (docs/contract.md §12); set by the caller, which knows the files.
     pub same_results: bool,
-    /// Per-tag results (docs/contract.md §18), worst RR delta first; set by
+    /// Per-tag results (docs/contract.md §6.6), worst RR delta first; set by
     /// [`segments::attach`].
     pub segments: Vec<segments::Segment>,
-    /// Means at each extra cutoff (docs/contract.md §19.8); set by [`cutoffs::attach`].
+    /// Means at each extra cutoff (docs/contract.md §6.7); set by [`cutoffs::attach`].
     pub means_at: cutoffs::MeansAt,
 }
 
 /// Order per-query rows: status, then delta RR ascending, then delta Recall
-/// ascending, then id in natural order (`docs/contract.md §19`).
+/// ascending, then id in natural order (`docs/contract.md §2.8`).
 pub fn sort_rows(rows: &mut [QueryRow]) {
     // Ids are unique, so the order is total and an unstable sort (no buffer) is exact.
     rows.sort_unstable_by(|a, b| {
@@ -596,7 +596,7 @@ fn rows_in(
 }
 
 /// Whether RR@k, Recall@k or nDCG@k differs between the sides (beyond rounding of
-/// means over repeats): under one index version, a non-deterministic query (§17).
+/// means over repeats): under one index version, a non-deterministic query (§6.5).
 pub fn moved(row: &QueryRow) -> bool {
     [Metric::Rr, Metric::Recall, Metric::Ndcg]
         .iter()

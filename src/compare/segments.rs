@@ -1,4 +1,4 @@
-//! Segments (docs/contract.md §18): the comparison repeated for the queries that
+//! Segments (docs/contract.md §6.6): the comparison repeated for the queries that
 //! carry each tag, from the per-query rows already computed (no second read), and
 //! the Holm adjustment of every p-value of the run.
 
@@ -113,7 +113,7 @@ pub fn family_size(cmp: &Comparison) -> usize {
     stats::METRICS * (1 + cmp.segments.iter().filter(|s| !s.too_few).count())
 }
 
-/// Natural order (docs/contract.md §18, after SPEC section 14): maximal runs of ASCII
+/// Natural order (docs/contract.md §6.6, §5.2): maximal runs of ASCII
 /// digits compare by value, then the shorter run first; other runs by bytes.
 pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     use std::cmp::Ordering;

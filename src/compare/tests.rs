@@ -269,7 +269,7 @@ proptest! {
     }
 
     /// p-values lie in (0, 1], the CI is ordered and contains the reported mean delta,
-    /// precision and AP carry no statistics, and rows come in the contract's order (docs/contract.md §7).
+    /// precision and AP carry no statistics, and rows come in the contract's order (docs/contract.md §6.2).
     #[test]
     fn statistics_are_well_formed((queries, k, seed) in case(), resamples in 100u32..=1000) {
         let (gold, b, c) = build(&queries);

@@ -1,4 +1,4 @@
-//! Several cutoffs (`docs/contract.md §19`): RR, Recall, Hit, P and nDCG at each
+//! Several cutoffs (`docs/contract.md §2.8`): RR, Recall, Hit, P and nDCG at each
 //! listed cutoff beside the pinned k, reported and never gating; and the order of
 //! `eval`'s per-query rows (`--sort worst|id`).
 
@@ -138,13 +138,13 @@ pub fn means_at<'a>(rows: impl Iterator<Item = &'a ByCutoff> + Clone, cutoffs: &
     )
 }
 
-/// How `eval` orders its per-query rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How `eval` orders its per-query rows: `eval --sort`'s values (clap's derive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum SortBy {
-    /// Natural order of id.
+    // Natural order of id. (Plain comments: a doc comment would become `--help` text.)
     #[default]
     Id,
-    /// Worst first: RR ascending, then Recall ascending, then id.
+    // Worst first: RR ascending, then Recall ascending, then id.
     Worst,
 }
 

@@ -91,6 +91,9 @@ impl Header {
             );
             return None;
         }
+        if duplicate_columns(&names, known, display, diag) {
+            return None;
+        }
         let extra: Vec<&str> = names
             .iter()
             .map(String::as_str)
@@ -141,6 +144,30 @@ impl Header {
     pub fn position(&self, column: &str) -> Option<usize> {
         self.names.iter().position(|n| n == column)
     }
+}
+
+/// A column ragdiff reads, named twice: the reader would take the first silently
+/// while a reviewer may look at the second (docs/contract.md §12). Each is a problem;
+/// true when there is one.
+fn duplicate_columns(
+    names: &[String],
+    known: &[&str],
+    display: &str,
+    diag: &mut Diagnostics,
+) -> bool {
+    let mut duplicate = false;
+    for (i, name) in names.iter().enumerate() {
+        if known.contains(&name.as_str()) && names[..i].contains(name) {
+            diag.problem(
+                Location::line(display, 1),
+                ProblemKind::DuplicateColumn {
+                    column: crate::text::safe_id(name).to_string(),
+                },
+            );
+            duplicate = true;
+        }
+    }
+    duplicate
 }
 
 /// Record a read error: the guard's problem at its line, or malformed CSV.

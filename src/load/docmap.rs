@@ -1,4 +1,4 @@
-//! Chunk maps (docs/contract.md §19.5): a run manifest's `doc_map = "chunks.csv"`
+//! Chunk maps (docs/contract.md §2.11): a run manifest's `doc_map = "chunks.csv"`
 //! (CSV `chunk_id,doc_id`) says which document each retrieved chunk belongs to. The
 //! run's ids are mapped to documents as each ranking is read, before any metric or
 //! list hash sees them; the gold always names documents.

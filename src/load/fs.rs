@@ -57,13 +57,30 @@ pub fn open_regular(
         path: display.to_string(),
         reason: e.to_string(),
     };
-    let file = std::fs::File::open(path).map_err(unreadable)?;
+    // O_NONBLOCK: a FIFO swapped in after the check cannot block the open; the
+    // fstat below refuses it, and the flag is cleared for ordinary reads.
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::File::options()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(path)
+        .map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
         return Err(ProblemKind::PathNotRegular {
             what,
             path: display.to_string(),
         });
+    }
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function owns, with integer arguments only.
+    let cleared = unsafe {
+        let flags = nix::libc::fcntl(fd, nix::libc::F_GETFL);
+        flags >= 0 && nix::libc::fcntl(fd, nix::libc::F_SETFL, flags & !nix::libc::O_NONBLOCK) >= 0
+    };
+    if !cleared {
+        return Err(unreadable(std::io::Error::last_os_error()));
     }
     Ok(file)
 }
@@ -82,6 +99,10 @@ pub fn check_path(path: &Path, what: &'static str, display: &str) -> Result<(), 
             what,
             path: display.to_string(),
         }),
+        Ok(_) if on_kernel_fs(path) => Err(ProblemKind::PathKernel {
+            what,
+            path: display.to_string(),
+        }),
         Ok(_) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ProblemKind::PathMissing {
             what,
@@ -95,12 +116,32 @@ pub fn check_path(path: &Path, what: &'static str, display: &str) -> Result<(), 
     }
 }
 
-/// What tells a file changed between two reads: device, inode, size and modification
-/// time (`None` when it cannot be read). A rename over it or a rewrite changes it.
-pub fn fingerprint(path: &Path) -> Option<(u64, u64, u64, i64, i64)> {
+/// Whether `path` (links followed) is on procfs or sysfs: "regular" files there can
+/// block in `read` (`/proc/kmsg`) or never end.
+fn on_kernel_fs(path: &Path) -> bool {
+    path.canonicalize()
+        .is_ok_and(|p| p.starts_with("/proc") || p.starts_with("/sys"))
+}
+
+/// A file's identity and times, as [`fingerprint`] compares them.
+pub type Fingerprint = (u64, u64, u64, i64, i64, i64, i64);
+
+/// What tells a file changed between two reads: device, inode, size, modification
+/// time and status-change time (`None` when it cannot be read). A rename over it or a
+/// rewrite changes it, even one at the same size whose modification time is set back
+/// (setting it changes the ctime, which no user can set).
+pub fn fingerprint(path: &Path) -> Option<Fingerprint> {
     use std::os::unix::fs::MetadataExt;
     let m = std::fs::metadata(path).ok()?;
-    Some((m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()))
+    Some((
+        m.dev(),
+        m.ino(),
+        m.size(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec(),
+    ))
 }
 
 #[cfg(test)]
@@ -126,6 +167,21 @@ mod fingerprint_tests {
             .expect("open");
         file.set_modified(later).expect("mtime set");
         assert_ne!(fingerprint(&path), first, "same size, another mtime");
+        // The same size again, the modification time put back: the ctime tells.
+        let before = fingerprint(&path);
+        let mtime = std::fs::metadata(&path)
+            .expect("meta")
+            .modified()
+            .expect("mtime");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&path, "Q1 Q0 D3 1 1 t\n").expect("rewritten");
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .expect("open")
+            .set_modified(mtime)
+            .expect("mtime restored");
+        assert_ne!(fingerprint(&path), before, "same size, mtime restored");
         let other = dir.path().join("other.trec");
         std::fs::write(&other, "Q1 Q0 D2 1 1 t\n").expect("written");
         let before = fingerprint(&path);

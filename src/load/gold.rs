@@ -74,7 +74,7 @@ pub fn parse(
         .map(|(id, judged)| GoldQuery::new(id, judged, meta.min_grade))
         .collect();
     let mut gold = GoldSet::new(meta, queries);
-    // docs/contract.md §18: a CSV gold's `tags` column.
+    // docs/contract.md §6.6: a CSV gold's `tags` column.
     if gold.meta.format == DataFormat::Csv
         && !crate::load::tags::from_csv_column(&mut gold, bytes, &display, diag)
     {
@@ -182,7 +182,7 @@ fn parse_csv(
     out
 }
 
-/// The optional CSV column of docs a person judged not relevant (docs/contract.md §16).
+/// The optional CSV column of docs a person judged not relevant (docs/contract.md §6.3).
 pub const NON_RELEVANT: &str = "non_relevant_doc_ids";
 
 /// Add a row's `non_relevant_doc_ids` to `judged` with grade 0; a doc listed twice

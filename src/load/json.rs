@@ -1,4 +1,4 @@
-//! JSON inputs (`docs/contract.md §19`): the dict of dicts that ranx, BEIR and
+//! JSON inputs (`docs/contract.md §2.8`): the dict of dicts that ranx, BEIR and
 //! pytrec_eval write — a run `{"q1": {"d1": 12.5}}`, qrels `{"q1": {"d1": 1}}` —
 //! read as a stream: a serde visitor walks the outer map one query at a time, so a
 //! run never sits in memory whole. Also the check that a file's content matches its

@@ -1,4 +1,4 @@
-//! JSONL inputs (`docs/contract.md §19`): one JSON object a line, parsed line by
+//! JSONL inputs (`docs/contract.md §2.8`): one JSON object a line, parsed line by
 //! line from the streamed lines, so every problem names its line. A run line is
 //! `{"id": "Q-1", "retrieved_doc_ids": ["D-4", …], "scores": [...]}` (scores
 //! optional); a gold line `{"id": "Q-1", "expected_doc_ids": ["D-1"]}` or with

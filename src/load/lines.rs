@@ -310,6 +310,8 @@ pub enum GuardError {
     CrOnly,
     #[error("unterminated quote from line {line}")]
     UnterminatedQuote { line: u64 },
+    #[error("a CR not followed by LF on line {line}")]
+    BareCr { line: u64 },
 }
 
 impl GuardError {
@@ -319,6 +321,7 @@ impl GuardError {
             GuardError::LineTooLong { line } => (Some(line), ProblemKind::LineTooLong),
             GuardError::CrOnly => (Some(1), ProblemKind::CrOnly),
             GuardError::UnterminatedQuote { line } => (Some(line), ProblemKind::UnterminatedQuote),
+            GuardError::BareCr { line } => (Some(line), ProblemKind::BareCr),
         }
     }
 
@@ -352,8 +355,12 @@ pub struct Guard<R> {
     run: usize,
     /// The first line end has been seen (CR-only files are found there).
     first_break_seen: bool,
-    /// A CR ended the last read while the first line end was being looked for.
+    /// A CR ended the last read: the next byte decides (CR-only line ends on the first
+    /// line, a bare CR inside a CSV row later).
     carry_cr: bool,
+    /// The CR that starts this read was held back and is known to be followed by LF
+    /// or the end of the input.
+    cr_checked: bool,
     /// The last byte handed on (a quote after `,` or a line end opens a cell).
     prev: u8,
     /// Bytes handed on so far.
@@ -381,6 +388,7 @@ impl<R: Read> Guard<R> {
             run: 0,
             first_break_seen: false,
             carry_cr: false,
+            cr_checked: false,
             prev: b'\n',
             offset: 0,
             quote: Quote::Out,
@@ -472,10 +480,26 @@ impl<R: Read> Guard<R> {
         while i < buf.len() {
             match self.quote {
                 Quote::Out | Quote::In => {
-                    let Some(off) = memchr::memchr2(b'"', b'\n', &buf[i..]) else {
+                    let Some(off) = memchr::memchr3(b'"', b'\n', b'\r', &buf[i..]) else {
                         break;
                     };
                     let p = i + off;
+                    if buf[p] == b'\r' {
+                        // A bare CR is a row break to CSV readers but not to git or
+                        // GitHub's views: a row hidden in a line (docs/contract.md §12).
+                        if p == 0 && self.cr_checked {
+                        } else if p + 1 == buf.len() {
+                            // Decided by the next read: hold the CR back until then.
+                            self.carry_cr = true;
+                            self.run += p - row_from;
+                            return p;
+                        } else if buf[p + 1] != b'\n' {
+                            self.pending = Some(GuardError::BareCr { line: self.line });
+                            return p;
+                        }
+                        i = p + 1;
+                        continue;
+                    }
                     if buf[p] == b'\n' {
                         if self.run + (p - row_from) > LINE_CAP {
                             return self.too_long(row_from + LINE_CAP - self.run);
@@ -539,11 +563,16 @@ impl<R: Read> Read for Guard<R> {
             if self.carry_cr {
                 self.carry_cr = false;
                 if n > 0 && buf[1] != b'\n' {
-                    self.pending = Some(GuardError::CrOnly);
+                    self.pending = Some(if self.first_break_seen {
+                        GuardError::BareCr { line: self.line }
+                    } else {
+                        GuardError::CrOnly
+                    });
                     continue;
                 }
                 // A CR then LF (or the end): the first line end is CRLF.
                 self.first_break_seen = true;
+                self.cr_checked = true;
             }
             let n = start + n;
             if n == 0 {
@@ -556,6 +585,7 @@ impl<R: Read> Read for Guard<R> {
                 return Ok(0);
             }
             let ok = self.scan(&buf[..n]);
+            self.cr_checked = false;
             // Nothing to hand on: the problem now, or (a lone CR held back) read on.
             if ok > 0 {
                 return Ok(ok);
@@ -600,6 +630,18 @@ mod tests {
                 Ok(n) => out.extend_from_slice(&buf[..n]),
                 Err(e) => return (out, GuardError::of(&e)),
             }
+        }
+    }
+
+    /// A bare CR inside a CSV row, found at every read boundary; CRLF passes.
+    #[test]
+    fn a_bare_cr_in_csv_is_found_across_reads() {
+        for step in 1..9 {
+            let (_, err) = guard(b"a,b\r\nc,\"x\"\rd\r\n", true, step);
+            assert_eq!(err, Some(GuardError::BareCr { line: 2 }), "step {step}");
+            let (out, err) = guard(b"a,b\r\nc,d\r\ne,f\r", true, step);
+            assert_eq!(err, None, "step {step}");
+            assert_eq!(out, b"a,b\r\nc,d\r\ne,f\r", "step {step}");
         }
     }
 

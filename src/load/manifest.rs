@@ -8,10 +8,10 @@ use semver::Version;
 use toml_edit::{Document, Table};
 
 use crate::load::fs::{check_path, read_file};
-use crate::model::{DataFormat, GoldMeta, RunMeta, TagsFile};
+use crate::model::{DataFormat, FrozenMeaning, GoldMeta, RunMeta, TagsFile};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
-const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256";
+const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags";
 const RUN_KEYS: &str = "index_version, corpus, depth, results, format, doc_map, filters";
 
 /// A parsed manifest with its raw text, for line numbers.
@@ -293,7 +293,7 @@ impl Keys<'_> {
 
 impl Keys<'_> {
     /// `results`: one file, or an array of repeats of one index version in one format
-    /// (docs/contract.md §17). An empty array, a file listed twice and repeats whose
+    /// (docs/contract.md §6.5). An empty array, a file listed twice and repeats whose
     /// formats differ (by extension, when `format` is not given) are problems.
     fn results_paths(&mut self, format: Option<DataFormat>) -> Option<Vec<(String, PathBuf)>> {
         let Some(array) = self.table.get("results").and_then(|i| i.as_array()) else {
@@ -308,6 +308,10 @@ impl Keys<'_> {
         }
         let base = self.m.path.parent().unwrap_or(Path::new("")).to_path_buf();
         let mut out: Vec<(String, PathBuf)> = Vec::new();
+        // Each path canonicalised once, and looked up: linear in the repeats (pairs
+        // of paths, canonicalised twice each, were quadratic: 3,000 repeats took 32 s).
+        let mut seen: std::collections::HashSet<PathBuf> =
+            std::collections::HashSet::with_capacity(array.len() * 2);
         let mut ok = true;
         for value in array.iter() {
             let Some(value) = value.as_str() else {
@@ -316,14 +320,10 @@ impl Keys<'_> {
             };
             let path = base.join(value);
             let display = path.display().to_string();
-            let same = |p: &Path| {
-                p == path
-                    || matches!((p.canonicalize(), path.canonicalize()), (Ok(a), Ok(b)) if a == b)
-            };
             if let Err(kind) = check_path(&path, "run results", &display) {
                 self.diag.problem(loc.clone(), kind);
                 ok = false;
-            } else if out.iter().any(|(_, p)| same(p)) {
+            } else if !unseen(&mut seen, &path) {
                 self.diag
                     .problem(loc.clone(), ProblemKind::RepeatTwice { path: display });
                 ok = false;
@@ -370,8 +370,60 @@ pub fn is_date(s: &str) -> bool {
     (1..=12).contains(&month) && (1..=31).contains(&day)
 }
 
-/// Load a gold manifest's keys; the data is checked to exist but not read.
+/// Load a gold manifest's keys; the data is checked to exist but not read. A frozen
+/// gold's `k`, `min_grade` and `tags` must be those `freeze` recorded
+/// (docs/contract.md §4.4); `freeze` itself reads with [`gold_unchecked`].
 pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
+    let meta = gold_unchecked(m, diag)?;
+    if !meta.frozen() {
+        return Some(meta);
+    }
+    let table = m.doc.as_table();
+    if meta.frozen_meaning.is_unrecorded() {
+        diag.warn(format!(
+            "gold {} was frozen before ragdiff recorded k, min_grade and tags (frozen_k, frozen_min_grade, frozen_tags), so they can change unseen: run `ragdiff freeze {}` to record them (no version raise needed)",
+            m.display, m.display
+        ));
+        return Some(meta);
+    }
+    for (key, frozen, now) in meta.frozen_meaning.changes(&FrozenMeaning::of(&meta)) {
+        let loc = if table.contains_key(key) {
+            m.key_location(table, key)
+        } else {
+            m.key_location(table, &format!("frozen_{key}"))
+        };
+        diag.problem(loc, ProblemKind::FrozenMeaningChanged { key, frozen, now });
+    }
+    // The meta is kept: the data and tags checks still report their own problems.
+    Some(meta)
+}
+
+/// `frozen_k` (a whole number or "none"), `frozen_min_grade`, `frozen_tags` (a path
+/// or "none"), as `freeze` writes them.
+fn frozen_meaning_keys(keys: &mut Keys) -> FrozenMeaning {
+    let k = keys.table.get("frozen_k").and_then(|item| {
+        match (item.as_integer(), item.as_str()) {
+            (Some(v), _) if v >= 1 => u32::try_from(v).ok().map(Some),
+            (_, Some("none")) => Some(None),
+            _ => None,
+        }
+        .or_else(|| {
+            keys.wrong(
+                "frozen_k",
+                "a whole number >= 1 or \"none\", as `ragdiff freeze` writes it",
+            );
+            None
+        })
+    });
+    let min_grade = keys.integer("frozen_min_grade", false);
+    let tags = keys
+        .string("frozen_tags", false)
+        .map(|t| (t != "none").then_some(t));
+    FrozenMeaning { k, min_grade, tags }
+}
+
+/// [`gold`] without the check of the recorded meaning (`freeze` re-records it).
+pub fn gold_unchecked(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
     let before = diag.problems.len();
     let table = m.doc.as_table();
     let mut keys = Keys { m, table, diag };
@@ -392,6 +444,7 @@ pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
     let sha256 = keys.sha256("sha256");
     let frozen_version = keys.semver("frozen_version", false);
     let tags = gold_tags_keys(&mut keys);
+    let frozen_meaning = frozen_meaning_keys(&mut keys);
     if let (Some(v), Some(f)) = (&version, &frozen_version)
         && v < f
     {
@@ -429,10 +482,11 @@ pub fn gold(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMeta> {
         manifest: Some(m.path.clone()),
         tags_file,
         tags_sha256,
+        frozen_meaning,
     })
 }
 
-/// The gold manifest's `tags` side file and `tags_sha256` (docs/contract.md §18).
+/// The gold manifest's `tags` side file and `tags_sha256` (docs/contract.md §6.6).
 fn gold_tags_keys(keys: &mut Keys) -> (Option<TagsFile>, Option<String>) {
     let file = if keys.table.contains_key("tags") {
         keys.data_path("tags", "tags file")
@@ -521,4 +575,16 @@ pub fn is_manifest(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+}
+
+/// Record `path` (as written and canonical) in `seen`; false when it was there: the
+/// same file listed twice, by the same or another name.
+fn unseen(seen: &mut std::collections::HashSet<PathBuf>, path: &Path) -> bool {
+    let canonical = path.canonicalize().ok();
+    let again = seen.contains(path) || canonical.as_ref().is_some_and(|c| seen.contains(c));
+    seen.insert(path.to_path_buf());
+    if let Some(c) = canonical {
+        seen.insert(c);
+    }
+    !again
 }

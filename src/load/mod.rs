@@ -2,6 +2,7 @@
 //! Paths resolve here; nothing outside `load` touches the file system for input.
 
 pub mod allow;
+pub mod changed;
 pub mod csvio;
 pub mod docmap;
 pub mod fs;
@@ -10,6 +11,7 @@ pub mod json;
 pub mod jsonl;
 pub mod lines;
 pub mod manifest;
+pub mod own_files;
 pub mod repeats;
 pub mod run;
 pub mod tags;
@@ -179,7 +181,7 @@ pub fn load_gold(
     Some(gold)
 }
 
-/// Read runs in parallel (every repeat of each, docs/contract.md §17), with one
+/// Read runs in parallel (every repeat of each, docs/contract.md §6.5), with one
 /// progress bar for all.
 pub fn read_runs(
     metas: Vec<RunMeta>,
@@ -191,7 +193,7 @@ pub fn read_runs(
 }
 
 /// [`read_runs`], each run's first repeat keeping what `keep` names: unjudged docs
-/// by id (docs/contract.md §16) and its lists as doc hashes (§17).
+/// by id (docs/contract.md §6.3) and its lists as doc hashes (§6.5).
 pub fn read_runs_keeping(
     metas: Vec<RunMeta>,
     gold: &GoldSet,

@@ -1,5 +1,5 @@
 //! Runs of several results files: repeats of one index version (docs/contract.md
-//! §17). Every repeat of every run is read by a pool of at most as many threads as
+//! §6.5). Every repeat of every run is read by a pool of at most as many threads as
 //! there are cores (two at least, so a baseline and a candidate are always read side
 //! by side), then each run's repeats are put back together behind its first one.
 
@@ -76,7 +76,7 @@ pub fn read_runs_with(
         .collect()
 }
 
-/// Each run's chunk map, read once for all its repeats (docs/contract.md §19.5).
+/// Each run's chunk map, read once for all its repeats (docs/contract.md §2.11).
 fn doc_maps(metas: &[RunMeta], diag: &mut Diagnostics) -> Vec<Option<DocMap>> {
     metas
         .iter()

@@ -26,19 +26,19 @@ pub struct Keep<'w> {
     pub top: u32,
     pub wanted: Option<&'w Wanted>,
     /// Offer every returned list, as doc hashes, to drift's pairing as side `side`
-    /// (0 baseline, 1 candidate; docs/contract.md §17).
+    /// (0 baseline, 1 candidate; docs/contract.md §6.5).
     pub pairing: Option<&'w crate::model::Pairing>,
     pub side: usize,
     /// Keep the top `top` unjudged docs of every gold query (the label queue is
     /// exported); otherwise only of queries whose gold judges a doc not relevant,
-    /// the only ones that can be suspect (docs/contract.md §16).
+    /// the only ones that can be suspect (docs/contract.md §6.3).
     pub every_query: bool,
-    /// The run's chunk map: ids read are chunks, mapped to documents (§19.5).
+    /// The run's chunk map: ids read are chunks, mapped to documents (§2.11).
     pub doc_map: Option<&'w crate::load::docmap::DocMap>,
     /// A TREC run holds its lists until its reading ends whole. Otherwise it offers
     /// each list as its query ends and, should the run turn out interleaved (a query
     /// coming back, so a list offered was partial), poisons the pairing, which the
-    /// caller then redoes with this set (docs/contract.md §17).
+    /// caller then redoes with this set (docs/contract.md §6.5).
     pub defer_trec: bool,
 }
 
@@ -346,7 +346,7 @@ impl<'g> Collector<'g> {
             return;
         }
         let n = std::mem::take(&mut self.not_in_gold_count) as usize;
-        // Natural order, as every list of ids in a warning (docs/contract.md §19.6).
+        // Natural order, as every list of ids in a warning (docs/contract.md §5.2).
         crate::text::sort_natural(&mut self.not_in_gold);
         let more = n.saturating_sub(self.not_in_gold.len());
         let mut ids = self.not_in_gold.join(", ");
@@ -366,7 +366,7 @@ impl<'g> Collector<'g> {
             Some(i) => Some(i as usize),
             None if self.structure_only => None,
             None => {
-                // Counted, not a problem: such queries enter drift only (§17).
+                // Counted, not a problem: such queries enter drift only (§6.5).
                 self.not_in_gold_count += 1;
                 if self.not_in_gold.len() < SAMPLE {
                     self.not_in_gold.push(qid.to_string());
@@ -434,7 +434,7 @@ impl<'g> Collector<'g> {
             );
         }
         self.longest = self.longest.max(len);
-        // With a chunk map the rest sees documents (docs/contract.md §19.5).
+        // With a chunk map the rest sees documents (docs/contract.md §2.11).
         let mapped;
         let chunk_line;
         let (docs, line_of): (&[&str], &dyn Fn(usize) -> u64) = match self.keep.doc_map {
@@ -627,7 +627,7 @@ impl<'g> Collector<'g> {
     fn note_tie_order(&mut self, diag: &mut Diagnostics) {
         let n = self.tie_order.len();
         if n > 0 {
-            // The first ids in natural order (docs/contract.md §19.6), not the first
+            // The first ids in natural order (docs/contract.md §5.2), not the first
             // met in the file.
             crate::text::sort_natural(&mut self.tie_order);
             let shown: Vec<String> = self.tie_order.iter().take(SAMPLE).cloned().collect();
@@ -821,7 +821,7 @@ impl TrecQuery {
     /// Order as trec_eval does: score descending, ties by doc id descending (byte
     /// order); the rank column is ignored but checked for a warning.
     fn finish(&mut self, c: &mut Collector, diag: &mut Diagnostics) {
-        // A query the gold does not have is read all the same: it enters drift (§17).
+        // A query the gold does not have is read all the same: it enters drift (§6.5).
         if let Some(qi) = self.gold
             && !c.claim(qi, self.line, diag)
         {

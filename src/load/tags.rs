@@ -1,4 +1,4 @@
-//! Query tags (docs/contract.md §18): a CSV gold's `tags` column, or the side file a
+//! Query tags (docs/contract.md §6.6): a CSV gold's `tags` column, or the side file a
 //! TREC gold's manifest names (`tags = "tags.csv"`, CSV `id,tags`), checked against
 //! the `tags_sha256` that `freeze` records.
 

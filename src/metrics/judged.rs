@@ -1,4 +1,4 @@
-//! Judged@k and unjudged counts (docs/contract.md §16): how much of a top k the gold
+//! Judged@k and unjudged counts (docs/contract.md §6.3): how much of a top k the gold
 //! has labels for. A doc is judged for a query when the gold has a line for it,
 //! whatever its grade.
 

@@ -22,51 +22,9 @@ pub struct Scores {
     pub ap: f64,
 }
 
-/// The metrics a mean, a delta or a gate can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Metric {
-    Rr,
-    Recall,
-    Hit,
-    Precision,
-    Ndcg,
-    Ap,
-}
+pub use crate::model::Metric;
 
 impl Metric {
-    pub const ALL: [Metric; 6] = [
-        Metric::Rr,
-        Metric::Recall,
-        Metric::Hit,
-        Metric::Precision,
-        Metric::Ndcg,
-        Metric::Ap,
-    ];
-
-    /// The JSON key.
-    pub fn key(self) -> &'static str {
-        match self {
-            Metric::Rr => "rr",
-            Metric::Recall => "recall",
-            Metric::Hit => "hit",
-            Metric::Precision => "precision",
-            Metric::Ndcg => "ndcg",
-            Metric::Ap => "ap",
-        }
-    }
-
-    /// The label at cutoff k, as a reader expects it.
-    pub fn label(self, k: u32) -> String {
-        match self {
-            Metric::Rr => format!("MRR@{k}"),
-            Metric::Recall => format!("Recall@{k}"),
-            Metric::Hit => format!("Hit@{k}"),
-            Metric::Precision => format!("P@{k}"),
-            Metric::Ndcg => format!("nDCG@{k}"),
-            Metric::Ap => "MAP".to_string(),
-        }
-    }
-
     pub fn of(self, s: &Scores) -> f64 {
         match self {
             Metric::Rr => s.rr,
@@ -229,7 +187,7 @@ pub fn evaluate(q: &GoldQuery, observed: Option<&Observed>, k: u32, min_grade: i
     }
 }
 
-/// The relevant doc ids of `q` in the top k of what was observed, in natural order (docs/contract.md §19).
+/// The relevant doc ids of `q` in the top k of what was observed, in natural order (docs/contract.md §2.8).
 pub fn relevant_in_top_k<'q>(
     q: &'q GoldQuery,
     observed: Option<&Observed>,

@@ -1,6 +1,6 @@
 //! Extrapolated rank-biased overlap (Webber, Moffat and Zobel 2010, equation 32,
 //! RBO_ext for lists of uneven length) between two returned lists, each given as the
-//! hashes of its doc ids in rank order (docs/contract.md §17). Equal to the `rbo`
+//! hashes of its doc ids in rank order (docs/contract.md §6.5). Equal to the `rbo`
 //! package's `RankingSimilarity(a, b).rbo_ext(p)`.
 
 use rustc_hash::FxHashSet;

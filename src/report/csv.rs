@@ -1,9 +1,9 @@
-//! The per-query CSV (docs/contract.md §10.4): one row per query in report order, numbers
+//! The per-query CSV (docs/contract.md §9.4): one row per query in report order, numbers
 //! unrounded, id cells guarded against formula injection.
 
 use crate::report::CompareReport;
 
-/// The header (docs/contract.md §19.7): then per metric baseline, candidate, delta.
+/// The header (docs/contract.md §9.8): then per metric baseline, candidate, delta.
 pub const HEADER: [&str; 27] = [
     "id",
     "status",
@@ -71,9 +71,9 @@ fn row(
     out.id(&crate::text::shown(&q.id))?;
     out.w.write_field(q.status.name())?;
     out.w.write_field(q.failure_kind.map_or("", |f| f.name()))?;
-    // docs/contract.md §16: the unjudged docs that entered, for a suspect.
+    // docs/contract.md §6.3: the unjudged docs that entered, for a suspect.
     out.number(q.holes.suspect.then_some(q.holes.unjudged_entered))?;
-    // docs/contract.md §18: `;`-joined, empty without tags.
+    // docs/contract.md §6.6: `;`-joined, empty without tags.
     out.id(r.row_tags.get(i).map_or("", String::as_str))?;
     out.number(q.baseline.first_relevant_rank)?;
     out.number(q.candidate.first_relevant_rank)?;

@@ -1,4 +1,4 @@
-//! The label queue (docs/contract.md §16): CSV of the unjudged docs annotators
+//! The label queue (docs/contract.md §9.6): CSV of the unjudged docs annotators
 //! should label first. Ids and ranks only; id cells guarded against formula
 //! injection as in the per-query CSV.
 

@@ -38,6 +38,43 @@ fn capped(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// At most this many problems or differences are listed when ragdiff stops.
+const MAX_FAILURE_LINES: usize = 50;
+
+/// The Markdown written to `--export-markdown` when ragdiff stops with exit 2 or 3
+/// (docs/contract.md §12.1): no comparison exists, so it holds the refusal or the
+/// input problems, each escaped and cut to [`MAX_WARNING_CHARS`] characters, at most
+/// [`MAX_FAILURE_LINES`] of them (stderr has them all).
+pub fn render_failure(title: &str, lines: &[String]) -> String {
+    let mut s = format!("## ragdiff: ⛔ {}\n\n", escape(title));
+    s.push_str(
+        "No comparison was made, so the verdict is not PASS: fix what follows and run again.\n\n",
+    );
+    for line in lines.iter().take(MAX_FAILURE_LINES) {
+        let line = match line.char_indices().nth(MAX_WARNING_CHARS) {
+            None => escape(line),
+            Some((end, _)) => format!(
+                "{}… and {} more characters (stderr holds them)",
+                escape(&line[..end]),
+                line[end..].chars().count()
+            ),
+        };
+        let _ = writeln!(s, "- {line}");
+    }
+    if lines.len() > MAX_FAILURE_LINES {
+        let _ = writeln!(
+            s,
+            "-{}; stderr has all",
+            and_more(lines.len(), MAX_FAILURE_LINES)
+        );
+    }
+    s.push_str(&format!(
+        "\n<sub>ragdiff {}</sub>\n",
+        env!("CARGO_PKG_VERSION")
+    ));
+    cap(s)
+}
+
 /// Escape free text so it cannot break a line or a table cell, start emphasis or
 /// code, inject HTML, or become a link or a mention (control and format characters
 /// shown escaped by [`crate::text::shown`], then a word joiner, U+2060, after `@`,
@@ -93,7 +130,7 @@ pub fn render(r: &CompareReport) -> String {
 }
 
 /// The largest rendering that fits: per-query rows cut first, then segments
-/// (docs/contract.md §18), then the newly failed list.
+/// (docs/contract.md §6.6), then the newly failed list.
 fn fit(r: &CompareReport) -> String {
     let rows = Rows::of(r);
     let (newly, changed, segs) = (
@@ -232,6 +269,9 @@ fn heading(s: &mut String, r: &CompareReport) {
     };
     let reasons = r.reasons_line(&|id| code(id));
     let _ = writeln!(s, "## ragdiff: {verdict} — {reasons}\n");
+    if let Some(line) = r.changed_line(&|p| code(p)) {
+        let _ = writeln!(s, "**{line}**\n");
+    }
     let _ = writeln!(s, "**{}**\n", status_counts(r));
     let g = &r.gold;
     let frozen = match &g.sha256 {
@@ -367,7 +407,7 @@ fn per_query(s: &mut String, rows: &Rows, unchanged: usize, shown: usize) {
 }
 
 /// The per-query table's columns: at most 8, so it fits GitHub's width
-/// (docs/contract.md §19.7).
+/// (docs/contract.md §9.8).
 pub const PER_QUERY_HEADER: [&str; 8] = [
     "id",
     "status",
@@ -498,7 +538,7 @@ fn chart(s: &mut String, r: &CompareReport) {
 }
 
 /// The Markdown "By segment" table holds this many segments; the rest go inside
-/// `<details>` (docs/contract.md §18).
+/// `<details>` (docs/contract.md §6.6).
 pub const SEGMENTS_SHOWN: usize = 20;
 
 /// At most this many non-inferiority tests are listed (JSON holds them all).
@@ -589,7 +629,7 @@ fn non_inferiority(s: &mut String, r: &CompareReport) {
 }
 
 /// ` · **repeats** baseline 3, candidate 5` when a side has more than one
-/// (docs/contract.md §17).
+/// (docs/contract.md §6.5).
 fn repeats_note(r: &CompareReport) -> String {
     if has_repeats(r) {
         format!(
@@ -602,7 +642,7 @@ fn repeats_note(r: &CompareReport) -> String {
 }
 
 /// Flaky queries (50 at most) with how many repeats failed, then the drift line and
-/// the unlabelled queries that moved most (§17).
+/// the unlabelled queries that moved most (§6.5).
 fn noise(s: &mut String, r: &CompareReport) {
     let flaky = flaky_rows(r);
     if !flaky.is_empty() {

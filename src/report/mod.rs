@@ -20,20 +20,22 @@ use crate::metrics::Metric;
 use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta};
 use crate::text::{escape_data, escape_property, name_ids_with, safe_id};
 
-/// The report formats. `eval` writes table or JSON; `compare` any of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The report formats. `eval` writes table or JSON; `compare` any of them. Also
+/// `compare --format`'s values (clap's derive; the label queue is not one of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Table,
     Markdown,
     Json,
     Csv,
-    /// The label queue (docs/contract.md §16): an export, never `--format`.
+    // The label queue (docs/contract.md §9.6): an export, never `--format`.
+    #[value(skip)]
     LabelQueue,
 }
 
 pub const SCHEMA_VERSION: &str = "1.1.0";
 
-/// The gold set as every report shows it (docs/contract.md §10.2).
+/// The gold set as every report shows it (docs/contract.md §9.2).
 #[derive(Debug, Clone, Serialize)]
 pub struct GoldContext {
     pub name: String,
@@ -93,7 +95,7 @@ impl GoldContext {
     }
 
     /// Query counts: total, no-answer and relevant docs per query (min, median, max;
-    /// the full histogram stays in JSON, docs/contract.md §19.7).
+    /// the full histogram stays in JSON, docs/contract.md §9.8).
     pub fn counts(&self) -> String {
         format!(
             "{} queries, {} no-answer; relevant docs per query {}",
@@ -150,19 +152,19 @@ pub struct EvalReport {
     pub k: u32,
     pub per_query: Vec<EvalRow>,
     pub means: EvalMeans,
-    /// Means at each extra cutoff (`--cutoffs`, `docs/contract.md §19`).
+    /// Means at each extra cutoff (`--cutoffs`, `docs/contract.md §2.8`).
     #[serde(skip_serializing_if = "crate::eval::cutoffs::ByCutoff::is_empty")]
     pub means_at: crate::eval::cutoffs::ByCutoff,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
     /// Findings that are not warnings, never a `::warning`: tied scores ordered
     /// other than trec_eval's tie-break, a gold that lists relevant docs only
-    /// (docs/contract.md §16).
+    /// (docs/contract.md §6.3).
     pub notes: Vec<String>,
 }
 
 impl EvalReport {
-    /// Add the values at each extra cutoff and order the rows (`docs/contract.md §19`).
+    /// Add the values at each extra cutoff and order the rows (`docs/contract.md §2.8`).
     pub fn with_cutoffs(
         mut self,
         gold: &GoldSet,
@@ -213,7 +215,7 @@ pub struct Decided {
     pub notes: Vec<String>,
 }
 
-/// The comparison report; JSON keys are part of the contract (docs/contract.md §11).
+/// The comparison report; JSON keys are part of the contract (docs/contract.md §10).
 #[derive(Debug, Clone, Serialize)]
 pub struct CompareReport {
     pub schema_version: &'static str,
@@ -226,11 +228,11 @@ pub struct CompareReport {
     pub nondeterministic: Vec<String>,
     pub means: MeansReport,
     pub zero_rr: ZeroRr,
-    /// Per-tag results, worst RR delta first (docs/contract.md §18).
+    /// Per-tag results, worst RR delta first (docs/contract.md §6.6).
     pub segments: Vec<Segment>,
-    /// Rank-biased overlap of every query in both runs (docs/contract.md §17).
+    /// Rank-biased overlap of every query in both runs (docs/contract.md §6.5).
     pub drift: crate::compare::drift::Drift,
-    /// Means at each extra cutoff (`--cutoffs`, docs/contract.md §19.8).
+    /// Means at each extra cutoff (`--cutoffs`, docs/contract.md §6.7).
     #[serde(skip_serializing_if = "crate::compare::cutoffs::MeansAt::is_empty")]
     pub means_at: crate::compare::cutoffs::MeansAt,
     /// Each side object gains `at` under `--cutoffs`.
@@ -239,16 +241,16 @@ pub struct CompareReport {
     pub newly_failed: Vec<String>,
     pub fixed: Vec<String>,
     pub still_failing: Vec<String>,
-    /// Suspect new failures (docs/contract.md §16), in natural order.
+    /// Suspect new failures (docs/contract.md §6.3), in natural order.
     pub suspect: Vec<String>,
-    /// Ids flaky on either side (§17).
+    /// Ids flaky on either side (§6.5).
     pub flaky: Vec<String>,
     pub accepted: Vec<Accepted>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
     /// Findings that are not warnings, never a `::warning`: tied scores ordered
     /// other than trec_eval's tie-break, a gold that lists relevant docs only
-    /// (docs/contract.md §16).
+    /// (docs/contract.md §6.3).
     pub notes: Vec<String>,
     pub gate: Verdict,
     /// Resampling settings, so a reader can reproduce the statistics.
@@ -263,6 +265,10 @@ pub struct CompareReport {
     /// `tags` column); empty when the gold has none.
     #[serde(skip)]
     pub row_tags: Vec<String>,
+    /// `--changed-since REV`: the gate's inputs that differ from REV
+    /// (docs/contract.md §12.1); absent without the flag or when git could not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_inputs: Option<crate::model::ChangedInputs>,
 }
 
 impl CompareReport {
@@ -305,10 +311,39 @@ impl CompareReport {
             label_queue: Vec::new(),
             min_segment_queries: crate::compare::segments::MIN_QUERIES,
             row_tags: Vec::new(),
+            changed_inputs: None,
         }
     }
 
-    /// Record the segment threshold and every row's tags (docs/contract.md §18).
+    /// The verdict block's line about `--changed-since` (docs/contract.md §12.1),
+    /// paths through `path` (escaped and capped by each format).
+    pub fn changed_line(&self, path: &dyn Fn(&str) -> String) -> Option<String> {
+        let c = self.changed_inputs.as_ref()?;
+        let rev = safe_id(&c.since);
+        if c.changed.is_empty() {
+            return Some(format!(
+                "no gate input changed since {rev} ({} files checked)",
+                c.checked
+            ));
+        }
+        let items: Vec<String> = c
+            .changed
+            .iter()
+            .map(|i| {
+                let mut s = format!("{} {} ({})", i.input, path(&i.path), i.change);
+                for d in &i.details {
+                    s.push_str(&format!("; {}", safe_id(d)));
+                }
+                s
+            })
+            .collect();
+        Some(format!(
+            "this pull request changes the gate's inputs since {rev}: {}",
+            items.join(", ")
+        ))
+    }
+
+    /// Record the segment threshold and every row's tags (docs/contract.md §6.6).
     pub fn attach_tags(&mut self, gold: &GoldSet, min_segment_queries: usize) {
         self.min_segment_queries = min_segment_queries;
         if gold.tags.is_empty() {
@@ -406,7 +441,7 @@ impl<'a> Rows<'a> {
             .filter(|q| q.status == Status::NewlyFailed)
             .collect();
         newly_failed.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
-        // Changed: RR@k, Recall@k or nDCG@k moved (docs/contract.md §19.7).
+        // Changed: RR@k, Recall@k or nDCG@k moved (docs/contract.md §9.8).
         let changed = r
             .per_query
             .iter()
@@ -518,7 +553,7 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
 }
 
 /// The means table's rows at each extra cutoff (`--cutoffs`, docs/contract.md
-/// §19.8): five metrics a cutoff, without statistics (they never gate).
+/// §6.7): five metrics a cutoff, without statistics (they never gate).
 pub fn cutoff_mean_rows(r: &CompareReport) -> Vec<[String; 8]> {
     let mut rows = Vec::new();
     for (c, means) in &r.means_at.0 {
@@ -543,7 +578,7 @@ pub struct RunContext {
     pub depth: u32,
     pub filters: BTreeMap<String, String>,
     pub results: String,
-    /// How many results files (repeats) the run has (§17); `results` is the first.
+    /// How many results files (repeats) the run has (§6.5); `results` is the first.
     pub repeats: usize,
 }
 
@@ -575,7 +610,7 @@ pub fn filters_text(filters: &BTreeMap<String, String>) -> String {
 
 /// A p-value as the tables show it: at its floor `1/(1+resamples)` (the smallest a
 /// randomization test can give) `< 0.001` when resamples >= 1000, else `<=` and
-/// the floor; any other p with 4 decimals (docs/contract.md §19.7).
+/// the floor; any other p with 4 decimals (docs/contract.md §9.8).
 pub fn p_text(p: f64, resamples: u32) -> String {
     let floor = 1.0 / (1.0 + f64::from(resamples));
     if p > floor * (1.0 + 1e-9) {
@@ -587,7 +622,7 @@ pub fn p_text(p: f64, resamples: u32) -> String {
     }
 }
 
-/// The verdict block's counts (docs/contract.md §19.7): `1 newly failed, 2
+/// The verdict block's counts (docs/contract.md §9.8): `1 newly failed, 2
 /// regressed, 3 improved, 0 fixed, 4 still failing`.
 pub fn status_counts(r: &CompareReport) -> String {
     [
@@ -770,7 +805,7 @@ pub fn emit_ci_annotations(r: &CompareReport) {
 }
 
 /// An effect size cell: d_z with 2 decimals, "n/a" when undefined, empty when the
-/// metric is not tested (docs/contract.md §18).
+/// metric is not tested (docs/contract.md §6.6).
 pub fn effect_cell(e: Option<Option<f64>>) -> String {
     match e {
         Some(Some(d)) => match format!("{d:+.2}") {
@@ -865,7 +900,7 @@ pub fn non_inferiority_cells(r: &CompareReport, id: &dyn Fn(&str) -> String) -> 
         .collect()
 }
 
-/// Whether either side has more than one repeat (docs/contract.md §17).
+/// Whether either side has more than one repeat (docs/contract.md §6.5).
 pub fn has_repeats(r: &CompareReport) -> bool {
     r.baseline.repeats > 1 || r.candidate.repeats > 1
 }

@@ -130,7 +130,7 @@ fn notes(out: &mut String, notes: &[String]) {
     }
 }
 
-/// Column names for the extra cutoffs (`docs/contract.md §19`).
+/// Column names for the extra cutoffs (`docs/contract.md §2.8`).
 fn cutoff_header(at: &crate::eval::cutoffs::ByCutoff) -> Vec<String> {
     at.0.iter()
         .flat_map(|(c, _)| crate::eval::cutoffs::AT_METRICS.iter().map(|m| m.label(*c)))
@@ -175,6 +175,9 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     let rows = Rows::of(r);
     let mut out = verdict_line(r, colour);
     out.push_str(&format!("      {}\n", status_counts(r)));
+    if let Some(line) = r.changed_line(&safe_id) {
+        out.push_str(&format!("      {line}\n"));
+    }
     out.push_str(&context(&r.gold, &r.baseline, r.k, &r.index_versions()));
     if r.reproducibility_check {
         out.push_str("        same index version: a reproducibility check\n");
@@ -269,7 +272,7 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
 }
 
 /// Change-table columns left out, in this order, until the table fits the width
-/// (docs/contract.md §19.7): gained, lost, ΔnDCG, nDCG, Hit.
+/// (docs/contract.md §9.8): gained, lost, ΔnDCG, nDCG, Hit.
 pub const DROP_ORDER: [usize; 5] = [11, 10, 9, 8, 7];
 
 /// The width the terminal table must fit: `COLUMNS` when set to a positive number,
@@ -368,7 +371,7 @@ fn ids(list: &[crate::model::Id]) -> String {
 /// The terminal lists at most this many segments (JSON lists all).
 pub const MAX_SEGMENTS: usize = 50;
 
-/// "By segment" (docs/contract.md §18): worst MRR change first, at most
+/// "By segment" (docs/contract.md §6.6): worst MRR change first, at most
 /// [`MAX_SEGMENTS`].
 fn by_segment(out: &mut String, r: &CompareReport) {
     if r.segments.is_empty() {
@@ -422,7 +425,7 @@ fn non_inferiority(out: &mut String, r: &CompareReport) {
 }
 
 /// Flaky queries with how many repeats failed, then drift: the mean RBO line and the
-/// unlabelled queries that moved most (docs/contract.md §17).
+/// unlabelled queries that moved most (docs/contract.md §6.5).
 fn noise_lines(out: &mut String, r: &CompareReport) {
     let flaky = flaky_rows(r);
     if !flaky.is_empty() {

@@ -1,7 +1,7 @@
-//! Issue 6's catalogue of inputs: one fixture each under tests/fixtures/catalogue/<case>/
+//! The catalogue of inputs: one fixture each under tests/fixtures/catalogue/<case>/
 //! (see its README), or the tests/fixtures/invalid/<rule>/ folder that already covers
-//! the case, with the outcome SPEC sections 2 and 6 give it. Rejected inputs exit 2 with
-//! file:line and what to do; accepted ones exit 0 with the warning SPEC gives, and the
+//! the case, with the outcome docs/contract.md §2 and §3 give it. Rejected inputs exit 2 with
+//! file:line and what to do; accepted ones exit 0 with the warning the contract gives, and the
 //! numbers `eval --format json` prints prove the input was read as intended.
 //!
 //! Three cases are made in a temporary folder rather than committed: the 10 MB line,
@@ -151,7 +151,7 @@ pub(crate) fn prepare(folder: &str, setup: Setup) -> (PathBuf, Option<tempfile::
     "run.csv:3: the line is not valid UTF-8; save the file as UTF-8",
     "run.trec:2: the line is not valid UTF-8; save the file as UTF-8",
 ], &[], &[])]
-// issue 9: lines are capped at 1 MiB, so the 11 MB row stops reading there
+// lines are capped at 1 MiB, so the 11 MB row stops reading there
 #[case::ten_mb_line("catalogue/ten-mb-line", Setup::TenMbLine, VALIDATE, 2, &[
     "run.csv:2: line longer than 1 MiB (the limit for a line or a CSV row); reading stopped here: is this the right file?",
 ], &[], &[])]
@@ -171,7 +171,7 @@ pub(crate) fn prepare(folder: &str, setup: Setup) -> (PathBuf, Option<tempfile::
     "run.csv:2: invalid doc id in query Q-1: it is empty or only white space",
 ], &[], &[])]
 #[case::manifest_unknown_keys("invalid/unknown-key", Setup::InPlace, VALIDATE, 2, &[
-    "gold.toml:6: unknown key `cutoff`; known keys: name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256",
+    "gold.toml:6: unknown key `cutoff`; known keys: name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags",
     "run.toml:5: unknown key `top_k`; known keys: index_version, corpus, depth, results, format, doc_map, filters",
 ], &[], &[])]
 #[case::manifest_wrong_types("catalogue/wrong-types", Setup::InPlace, VALIDATE, 2, &[
@@ -198,7 +198,7 @@ pub(crate) fn prepare(folder: &str, setup: Setup) -> (PathBuf, Option<tempfile::
 #[case::data_path_symlink_loop("catalogue/symlink-loop", Setup::SymlinkLoop, VALIDATE, 2, &[
     "run.toml:4: run results loop.csv cannot be read: Too many levels of symbolic links (os error 40); check the path, its links and its permissions",
 ], &[], &[])]
-// ---- accepted: exit 0, the warning SPEC gives, the numbers as intended -------------
+// ---- accepted: exit 0, the warning the contract gives, the numbers as intended -------------
 // without the BOM stripped, the first column would not be `id`
 #[case::utf8_bom("catalogue/bom", Setup::InPlace, EVAL_JSON, 0, &[], &[
     ("Q-1", Some(1), 1.0, 1.0, 1.0),
@@ -288,7 +288,7 @@ fn catalogue(
         }
         return;
     }
-    // Exactly the warnings SPEC gives (beside the unfrozen gold's), no others.
+    // Exactly the warnings the contract gives (beside the unfrozen gold's), no others.
     let mut warnings: Vec<&str> = err.lines().filter(|l| !is_unfrozen_warning(l)).collect();
     warnings.sort_unstable();
     let mut expected: Vec<&str> = lines.iter().map(String::as_str).collect();

@@ -93,7 +93,7 @@ pub struct EvalJson {
     pub k: u32,
     pub per_query: Vec<Row>,
     pub means: Means,
-    /// Present with `--cutoffs` only (docs/contract.md §19).
+    /// Present with `--cutoffs` only (docs/contract.md §2.8).
     #[serde(default)]
     pub means_at: Option<std::collections::BTreeMap<String, AtJson>>,
     pub no_answer: Vec<String>,
@@ -155,7 +155,7 @@ pub struct Row {
     pub ndcg: f64,
     pub ap: f64,
     pub unjudged_at_k: u32,
-    /// Present with `--cutoffs` only (docs/contract.md §19).
+    /// Present with `--cutoffs` only (docs/contract.md §2.8).
     #[serde(default)]
     pub at: Option<std::collections::BTreeMap<String, AtJson>>,
 }
@@ -233,7 +233,7 @@ pub struct CompareJson {
     pub zero_rr: ZeroRrJson,
     pub segments: Vec<SegmentJson>,
     pub drift: DriftJson,
-    /// Present with `--cutoffs` only (docs/contract.md §19.8).
+    /// Present with `--cutoffs` only (docs/contract.md §6.7).
     #[serde(default)]
     pub means_at: Option<std::collections::BTreeMap<String, MeansAtJson>>,
     pub per_query: Vec<CompareRow>,
@@ -357,7 +357,7 @@ pub struct SideJson {
     pub precision: f64,
     pub ndcg: f64,
     pub ap: f64,
-    /// Present with `--cutoffs` only (docs/contract.md §19.8).
+    /// Present with `--cutoffs` only (docs/contract.md §6.7).
     #[serde(default)]
     pub at: Option<std::collections::BTreeMap<String, AtJson>>,
 }
@@ -608,7 +608,7 @@ pub fn demo_copy() -> tempfile::TempDir {
 }
 
 // ---------------------------------------------------------------------------------
-// Segments and honest statistics (docs/contract.md §18).
+// Segments and honest statistics (docs/contract.md §6.6).
 
 /// A segment's mean: statistics keys present only for RR, Recall, Hit and nDCG of a
 /// segment that is not too few.
@@ -688,7 +688,7 @@ impl CompareJson {
     }
 }
 
-/// Five metrics at one extra cutoff (docs/contract.md §19).
+/// Five metrics at one extra cutoff (docs/contract.md §2.8).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AtJson {
@@ -699,7 +699,7 @@ pub struct AtJson {
     pub ndcg: f64,
 }
 
-/// JSON `drift` (docs/contract.md §17).
+/// JSON `drift` (docs/contract.md §6.5).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriftJson {
@@ -724,7 +724,7 @@ pub struct MovedJson {
 }
 
 /// `compare --cutoffs`: the five metrics' means at one cutoff, each `means`-shaped
-/// without statistics (docs/contract.md §19.8).
+/// without statistics (docs/contract.md §6.7).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeansAtJson {

@@ -1,5 +1,5 @@
-//! `ragdiff compare`: the demo, the comparability guard (SPEC section 5), exit-code
-//! precedence (SPEC section 3), every gate option (SPEC section 8), and two seeded
+//! `ragdiff compare`: the demo, the comparability guard (docs/contract.md §6.1), exit-code
+//! precedence (§11), every gate option (§8), and two seeded
 //! synthetic Vaswani runs checked against metrics computed here, independently.
 //!
 //! Fixtures live in tests/fixtures/compare/ (see its README.md); the demo is the
@@ -86,7 +86,7 @@ fn timings_name_each_phase_on_stderr_only_when_asked() {
 }
 
 /// The demo's JSON, read back as typed values: every status of the demo data.
-/// Values on the candidate side are means over its three repeats (contract §17.1);
+/// Values on the candidate side are means over its three repeats (contract §2.12);
 /// Q-18 is the only query whose repeats disagree.
 #[test]
 fn demo_json_has_every_status() {
@@ -174,7 +174,7 @@ fn demo_json_has_every_status() {
         "unlabelled queries enter drift only"
     );
     assert_eq!(r.per_query.len(), 8, "JSON lists unchanged queries too");
-    // §7 and §17.1's order: newly_failed, regressed, still_failing, flaky, improved,
+    // §6.2 and §2.12's order: newly_failed, regressed, still_failing, flaky, improved,
     // fixed, unchanged; fixed tie on ΔRR and ΔRecall, then by id.
     let order: Vec<&str> = r.per_query.iter().map(|q| q.id.as_str()).collect();
     assert_eq!(
@@ -229,7 +229,7 @@ fn demo_json_has_every_status() {
     );
 }
 
-/// The demo tells four stories at once (contract §16, §17, §18): Q-21's failure is
+/// The demo tells four stories at once (contract §6.3, §6.5, §6.6): Q-21's failure is
 /// suspect (an unjudged doc entered its top 3, and its gold judges D-4 not
 /// relevant); the billing segment loses while the mean gains; Q-18 fails in one of
 /// three candidate repeats only; three unlabelled queries drift, U-3 most.
@@ -328,7 +328,7 @@ fn demo_shows_suspect_segment_flaky_and_drift() {
     );
 }
 
-/// The exact JSON keys of issue 3, checked on the untyped value: no key missing and
+/// The exact JSON keys (docs/contract.md §10.3), checked on the untyped value: no key missing and
 /// none extra where the issue lists them all.
 #[test]
 fn demo_json_keys() {
@@ -581,7 +581,7 @@ fn same_version_identical_lists_pass_the_reproducibility_check() {
 
 /// B's list comes back in another order on the same index version: RR, Recall and
 /// nDCG do not move, so this is drift, not non-deterministic retrieval, and the gate
-/// passes (docs/contract.md §17; before, any other list failed it).
+/// passes (docs/contract.md §6.5; before, any other list failed it).
 #[test]
 fn same_version_reordered_list_is_drift_not_a_failure() {
     let r = compare_json(
@@ -617,7 +617,7 @@ fn lower_candidate_version_warns_that_the_arguments_may_be_swapped() {
 }
 
 // ---------------------------------------------------------------------------------
-// Exit-code precedence (SPEC section 3): 2 over 3 over 1; --no-gate hides neither
+// Exit-code precedence (docs/contract.md §11): 2 over 3 over 1; --no-gate hides neither
 
 /// Invalid input together with incomparable runs (depth 4 vs 10) is exit 2, whichever
 /// input is invalid, and `--no-gate` changes nothing.
@@ -942,7 +942,7 @@ fn fail_on_significant_drop_fails_when_every_query_drops() {
     assert_close(r.means.rr.delta, -0.5, "delta MRR@3");
     let p = r.means.rr.p_value;
     assert_close(p, 1.0 / 1001.0, "p of RR with 1000 resamples");
-    // docs/contract.md §18.3: Holm over the four tested metrics (two at p = 1).
+    // docs/contract.md §7.1: Holm over the four tested metrics (two at p = 1).
     assert_close(r.means.rr.p_adjusted, 4.0 / 1001.0, "Holm-adjusted p of RR");
     assert_eq!(
         r.gate.reasons,
@@ -1168,7 +1168,7 @@ fn score(judged: &BTreeMap<String, i64>, list: &[String], k: usize) -> Expected 
     }
 }
 
-/// SPEC section 1 and issue 3: newly failed / fixed by RR@k, else by RR, then Recall,
+/// docs/contract.md §1 and §6.2: newly failed / fixed by RR@k, else by RR, then Recall,
 /// then nDCG (equal within rounding noise).
 fn status(b: &Expected, c: &Expected) -> Status {
     match (b.rr > 0.0, c.rr > 0.0) {
@@ -1311,7 +1311,7 @@ fn vaswani_synthetic_runs_match_an_independent_computation() {
         ids.sort_by_key(|a| natural(a));
         assert_eq!(*list, ids, "{st:?} ids in natural order");
     }
-    // The contract's row order (docs/contract.md §7), ids in natural order last
+    // The contract's row order (docs/contract.md §6.2), ids in natural order last
     let rank = |s: &Status| {
         [
             Status::NewlyFailed,
@@ -1386,8 +1386,8 @@ fn vaswani_synthetic_runs_match_an_independent_computation() {
 // ---------------------------------------------------------------------------------
 // Id lists in the terminal table
 
-/// SPEC 7: "id lists in byte order". `b` newly fails with delta RR -1 and `a` with
-/// -0.5, so report order puts `b` first; the table's newly failed list must still
+/// Id lists in natural order (docs/contract.md §5.2). `b` newly fails with delta RR -1
+/// and `a` with -0.5, so report order puts `b` first; the table's newly failed list must still
 /// read `a`, `b`, as the JSON's `newly_failed` and the Markdown do.
 #[test]
 fn table_lists_newly_failed_ids_in_byte_order() {
@@ -1433,7 +1433,7 @@ fn table_lists_newly_failed_ids_in_byte_order() {
     assert_eq!(ids, ["a", "b"], "{line}");
 }
 
-/// A sort key for natural id order (docs/contract.md §19), written apart from the
+/// A sort key for natural id order (docs/contract.md §2.8), written apart from the
 /// code under test: runs of digits compare by value (as a digit count, then the
 /// digits without leading zeros), then the shorter run first; other runs by bytes.
 fn natural(id: &str) -> Vec<(u8, usize, Vec<u8>, usize)> {

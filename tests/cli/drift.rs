@@ -1,4 +1,4 @@
-//! Noise and drift (docs/contract.md §17): repeated runs, flaky queries, the
+//! Noise and drift (docs/contract.md §6.5): repeated runs, flaky queries, the
 //! reproducibility check by metrics, rank-biased overlap of every query in both runs,
 //! and the inputs repeats make bad. Fixtures: tests/fixtures/drift.
 
@@ -382,7 +382,7 @@ fn eval_averages_over_repeats() {
 }
 
 /// An interleaved TREC run is read again with every query kept; a query the gold
-/// lacks is still checked in that pass as in the first (review of issue 16): its list
+/// lacks is still checked in that pass as in the first (found in review): its list
 /// past depth is reported at the first line past depth, and its duplicate doc beside
 /// another query's problem — every problem listed, each at its line.
 #[test]

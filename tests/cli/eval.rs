@@ -155,7 +155,7 @@ fn bare_csv_files() {
     assert_eq!(r.no_answer, ["Q-26"]);
 }
 
-/// SPEC 2: with bare files (and the one-file layout) "depth is the longest returned
+/// docs/contract.md §2.6: with bare files (and the one-file layout) "depth is the longest returned
 /// list, and k is `--k` or the depth". (Found by this test: without `--k`, k is 1.)
 #[rstest]
 #[case::bare_csv(crate_dir().to_path_buf(), &["gold/demo.csv", "runs/baseline.csv"][..], 4)]
@@ -384,7 +384,7 @@ fn min_grade_from_the_gold_manifest() {
     assert_eq!(r.gold.relevant_per_query.get(&2), Some(&1));
 }
 
-/// CSV as SPEC 2 allows it: BOM, CRLF, columns in any order, an extra column (warned),
+/// CSV as docs/contract.md §2.5 allows it: BOM, CRLF, columns in any order, an extra column (warned),
 /// RFC 4180 quoting, ids trimmed, an empty id list (see tests/fixtures/csv-dialects).
 #[test]
 fn csv_dialects() {

@@ -100,7 +100,8 @@ fn freeze_records_sha256_version_and_date_and_keeps_the_layout() {
     let frozen_at = value_of(&after, "frozen_at").expect("frozen_at written when absent");
     assert!(is_date(&frozen_at), "frozen_at = {frozen_at}");
     let added: Vec<&str> = after[MANIFEST.len()..].lines().collect();
-    assert_eq!(added.len(), 3, "{added:?}");
+    // sha256, frozen_version, frozen_k, frozen_min_grade, frozen_tags, frozen_at
+    assert_eq!(added.len(), 6, "{added:?}");
 
     // the data is untouched, and eval now sees a frozen gold
     assert_eq!(

@@ -1,4 +1,4 @@
-//! Issue 9, the input readers: only regular files, a 1 MiB line cap, reading stops at
+//! The input readers (docs/contract.md §12): only regular files, a 1 MiB line cap, reading stops at
 //! the problem cap (item 2); linear parsing of hostile manifests and gold rows (item
 //! 5); memory bounded by depth for one endless TREC query (item 6); signed zero
 //! (item 9); unterminated quotes, CR-only line ends, an invalid index_version in the

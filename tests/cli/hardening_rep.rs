@@ -1,4 +1,4 @@
-//! Issue 9, what is printed: input values cannot start a GitHub workflow command or
+//! What is printed (docs/contract.md §12.5): input values cannot start a GitHub workflow command or
 //! a new line (item 1), one long warning cannot empty the Markdown (item 8), and tied
 //! scores in another order than trec_eval's tie-break are a note, not a warning
 //! (item 12). Fixtures: tests/fixtures/hardening_rep/.
@@ -564,7 +564,7 @@ fn compare_shows_the_note_in_json_table_and_markdown() {
     assert!(!warnings.contains("tied"), "{warnings}");
 }
 
-/// stdout in the format of an export is that file's bytes read back (Issue 16), still
+/// stdout in the format of an export is that file's bytes read back, still
 /// through the guard: the same bytes as the format alone on stdout, while the file
 /// keeps the data as it is.
 #[test]

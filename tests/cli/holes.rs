@@ -1,4 +1,4 @@
-//! Judgements and label holes (docs/contract.md §16): judged docs of every grade, the
+//! Judgements and label holes (docs/contract.md §6.3): judged docs of every grade, the
 //! `non_relevant_doc_ids` column, unjudged_at_k and Judged@k, suspect new failures,
 //! `--suspects`, the label queue and the relevant-only note.
 //!
@@ -104,7 +104,7 @@ fn suspect_case_csv_counts_entered_docs() {
     assert_code(&out, 1);
     let text = stdout(&out);
     let header = text.lines().next().unwrap_or_default();
-    // docs/contract.md §19.7: suspect is the fourth column.
+    // docs/contract.md §9.8: suspect is the fourth column.
     assert!(
         header.starts_with("id,status,failure_kind,suspect,"),
         "{header}"

@@ -1,4 +1,4 @@
-//! Inputs where users keep them (docs/contract.md §19): JSON and JSONL gold and
+//! Inputs where users keep them (docs/contract.md §2.8): JSON and JSONL gold and
 //! runs, every validation rule at its line, a file whose content does not fit its
 //! format, parity of one run in all four formats, and ids in natural order.
 
@@ -98,7 +98,7 @@ fn content_that_does_not_fit_its_format_is_named() {
     );
 }
 
-/// Every run rule of docs/contract.md §6 in JSON (file:line, JSON pointer for shape
+/// Every run rule of docs/contract.md §6.1 in JSON (file:line, JSON pointer for shape
 /// problems) and JSONL (file:line), all reported together.
 #[test]
 fn json_and_jsonl_runs_report_every_problem_at_its_line() {

@@ -1,10 +1,10 @@
-//! Nothing lost on an interruption (issue 6): `compare` with exports, stopped by SIGINT
+//! Nothing lost on an interruption (docs/contract.md §12.7): `compare` with exports, stopped by SIGINT
 //! or SIGTERM while it reads a run, exits 130 or 143 (src/interrupt.rs) and leaves no export
 //! and no temporary `.ragdiff-*.tmp` file behind; its inputs are unchanged.
 //!
 //! The baseline's results are a TREC run that starts with two million lines of a query
 //! the gold does not have (ignored, as trec_eval does), so ragdiff is in the middle of
-//! reading when the signal arrives. (It was a FIFO held half written; issue 9 makes
+//! reading when the signal arrives. (It was a FIFO held half written; docs/contract.md §12 makes
 //! every input a regular file, so a FIFO is refused before it is read.)
 
 use std::fmt::Write as _;

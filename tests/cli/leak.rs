@@ -1,4 +1,4 @@
-//! Nothing leaked (issue 6, SPEC sections 6 and 9): a distinctive question text and a
+//! Nothing leaked (docs/contract.md §3, §9): a distinctive question text and a
 //! secret-looking string planted in the gold's question column never show up in any
 //! output: eval (table, JSON), validate, compare (table, Markdown, JSON, CSV and every
 //! export file), freeze, error messages, warnings and GitHub Actions annotations, for
@@ -93,7 +93,7 @@ fn gold_variant(name: &str) -> (Vec<u8>, i32) {
             (join(h, &rows), 2)
         }
         // a Latin-1 byte between the planted strings: in the ignored question
-        // column only a warning (issue 9), which must not quote the cell either
+        // column only a warning (docs/contract.md §12.14), which must not quote the cell either
         "bad-utf8-byte" => {
             let mut row = format!("Q-4,\"{QUESTION} ").into_bytes();
             row.push(0xE9);

@@ -1,5 +1,5 @@
 //! trec_eval parity: every per-query value ragdiff prints equals trec_eval's to 4
-//! decimals (SPEC section 4), on trec_eval's own test inputs and on two Vaswani runs
+//! decimals (docs/contract.md §5), on trec_eval's own test inputs and on two Vaswani runs
 //! with ties, constant-score queries and missing queries.
 //!
 //! The inputs live outside the repository, in the folder named by

@@ -1,4 +1,4 @@
-//! The comparison's formats and exports (SPEC section 7, issue 4): the demo's
+//! The comparison's formats and exports (docs/contract.md §9): the demo's
 //! Markdown and CSV pinned, the 60,000-byte bound of the Markdown on 20,000 generated
 //! queries, escaping of ids in Markdown and CSV, exports that agree with stdout and
 //! are written atomically, and GitHub workflow commands.
@@ -11,7 +11,7 @@ use crate::common::{
     run, stderr, stdout, write_generated,
 };
 
-/// The bound SPEC section 7 sets on the Markdown.
+/// The bound docs/contract.md §9.3 sets on the Markdown.
 const MAX_MARKDOWN: usize = 60_000;
 
 /// The statuses in report order.
@@ -279,7 +279,7 @@ fn check_bounded_markdown(queries: &[(String, Change)]) -> String {
     assert!(md.starts_with("## ragdiff: "), "verdict first");
 
     let all = tables(&md);
-    // Changed: RR, Recall or nDCG moved (docs/contract.md §19.7).
+    // Changed: RR, Recall or nDCG moved (docs/contract.md §9.8).
     let changed = r
         .per_query
         .iter()
@@ -318,7 +318,7 @@ fn check_bounded_markdown(queries: &[(String, Change)]) -> String {
         assert!(!md.contains("more newly failed queries left out"));
     }
 
-    // per-query rows: newly failed first (SPEC 7's order), then cut with "… and N more"
+    // per-query rows: newly failed first (docs/contract.md §6.2's order), then cut with "… and N more"
     let per_query = table(&all, "id", "status")
         .map(|r| r.as_slice())
         .unwrap_or(&[]);
@@ -424,7 +424,7 @@ fn markdown_escapes_ids() {
     let newly = table(&all, "id", "failure").expect("the newly failed table");
     assert_eq!(newly.len(), NASTY.len());
     let per_query = table(&all, "id", "status").expect("the per-query table");
-    // The still-failing query moved no metric: not listed (docs/contract.md §19.7).
+    // The still-failing query moved no metric: not listed (docs/contract.md §9.8).
     assert_eq!(per_query.len(), queries.len() - 1);
 
     // every id is a code span: nothing inside is Markdown, HTML, a link or a mention

@@ -1,4 +1,4 @@
-//! The rest of issue 14 (docs/contract.md §19.5, §19.8, §19.9): chunk maps and the
+//! Chunk maps, promote, cutoffs, reading at a glance (docs/contract.md §2.11, §6.7, §9.8): chunk maps and the
 //! `coverage` failure kind, promote copying every file a manifest names,
 //! `compare --cutoffs`, and the report read at a glance. Fixtures:
 //! tests/fixtures/rest14.
@@ -20,7 +20,7 @@ fn compare<'a>(candidate: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 }
 
 // ---------------------------------------------------------------------------------
-// Chunk maps (§19.5)
+// Chunk maps (§2.11)
 
 /// Two indexes chunked differently (paragraphs, then sentences) over one
 /// document-level gold: each run's chunk ids become documents through its own map,
@@ -161,7 +161,7 @@ fn eval_and_validate_map_chunks() {
 }
 
 // ---------------------------------------------------------------------------------
-// promote copies every file the candidate's manifest names (SPEC 15, §19.5)
+// promote copies every file the candidate's manifest names (docs/contract.md §4.5, §2.11)
 
 fn read(dir: &Path, rel: &str) -> String {
     std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
@@ -287,7 +287,7 @@ fn promote_writes_nothing_when_a_copy_cannot_be_placed() {
 }
 
 // ---------------------------------------------------------------------------------
-// compare --cutoffs (§19.8)
+// compare --cutoffs (§6.7)
 
 #[test]
 fn compare_cutoffs_report_each_side_at_each_cutoff_and_the_means() {
@@ -399,7 +399,7 @@ fn a_compare_cutoff_outside_the_depth_is_refused() {
 }
 
 // ---------------------------------------------------------------------------------
-// Readable at a glance (§19.7)
+// Readable at a glance (§9.8)
 
 use crate::common::{Change, GENERATED, crate_dir, stdout, write_generated};
 

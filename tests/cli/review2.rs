@@ -26,7 +26,7 @@ fn unordered_findings() -> tempfile::TempDir {
     dir
 }
 
-/// docs/contract.md §19.6: the ids named in run warnings (and the tie-order note) are
+/// docs/contract.md §5.2: the ids named in run warnings (and the tie-order note) are
 /// listed in natural order, and the ten shown are the first ten in that order. The
 /// Vaswani runs showed `10, 13, 19, 2, 22, …` (byte order of the first ten met).
 #[test]
@@ -70,7 +70,7 @@ fn an_export_into_a_missing_folder_is_refused_up_front() {
     );
 }
 
-/// A JSONL gold's `tags` are not read yet (docs/contract.md §18): a warning says so
+/// A JSONL gold's `tags` are not read yet (docs/contract.md §6.6): a warning says so
 /// and names the side file that works, instead of dropping them silently.
 #[test]
 fn jsonl_gold_tags_are_not_dropped_silently() {

@@ -1,4 +1,4 @@
-//! Issue 5's tests (SPEC section 10): the streaming path gives the results of the
+//! Scale (docs/contract.md §2.10): the streaming path gives the results of the
 //! straightforward one, per query, on generated data; grouped and interleaved TREC
 //! runs give byte-identical reports; the same runs as TREC and as CSV give the same
 //! per-query results. Benchmarks are not tests: nothing here is timed.
@@ -352,7 +352,7 @@ fn without_files(bytes: &[u8]) -> serde_json::Value {
     }
     v.as_object_mut().expect("an object").remove("warnings");
     // A TREC run leaves out a query with nothing returned, which is then not in drift
-    // (docs/contract.md §17); the CSV run lists it with an empty cell.
+    // (docs/contract.md §6.5); the CSV run lists it with an empty cell.
     v.as_object_mut().expect("an object").remove("drift");
     for row in v["per_query"].as_array_mut().expect("per_query") {
         row.as_object_mut().expect("a row").remove("rbo");
@@ -445,7 +445,7 @@ fn grouped_and_interleaved_trec_runs_give_identical_reports() {
     }
     // One side grouped, the other interleaved, both ways round: the grouped side's
     // lists pair as they are read with lists that turn out partial, so drift is
-    // paired again (docs/contract.md §17); the report must not show it.
+    // paired again (docs/contract.md §6.5); the report must not show it.
     for (folder, base, cand) in [
         ("trec-mixed-1", "trec-messy", "trec-interleaved"),
         ("trec-mixed-2", "trec-interleaved", "trec-messy"),

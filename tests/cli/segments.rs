@@ -1,4 +1,4 @@
-//! Segments and honest statistics (docs/contract.md §18): tags, per-segment results,
+//! Segments and honest statistics (docs/contract.md §6.6): tags, per-segment results,
 //! Holm, effect sizes, non-inferiority and the per-segment gates.
 //!
 //! `segments/basic` (CSV gold, k = 3): 24 `lang:en` queries improve (RR 0.5 -> 1; 12 of

@@ -1,4 +1,4 @@
-//! `init` and `promote` (SPEC section 15): the starting layout in a fresh repository,
+//! `init` and `promote` (docs/contract.md §4.5): the starting layout in a fresh repository,
 //! linted by actionlint when it is installed, and the candidate made the next
 //! baseline, atomically and only when the gate passes.
 
@@ -10,13 +10,10 @@ use crate::common::{
     say_skipped, stderr, stdout,
 };
 
-/// The action the workflow `init` writes calls: Cargo.toml's repository at this
-/// version's tag.
+/// The action the workflow `init` writes calls: the repository `--repository` names
+/// at this version's tag.
 fn action_ref() -> String {
-    let repo = env!("CARGO_PKG_REPOSITORY")
-        .trim_start_matches("https://github.com/")
-        .to_string();
-    format!("{repo}@v{}", env!("CARGO_PKG_VERSION"))
+    format!("example/ragdiff@v{}", env!("CARGO_PKG_VERSION"))
 }
 
 fn read(dir: &Path, rel: &str) -> String {
@@ -41,7 +38,7 @@ fn empty_repository() -> tempfile::TempDir {
 #[test]
 fn init_writes_the_layout_in_an_empty_repository_and_actionlint_passes() {
     let dir = empty_repository();
-    let out = run(dir.path(), &["init"]);
+    let out = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
     assert_code(&out, 0);
     let text = stdout(&out);
     for created in [
@@ -106,7 +103,7 @@ fn init_never_overwrites_and_lists_what_it_skipped() {
         "id,reason\nQ-1,known\n",
     )
     .unwrap();
-    let out = run(dir.path(), &["init"]);
+    let out = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
     assert_code(&out, 0);
     let text = stdout(&out);
     assert!(
@@ -123,7 +120,7 @@ fn init_never_overwrites_and_lists_what_it_skipped() {
     // A second run writes nothing: the user's edits to the workflow stay.
     let path = dir.path().join(".github/workflows/rag-retrieval.yml");
     std::fs::write(&path, "# edited\n").unwrap();
-    let again = run(dir.path(), &["init"]);
+    let again = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
     assert_code(&again, 0);
     assert!(!stdout(&again).contains("created"), "{}", render(&again));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "# edited\n");
@@ -133,7 +130,7 @@ fn init_never_overwrites_and_lists_what_it_skipped() {
 fn init_refuses_a_file_where_a_folder_belongs_and_writes_nothing() {
     let dir = empty_repository();
     std::fs::write(dir.path().join("runs"), "not a folder").unwrap();
-    let out = run(dir.path(), &["init"]);
+    let out = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
     assert_code(&out, 2);
     assert!(stderr(&out).contains("runs exists and is not a folder"));
     assert!(!dir.path().join("gold").exists());
@@ -143,7 +140,7 @@ fn init_refuses_a_file_where_a_folder_belongs_and_writes_nothing() {
 #[test]
 fn init_outside_a_repository_root_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run(dir.path(), &["init"]);
+    let out = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
     assert_code(&out, 0);
     assert!(stdout(&out).contains("no .git here"), "{}", render(&out));
 }
@@ -154,7 +151,10 @@ fn init_outside_a_repository_root_says_so() {
 fn the_allow_list_init_writes_is_read_by_the_gate() {
     let dir = demo_copy();
     std::fs::remove_file(dir.path().join("runs/accepted-failures.csv")).unwrap();
-    assert_code(&run(dir.path(), &["init"]), 0);
+    assert_code(
+        &run(dir.path(), &["init", "--repository", "example/ragdiff"]),
+        0,
+    );
     let out = run(
         dir.path(),
         &[
@@ -229,7 +229,7 @@ fn promote_refuses_with_the_gates_code_and_changes_nothing() {
 
 /// The demo's candidate has three repeats: each is copied beside the baseline
 /// manifest (`baseline.csv`, `baseline-2.csv`, `baseline-3.csv`) and `results` names
-/// all three, so the promoted baseline keeps its repeats (docs/contract.md §17.1).
+/// all three, so the promoted baseline keeps its repeats (docs/contract.md §2.12).
 #[test]
 fn promote_makes_compare_see_identical_runs() {
     let dir = demo_copy();

@@ -1,4 +1,4 @@
-//! Every outcome pinned whole (issue 10): each folder of tests/fixtures/invalid/ (one
+//! Every outcome pinned whole: each folder of tests/fixtures/invalid/ (one
 //! per validation rule) and tests/fixtures/catalogue/ (the input catalogue) goes
 //! through one `insta` snapshot holding, for every command run on it, the command
 //! line, the exit code, stdout and stderr (uv's pattern, `common::render`). The

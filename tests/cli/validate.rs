@@ -1,4 +1,4 @@
-//! `ragdiff validate`: one fixture per rule of SPEC section 6 under
+//! `ragdiff validate`: one fixture per rule of docs/contract.md §3 under
 //! tests/fixtures/invalid/<rule>/ (see its README), each expecting exit 2 and the
 //! rule's message with file:line, query id and doc id; plus the demo, the seeds'
 //! deliberately broken fixture, and several problems listed in one run.
@@ -66,7 +66,7 @@ fn expect_invalid(rule: &str, args: &[&str], lines: &[&str]) -> String {
     "run.toml: missing key `depth`",
 ])]
 #[case::unknown_key("unknown-key", &[
-    "gold.toml:6: unknown key `cutoff`; known keys: name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256",
+    "gold.toml:6: unknown key `cutoff`; known keys: name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags",
     "run.toml:5: unknown key `top_k`; known keys: index_version, corpus, depth, results, format, doc_map, filters",
 ])]
 #[case::mistyped_key("mistyped-key", &["run.toml:3: `depth` must be a whole number"])]
@@ -94,7 +94,7 @@ fn expect_invalid(rule: &str, args: &[&str], lines: &[&str]) -> String {
     "gold.csv:3: invalid query id: it contains a control character (a newline, tab or similar)",
 ])]
 #[case::gold_changed("gold-changed", &[
-    // issue 9: 12-character prefixes only (the data may be any file)
+    // 12-character prefixes only (the data may be any file)
     "gold.toml: gold changed since it was frozen: sha256 is dea9a3c85eaf…, the manifest records 000000000000…; restore the data or raise `version` and run `ragdiff freeze`",
 ])]
 fn rule(#[case] folder: &str, #[case] lines: &[&str]) {
@@ -131,7 +131,7 @@ fn non_utf8() {
     );
 }
 
-/// Issue 9 (item 13): non-UTF-8 bytes in a column ragdiff ignores (the question) are a
+/// docs/contract.md §12.14: non-UTF-8 bytes in a column ragdiff ignores (the question) are a
 /// warning, not fatal (this was an input problem before); ids must still be UTF-8
 /// (`non_utf8` above).
 #[test]
@@ -189,7 +189,7 @@ fn a_doc_listed_three_times_is_one_problem() {
     assert!(err.contains("invalid input: 1 problem\n"), "{err}");
 }
 
-/// A CSV run may hold queries the gold does not have (docs/contract.md §17): counted
+/// A CSV run may hold queries the gold does not have (docs/contract.md §6.5): counted
 /// in a warning, as in a TREC run; before, an input error.
 #[test]
 fn csv_run_query_not_in_gold_is_only_a_warning() {

@@ -1,4 +1,4 @@
-//! JSON and JSONL gold data (`docs/contract.md §19`): qrels as a dict of dicts
+//! JSON and JSONL gold data (`docs/contract.md §2.8`): qrels as a dict of dicts
 //! `{"q1": {"d1": 1}}` (graded as TREC qrels), or one object a line
 //! `{"id": "Q-1", "expected_doc_ids": ["D-1"]}` (or `"grades": {"D-1": 2}`).
 
@@ -119,7 +119,7 @@ pub(super) fn parse_jsonl(bytes: &[u8], display: &str, diag: &mut Diagnostics) -
         },
     );
     if tagged > 0 {
-        // docs/contract.md §18: not read yet; said rather than silently dropped.
+        // docs/contract.md §6.6: not read yet; said rather than silently dropped.
         diag.warn(format!(
             "{display}: {} `tags`, which a JSONL gold does not read yet: no segments come from them; name a tags side file in the manifest (tags = \"tags.csv\", CSV id,tags)",
             crate::text::plural(tagged, "line carries", "lines carry")

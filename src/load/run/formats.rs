@@ -1,4 +1,4 @@
-//! JSON and JSONL runs (`docs/contract.md §19`), fed to the same [`Collector`] as
+//! JSON and JSONL runs (`docs/contract.md §2.8`), fed to the same [`Collector`] as
 //! CSV and TREC runs: a JSON run's docs, and a JSONL run's when it gives scores, are
 //! ordered exactly as a TREC run's (score descending, ties by doc id descending).
 

@@ -1,0 +1,121 @@
+//! `compare --changed-since REV` (docs/contract.md §12.1): which of the gate's own
+//! inputs differ from a git revision, so a pull request that edits the gold, the
+//! baseline, the allow-list or the policy says so in its report. git is run as a
+//! program (the runner's own git, `git cat-file`): a library for three read-only
+//! commands would be far larger than the use.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::model::{ChangedInput, ChangedInputs};
+use crate::validate::Diagnostics;
+
+/// Compare each input (what it is, its path) with its blob at `rev`. Outside git, or
+/// when `rev` names no commit here, a warning says why nothing is listed (never a
+/// silent skip) and the result is `None`.
+pub fn since(
+    rev: &str,
+    inputs: &[(&'static str, &Path)],
+    diag: &mut Diagnostics,
+) -> Option<ChangedInputs> {
+    let unlisted = "so what this pull request changed in the gate's inputs is not listed";
+    // The repository is the gold's (its manifest is listed first), else the
+    // working directory's.
+    let start = inputs
+        .first()
+        .and_then(|(_, p)| std::fs::canonicalize(p).ok())
+        .and_then(|p| p.parent().map(Path::to_path_buf));
+    let Some(top) = toplevel(start.as_deref()) else {
+        diag.warn(format!(
+            "--changed-since {rev}: the gold is not inside a git repository (or git cannot run), {unlisted}"
+        ));
+        return None;
+    };
+    let Some(commit) = commit_of(&top, rev) else {
+        diag.warn(format!(
+            "--changed-since {rev}: no such commit in this repository (fetch it first, e.g. `git fetch --depth=1 origin {rev}`), {unlisted}"
+        ));
+        return None;
+    };
+    let mut changed = Vec::new();
+    let mut checked = 0;
+    for &(input, path) in inputs {
+        let Ok(now) = std::fs::read(path) else {
+            continue;
+        };
+        checked += 1;
+        let Some(rel) = std::fs::canonicalize(path)
+            .ok()
+            .and_then(|p| p.strip_prefix(&top).ok().map(Path::to_path_buf))
+        else {
+            diag.warn(format!(
+                "--changed-since {rev}: the {input} {} is outside the git repository, so whether it changed is not known",
+                path.display()
+            ));
+            continue;
+        };
+        let change = match blob(&top, &commit, &rel) {
+            None => "added",
+            Some(then) if then != now => "changed",
+            Some(_) => continue,
+        };
+        changed.push(ChangedInput {
+            input,
+            path: path.display().to_string(),
+            change,
+            details: Vec::new(),
+        });
+    }
+    Some(ChangedInputs {
+        since: rev.to_string(),
+        commit,
+        checked,
+        changed,
+    })
+}
+
+fn git(dir: Option<&Path>) -> Command {
+    let mut cmd = Command::new("git");
+    if let Some(dir) = dir {
+        cmd.arg("-C").arg(dir);
+    }
+    cmd.stdin(Stdio::null()).stderr(Stdio::null());
+    cmd
+}
+
+/// The top folder (canonical) of the repository holding `dir`.
+fn toplevel(dir: Option<&Path>) -> Option<PathBuf> {
+    let out = git(dir)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let top = text.trim_end_matches('\n');
+    (out.status.success() && !top.is_empty())
+        .then(|| std::fs::canonicalize(top).ok())
+        .flatten()
+}
+
+/// The commit `rev` names, or `None` (a revision that looks like an option is none).
+fn commit_of(top: &Path, rev: &str) -> Option<String> {
+    if rev.is_empty() || rev.starts_with('-') {
+        return None;
+    }
+    let out = git(Some(top))
+        .args(["rev-parse", "--verify", "--quiet", "--end-of-options"])
+        .arg(format!("{rev}^{{commit}}"))
+        .output()
+        .ok()?;
+    let sha = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !sha.is_empty()).then_some(sha)
+}
+
+/// The bytes of `rel` at `commit`, or `None` when the commit has no such file.
+fn blob(top: &Path, commit: &str, rel: &Path) -> Option<Vec<u8>> {
+    let out = git(Some(top))
+        .args(["cat-file", "blob"])
+        .arg(format!("{commit}:{}", rel.display()))
+        .output()
+        .ok()?;
+    out.status.success().then_some(out.stdout)
+}

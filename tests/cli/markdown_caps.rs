@@ -1,0 +1,137 @@
+//! The job summary cannot be emptied (docs/contract.md §12.1): on exit 2 or 3 the
+//! `--export-markdown` file still holds the refusal or the input problems, escaped and
+//! capped, and the action appends it; input strings in the Markdown are capped.
+
+use std::path::Path;
+
+use crate::common::{assert_code, crate_dir, demo_copy, fixture, run};
+
+const DEMO: [&str; 5] = [
+    "compare",
+    "runs/baseline.toml",
+    "runs/candidate.toml",
+    "--export-markdown",
+    "report.md",
+];
+
+fn edit(dir: &Path, rel: &str, from: &str, to: &str) {
+    let path = dir.join(rel);
+    let text = std::fs::read_to_string(&path).expect("readable");
+    assert!(text.contains(from), "{rel} has no {from:?}");
+    std::fs::write(&path, text.replacen(from, to, 1)).expect("written");
+}
+
+fn report(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("report.md")).expect("the Markdown was written")
+}
+
+#[test]
+fn on_invalid_input_the_markdown_export_holds_the_problems() {
+    let dir = demo_copy();
+    edit(dir.path(), "gold/demo.toml", "\nk = 3 ", "\nk = 2 ");
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 2);
+    let md = report(dir.path());
+    assert!(
+        md.starts_with("## ragdiff: ⛔ INVALID INPUT (exit 2): 1 problem\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "- gold/demo.toml:9: k is 2 but the gold was frozen with k 3 (frozen\\_k); restore it, or raise \\`version\\` and run \\`ragdiff freeze\\`\n"
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn on_a_refusal_the_markdown_export_holds_every_difference() {
+    let dir = demo_copy();
+    edit(
+        dir.path(),
+        "runs/candidate.toml",
+        "corpus = \"demo-questions\"",
+        "corpus = \"other\"",
+    );
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 3);
+    let md = report(dir.path());
+    assert!(
+        md.starts_with(
+            "## ragdiff: ⛔ REFUSED (exit 3): refusing to compare: the runs are not comparable\n"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("- corpus:  baseline demo-questions, candidate other\n"),
+        "{md}"
+    );
+}
+
+#[test]
+fn the_failure_markdown_is_escaped_and_capped() {
+    let dir = demo_copy();
+    let id = format!("<b>@team</b>{}", "x".repeat(2_000));
+    let mut args = DEMO.to_vec();
+    args.extend(["--allow-failed", &id]);
+    let out = run(dir.path(), &args);
+    assert_code(&out, 2);
+    let md = report(dir.path());
+    assert!(!md.contains("<b>"), "{md}");
+    assert!(!md.contains("@team"), "{md}");
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("- "))
+        .expect("a problem line");
+    assert!(
+        line.ends_with("more characters (stderr holds them)"),
+        "{line}"
+    );
+    assert!(line.chars().count() < 500, "{}", line.chars().count());
+}
+
+#[test]
+fn the_failure_markdown_never_replaces_an_input() {
+    let dir = demo_copy();
+    edit(dir.path(), "gold/demo.toml", "\nk = 3 ", "\nk = 2 ");
+    let before = std::fs::read(dir.path().join("gold/demo.csv")).expect("the data");
+    let out = run(
+        dir.path(),
+        &[
+            "compare",
+            "runs/baseline.toml",
+            "runs/candidate.toml",
+            "--export-markdown",
+            "gold/demo.csv",
+        ],
+    );
+    assert_code(&out, 2);
+    assert_eq!(
+        std::fs::read(dir.path().join("gold/demo.csv")).expect("the data"),
+        before
+    );
+}
+
+#[test]
+fn the_action_appends_the_markdown_to_the_summary_on_exit_2() {
+    let action = std::fs::read_to_string(crate_dir().join("action.yml")).expect("action.yml");
+    let script = crate::action::step_script(&action, "gate");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let bin = dir.path().join("root").join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    std::fs::copy(fixture("tamper/fake-ragdiff-exit2"), bin.join("ragdiff")).expect("fake");
+    let out = std::process::Command::new("bash")
+        .args(["-e", "-c", &script])
+        .current_dir(dir.path())
+        .env("RAGDIFF_ROOT", dir.path().join("root"))
+        .env("RUNNER_TEMP", dir.path())
+        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
+        .env("GITHUB_OUTPUT", dir.path().join("output.txt"))
+        .env("RAGDIFF_BASELINE", "runs/baseline.toml")
+        .env("RAGDIFF_CANDIDATE", "runs/candidate.toml")
+        .output()
+        .expect("bash runs");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let summary = std::fs::read_to_string(dir.path().join("summary.md")).expect("a summary");
+    assert_eq!(summary, "## ragdiff: INVALID INPUT (exit 2): 1 problem\n");
+}

@@ -1,0 +1,470 @@
+//! A hostile pull request cannot change what decides the verdict unseen
+//! (docs/contract.md §12.1, "Tamper-evident"): each test starts from a copy of the demo's
+//! `gold/` and `runs/` (or a fixture) and makes the one edit an attacker would.
+
+use std::path::Path;
+
+use crate::common::{assert_code, demo_copy, fixture, run, stderr, stdout, temp_copy};
+
+const DEMO: [&str; 3] = ["compare", "runs/baseline.toml", "runs/candidate.toml"];
+
+fn edit(dir: &Path, rel: &str, from: &str, to: &str) {
+    let path = dir.join(rel);
+    let text = std::fs::read_to_string(&path).expect("readable");
+    assert!(text.contains(from), "{rel} has no {from:?}:\n{text}");
+    std::fs::write(&path, text.replacen(from, to, 1)).expect("written");
+}
+
+fn read(dir: &Path, rel: &str) -> String {
+    std::fs::read_to_string(dir.join(rel)).expect("readable")
+}
+
+// ---------------------------------------------------------------------------------
+// The frozen gold's meaning: k, min_grade and tags (docs/contract.md §4.4).
+
+#[test]
+fn k_edited_in_a_frozen_gold_is_an_input_error() {
+    let dir = demo_copy();
+    edit(dir.path(), "gold/demo.toml", "\nk = 3 ", "\nk = 2 ");
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "gold/demo.toml:9: k is 2 but the gold was frozen with k 3 (frozen_k); restore it, or raise `version` and run `ragdiff freeze`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // freeze refuses it without a raised version, and takes it with one.
+    let out = run(dir.path(), &["freeze"]);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "gold/demo.toml: k (3 -> 2) changed since the gold was frozen but `version` 1.1.0 is not higher than frozen_version 1.1.0; raise `version` to freeze the new meaning"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    edit(
+        dir.path(),
+        "gold/demo.toml",
+        "version = \"1.1.0\"",
+        "version = \"1.2.0\"",
+    );
+    assert_code(&run(dir.path(), &["freeze"]), 0);
+    let manifest = read(dir.path(), "gold/demo.toml");
+    assert!(manifest.contains("\nfrozen_k = 2\n"), "{manifest}");
+    assert!(
+        manifest.contains("\nfrozen_version = \"1.2.0\"\n"),
+        "{manifest}"
+    );
+    assert_code(&run(dir.path(), &DEMO), 1);
+}
+
+#[test]
+fn min_grade_added_to_a_frozen_gold_is_an_input_error() {
+    let dir = demo_copy();
+    edit(
+        dir.path(),
+        "gold/demo.toml",
+        "\nk = 3 ",
+        "\nmin_grade = 2\nk = 3 ",
+    );
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "gold/demo.toml:9: min_grade is 2 but the gold was frozen with min_grade 1 (frozen_min_grade); restore it, or raise `version` and run `ragdiff freeze`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn removing_a_frozen_golds_tags_is_an_input_error() {
+    let dir = temp_copy(&fixture("segments/trec"));
+    assert_code(&run(dir.path(), &["freeze", "gold.toml"]), 0);
+    let frozen = read(dir.path(), "gold.toml");
+    assert!(
+        frozen.contains("\nfrozen_tags = \"tags.csv\"\n"),
+        "{frozen}"
+    );
+    // Both the file and its digest gone: the per-segment gates would test nothing.
+    let stripped: String = frozen
+        .lines()
+        .filter(|l| !l.starts_with("tags = ") && !l.starts_with("tags_sha256 = "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.path().join("gold.toml"), stripped).expect("written");
+    let out = run(
+        dir.path(),
+        &["compare", "--gold", "gold.toml", "base.toml", "cand.toml"],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "gold.toml:10: tags is none but the gold was frozen with tags \"tags.csv\" (frozen_tags); restore it, or raise `version` and run `ragdiff freeze`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_gold_frozen_before_the_meaning_was_recorded_warns_and_freeze_adds_it() {
+    let dir = demo_copy();
+    let old: String = read(dir.path(), "gold/demo.toml")
+        .lines()
+        .filter(|l| {
+            !l.starts_with("frozen_k")
+                && !l.starts_with("frozen_min_grade")
+                && !l.starts_with("frozen_tags")
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.path().join("gold/demo.toml"), &old).expect("written");
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 1);
+    assert!(
+        stderr(&out).contains(
+            "warning: gold gold/demo.toml was frozen before ragdiff recorded k, min_grade and tags (frozen_k, frozen_min_grade, frozen_tags), so they can change unseen: run `ragdiff freeze gold/demo.toml` to record them (no version raise needed)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // freeze records them at the same version, keeping frozen_at.
+    let out = run(dir.path(), &["freeze"]);
+    assert_code(&out, 0);
+    let manifest = read(dir.path(), "gold/demo.toml");
+    assert_eq!(
+        manifest,
+        format!("{old}frozen_k = 3\nfrozen_min_grade = 1\nfrozen_tags = \"none\"\n")
+    );
+    let out = run(dir.path(), &DEMO);
+    assert!(
+        !stderr(&out).contains("was frozen before"),
+        "{}",
+        stderr(&out)
+    );
+    // From now on a change needs a raised version.
+    edit(dir.path(), "gold/demo.toml", "\nk = 3 ", "\nk = 1 ");
+    assert_code(&run(dir.path(), &["freeze"]), 2);
+    assert!(stdout(&run(dir.path(), &["freeze", "--help"])).contains("freeze"));
+}
+
+#[test]
+fn a_frozen_gold_missing_one_recorded_key_is_an_input_error() {
+    let dir = demo_copy();
+    edit(dir.path(), "gold/demo.toml", "frozen_k = 3\n", "");
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "gold/demo.toml:9: k is 3 but the gold was frozen with k (not recorded) (frozen_k); restore it, or raise `version` and run `ragdiff freeze`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// A run's results are never the gold's own files (docs/contract.md §12).
+
+/// A frozen JSON gold with a baseline, in a temporary folder.
+fn json_gold() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let formats = fixture("inputs/formats");
+    for name in ["gold.json", "run.json"] {
+        std::fs::copy(formats.join(name), dir.path().join(name)).expect("copied");
+    }
+    let gold = "name = \"g\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"gold.json\"\n";
+    std::fs::write(dir.path().join("gold.toml"), gold).expect("written");
+    let manifest = |v: &str, results: &str| {
+        format!("index_version = \"{v}\"\ncorpus = \"c\"\ndepth = 3\nresults = \"{results}\"\n")
+    };
+    std::fs::write(dir.path().join("base.toml"), manifest("1.0.0", "run.json")).expect("written");
+    std::fs::write(dir.path().join("cand.toml"), manifest("1.1.0", "cand.json")).expect("written");
+    assert_code(&run(dir.path(), &["freeze", "gold.toml"]), 0);
+    dir
+}
+
+const JSON_GOLD: [&str; 6] = [
+    "compare",
+    "--gold",
+    "gold.toml",
+    "base.toml",
+    "cand.toml",
+    "--require-frozen",
+];
+
+#[test]
+fn results_that_are_a_link_to_the_gold_data_are_refused() {
+    let dir = json_gold();
+    std::os::unix::fs::symlink("gold.json", dir.path().join("cand.json")).expect("a link");
+    let out = run(dir.path(), &JSON_GOLD);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gold's own files"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn results_that_copy_the_gold_datas_bytes_are_refused() {
+    let dir = json_gold();
+    std::fs::copy(dir.path().join("gold.json"), dir.path().join("cand.json")).expect("copied");
+    let out = run(dir.path(), &JSON_GOLD);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("cand.json: run results are the gold data gold.json"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_repeat_that_is_the_allow_list_or_the_gold_is_refused_on_either_side() {
+    let dir = demo_copy();
+    edit(
+        dir.path(),
+        "runs/candidate.toml",
+        "\"candidate-3.csv\"]",
+        "\"candidate-3.csv\", \"accepted-failures.csv\"]",
+    );
+    edit(
+        dir.path(),
+        "runs/baseline.toml",
+        "\"baseline-2.csv\"]",
+        "\"baseline-2.csv\", \"../gold/demo.csv\"]",
+    );
+    let mut args = DEMO.to_vec();
+    args.extend(["--allow-failed-file", "runs/accepted-failures.csv"]);
+    let out = run(dir.path(), &args);
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    for line in [
+        "runs/../gold/demo.csv: run results are the gold data gold/demo.csv (the same file or the same bytes); a run's results are never one of the gold's own files",
+        "runs/accepted-failures.csv: run results are the allow-list runs/accepted-failures.csv (the same file or the same bytes); a run's results are never one of the gold's own files",
+    ] {
+        assert!(err.contains(line), "no {line}\nin\n{err}");
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// `--changed-since REV`: what the pull request changed in the gate's inputs
+// (docs/contract.md §12.1).
+
+/// `git ARGS` in `dir`, which must succeed; its stdout.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The demo in a new git repository, committed; returns the commit.
+fn demo_repo() -> (tempfile::TempDir, String) {
+    let dir = demo_copy();
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    let sha = git(dir.path(), &["rev-parse", "HEAD"]);
+    (dir, sha)
+}
+
+#[test]
+fn changed_since_lists_the_gate_inputs_a_pull_request_changed() {
+    let (dir, sha) = demo_repo();
+    // The pull request accepts its own failure and edits the gold's name.
+    let allow = dir.path().join("runs/accepted-failures.csv");
+    let mut text = read(dir.path(), "runs/accepted-failures.csv");
+    text.push_str("Q-21,fine\n");
+    std::fs::write(&allow, text).expect("written");
+    edit(
+        dir.path(),
+        "gold/demo.toml",
+        "name = \"demo\"",
+        "name = \"demo-x\"",
+    );
+    let mut args = DEMO.to_vec();
+    args.extend([
+        "--allow-failed-file",
+        "runs/accepted-failures.csv",
+        "--changed-since",
+        &sha,
+    ]);
+    let out = run(dir.path(), &args);
+    assert_code(&out, 0);
+    let line = format!(
+        "this pull request changes the gate's inputs since {sha}: gold manifest gold/demo.toml (changed), allow-list runs/accepted-failures.csv (changed)"
+    );
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+    let mut md = args.clone();
+    md.extend(["--format", "markdown"]);
+    let out = run(dir.path(), &md);
+    assert!(
+        stdout(&out).contains(&format!(
+            "**this pull request changes the gate's inputs since {sha}: gold manifest `gold/demo.toml` (changed), allow-list `runs/accepted-failures.csv` (changed)**"
+        )),
+        "{}",
+        stdout(&out)
+    );
+    let mut json = args.clone();
+    json.extend(["--format", "json"]);
+    let out = run(dir.path(), &json);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let c = &v["changed_inputs"];
+    assert_eq!(c["since"], sha.as_str());
+    assert_eq!(c["commit"], sha.as_str());
+    // gold manifest and data, baseline manifest and two results files, allow-list
+    assert_eq!(c["checked"], 6);
+    let changed: Vec<(&str, &str, &str)> = c["changed"]
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|i| {
+            (
+                i["input"].as_str().unwrap_or_default(),
+                i["path"].as_str().unwrap_or_default(),
+                i["change"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            ("gold manifest", "gold/demo.toml", "changed"),
+            ("allow-list", "runs/accepted-failures.csv", "changed")
+        ]
+    );
+}
+
+#[test]
+fn changed_since_says_when_nothing_changed_and_names_added_files() {
+    let (dir, sha) = demo_repo();
+    let mut args = DEMO.to_vec();
+    args.extend(["--changed-since", &sha]);
+    let out = run(dir.path(), &args);
+    assert_code(&out, 1);
+    let line = format!("no gate input changed since {sha} (5 files checked)");
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+    // A baseline repeat the base commit did not have.
+    std::fs::copy(
+        dir.path().join("runs/baseline.csv"),
+        dir.path().join("runs/baseline-3.csv"),
+    )
+    .expect("copied");
+    edit(
+        dir.path(),
+        "runs/baseline.toml",
+        "\"baseline-2.csv\"]",
+        "\"baseline-2.csv\", \"baseline-3.csv\"]",
+    );
+    let out = run(dir.path(), &args);
+    let line = format!(
+        "this pull request changes the gate's inputs since {sha}: baseline manifest runs/baseline.toml (changed), baseline results runs/baseline-3.csv (added)"
+    );
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn changed_since_an_unknown_revision_or_outside_git_warns() {
+    let (dir, _) = demo_repo();
+    let mut args = DEMO.to_vec();
+    args.extend(["--changed-since", "no-such-branch"]);
+    let out = run(dir.path(), &args);
+    assert_code(&out, 1);
+    assert!(
+        stderr(&out).contains(
+            "warning: --changed-since no-such-branch: no such commit in this repository (fetch it first, e.g. `git fetch --depth=1 origin no-such-branch`), so what this pull request changed in the gate's inputs is not listed"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let v: serde_json::Value = {
+        let mut json = args.clone();
+        json.extend(["--format", "json"]);
+        serde_json::from_slice(&run(dir.path(), &json).stdout).expect("JSON")
+    };
+    assert!(v.get("changed_inputs").is_none());
+    assert!(v["warnings"].as_array().expect("warnings").iter().any(|w| {
+        w.as_str()
+            .is_some_and(|w| w.starts_with("--changed-since no-such-branch: no such commit"))
+    }));
+    let outside = demo_copy();
+    let mut args = DEMO.to_vec();
+    args.extend(["--changed-since", "HEAD"]);
+    let out = run(outside.path(), &args);
+    assert_code(&out, 1);
+    assert!(
+        stderr(&out).contains(
+            "warning: --changed-since HEAD: the gold is not inside a git repository (or git cannot run), so what this pull request changed in the gate's inputs is not listed"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_action_fetches_the_base_commit_and_passes_changed_since() {
+    let root = crate::common::crate_dir();
+    let action = std::fs::read_to_string(root.join("action.yml")).expect("action.yml");
+    assert!(
+        action.contains("default: ${{ github.event.pull_request.base.sha }}"),
+        "the action's changed-since defaults to the pull request's base"
+    );
+    let script = crate::action::step_script(&action, "gate");
+    assert!(script.contains("git fetch --no-tags --depth=1 -- origin \"$RAGDIFF_CHANGED_SINCE\""));
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let bin = dir.path().join("root").join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    std::fs::copy(
+        root.join("tests/fixtures/action/fake-ragdiff"),
+        bin.join("ragdiff"),
+    )
+    .expect("fake ragdiff");
+    let argv = dir.path().join("argv.txt");
+    let out = std::process::Command::new("bash")
+        .args(["-e", "-c", &script])
+        .current_dir(dir.path())
+        .env("RAGDIFF_ROOT", dir.path().join("root"))
+        .env("RUNNER_TEMP", dir.path())
+        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
+        .env("GITHUB_OUTPUT", dir.path().join("output.txt"))
+        .env("RAGDIFF_BASELINE", "runs/baseline.toml")
+        .env("RAGDIFF_CANDIDATE", "runs/candidate.toml")
+        .env("RAGDIFF_CHANGED_SINCE", "0123abcd")
+        .env("FAKE_ARGV", &argv)
+        .output()
+        .expect("bash runs");
+    // Outside a repository the fetch fails: the step goes on and says so.
+    assert!(out.status.success(), "the step failed: {out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("could not fetch 0123abcd"));
+    let args = std::fs::read_to_string(&argv).expect("the fake ragdiff ran");
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(
+        args[..4],
+        ["compare", "--require-frozen", "--changed-since", "0123abcd"]
+    );
+}
