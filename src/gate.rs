@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::compare::{Comparison, Status, TESTED};
 use crate::metrics::Metric;
+use crate::model::{AllowEntry, AllowSource};
 use crate::text::{name_ids, name_ids_with, plural, safe_id};
 
 /// Significance level of `--fail-on-significant-drop`.
@@ -14,8 +15,8 @@ pub const ALPHA: f64 = 0.05;
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
     pub max_drop: Vec<(Metric, f64)>,
-    /// Accepted new failures: id and reason.
-    pub allowed: Vec<(String, String)>,
+    /// Accepted new failures and the versions they are judged against.
+    pub allowed: AllowList,
     pub fail_on_significant_drop: bool,
     pub enforced: bool,
     /// `--non-inferior METRIC=MARGIN` (docs/contract.md §6.6).
@@ -41,11 +42,23 @@ pub enum Suspects {
     Warn,
 }
 
+/// The allow-list's entries with the two sides' index versions: an entry applies
+/// when it names the candidate's version or none (docs/contract.md §8.5).
+#[derive(Debug, Clone, Default)]
+pub struct AllowList {
+    pub entries: Vec<AllowEntry>,
+    pub baseline_version: Option<String>,
+    pub candidate_version: Option<String>,
+}
+
 /// A newly failed query the allow-list accepts, with the list's reason.
 #[derive(Debug, Clone, Serialize)]
 pub struct Accepted {
     pub id: String,
     pub reason: String,
+    /// The version the entry names; null: any version.
+    pub index_version: Option<String>,
+    pub accepted_at: Option<String>,
 }
 
 /// The gate's verdict (JSON `gate`).
@@ -68,6 +81,10 @@ pub struct Verdict {
     /// Suspect new failures that only warn (`--suspects warn`), in natural order.
     #[serde(skip)]
     pub suspects_warned: Vec<String>,
+    /// The gate's notes: allow-list entries that apply to any version, entries used
+    /// up by a promotion.
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
 
 /// Why the gate failed, kept structured so each format can write the ids its way.
@@ -194,7 +211,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         .filter(|r| r.status == Status::NewlyFailed)
         .map(|r| r.id.as_str())
         .collect();
-    let (accepted, warnings) = accept(&policy.allowed, &newly);
+    let (accepted, warnings, notes) = accept(&policy.allowed, &newly);
     let mut failing: Vec<String> = newly
         .iter()
         .filter(|id| !accepted.iter().any(|a| a.id == **id))
@@ -233,6 +250,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         non_inferiority,
         causes,
         suspects_warned,
+        notes,
     };
     (verdict, accepted, warnings)
 }
@@ -281,38 +299,106 @@ fn split_suspects(
     (rest, 0, suspect, Some(warning))
 }
 
-/// Split the allow-list into accepted new failures and a warning naming the entries
-/// that did not newly fail (each id once).
-fn accept(allowed: &[(String, String)], newly: &[&str]) -> (Vec<Accepted>, Vec<String>) {
+/// Split the allow-list into accepted new failures, warnings and notes
+/// (docs/contract.md §8.5). An entry applies when it names the candidate's version or
+/// none; a newly failed query accepted for another version only fails again, with a
+/// warning (a note when that version is the baseline's: used up by its promotion).
+/// Entries that apply but did not newly fail get a warning; entries for other
+/// versions that did not newly fail are history and say nothing.
+fn accept(list: &AllowList, newly: &[&str]) -> (Vec<Accepted>, Vec<String>, Vec<String>) {
+    let candidate = list.candidate_version.as_deref();
+    let applies =
+        |e: &AllowEntry| e.index_version.is_none() || e.index_version.as_deref() == candidate;
     let mut accepted: Vec<Accepted> = Vec::new();
+    let mut any_version: Vec<String> = Vec::new();
     let mut not_failed: Vec<String> = Vec::new();
-    for (id, reason) in allowed {
-        if accepted.iter().any(|a| &a.id == id) || not_failed.contains(id) {
+    // An entry naming the candidate's version wins over one naming none.
+    let mut entries: Vec<&AllowEntry> = list.entries.iter().filter(|e| applies(e)).collect();
+    entries.sort_by_key(|e| e.index_version.is_none());
+    for e in entries {
+        if accepted.iter().any(|a| a.id == e.id) || not_failed.contains(&e.id) {
             continue;
         }
-        if newly.contains(&id.as_str()) {
+        if newly.contains(&e.id.as_str()) {
+            if e.index_version.is_none() && matches!(e.source, AllowSource::File { .. }) {
+                any_version.push(e.id.clone());
+            }
             accepted.push(Accepted {
-                id: id.clone(),
-                reason: reason.clone(),
+                id: e.id.clone(),
+                reason: e.reason.clone(),
+                index_version: e.index_version.clone(),
+                accepted_at: e.accepted_at.clone(),
             });
         } else {
-            not_failed.push(id.clone());
+            not_failed.push(e.id.clone());
         }
+    }
+    let (mut warnings, mut notes) = accepted_elsewhere(list, newly, &accepted);
+    crate::text::sort_natural(&mut any_version);
+    if !any_version.is_empty() {
+        notes.push(format!(
+            "the allow-list accepts {} for any index version (no index_version): {}; name the index build each acceptance is for",
+            plural(any_version.len(), "query", "queries"),
+            name_ids(&any_version)
+        ));
     }
     crate::text::sort_natural(&mut not_failed);
     accepted.sort_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
-    let warnings = match not_failed.len() {
-        0 => Vec::new(),
-        1 => vec![format!(
+    match not_failed.len() {
+        0 => {}
+        1 => warnings.push(format!(
             "allow-listed query {} did not newly fail; remove it from the allow-list",
             safe_id(&not_failed[0])
-        )],
-        n => vec![format!(
+        )),
+        n => warnings.push(format!(
             "{n} allow-listed queries did not newly fail; remove them from the allow-list: {}",
             name_ids(&not_failed)
-        )],
-    };
-    (accepted, warnings)
+        )),
+    }
+    (accepted, warnings, notes)
+}
+
+/// Newly failed queries not accepted, whose entries name other versions: a warning
+/// each, a note when the version is the baseline's (docs/contract.md §8.5).
+fn accepted_elsewhere(
+    list: &AllowList,
+    newly: &[&str],
+    accepted: &[Accepted],
+) -> (Vec<String>, Vec<String>) {
+    let candidate = list.candidate_version.as_deref();
+    let mut warnings = Vec::new();
+    let mut notes = Vec::new();
+    let mut elsewhere: Vec<(&str, &str)> = list
+        .entries
+        .iter()
+        .filter(|e| e.index_version.is_some() && e.index_version.as_deref() != candidate)
+        .filter(|e| newly.contains(&e.id.as_str()))
+        .filter(|e| !accepted.iter().any(|a| a.id == e.id))
+        .filter_map(|e| Some((e.id.as_str(), e.index_version.as_deref()?)))
+        .collect();
+    elsewhere.sort_by(|a, b| crate::text::natural_cmp(a.0, b.0).then(a.1.cmp(b.1)));
+    elsewhere.dedup();
+    let baseline = list.baseline_version.as_deref();
+    let now = candidate.map_or_else(
+        || "the candidate names no index_version".to_string(),
+        |v| format!("the candidate is {}", safe_id(v)),
+    );
+    for (id, version) in elsewhere {
+        if Some(version) == baseline {
+            notes.push(format!(
+                "{} was accepted for {}, the baseline's version (used up by its promotion); {now}, so it fails the gate again",
+                safe_id(id),
+                safe_id(version)
+            ));
+        } else {
+            warnings.push(format!(
+                "{} was accepted for {}; {now}: look again",
+                safe_id(id),
+                safe_id(version)
+            ));
+        }
+    }
+    (warnings, notes)
 }
 
 /// The reasons that come from means: `--max-drop` and `--fail-on-significant-drop`.

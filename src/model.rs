@@ -7,9 +7,11 @@ use std::path::PathBuf;
 use rustc_hash::FxHashMap;
 use semver::Version;
 
+mod allow;
 mod per_metric;
 mod side;
 
+pub use allow::{AllowEntry, AllowSource};
 pub use per_metric::{Metric, PerMetric};
 pub use side::{Role, Side};
 

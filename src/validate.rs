@@ -218,6 +218,22 @@ pub enum ProblemKind {
         "allow-listed query {query} is not in the gold set; check the id or remove it from the allow-list"
     )]
     AllowedNotInGold { query: String },
+    #[error("allow-listed query {query} has no reason; say why its failure is accepted")]
+    AllowNoReason { query: String },
+    #[error(
+        "query {query} is accepted twice for index_version {version} (first on line {first}); keep one line"
+    )]
+    AllowDuplicate {
+        query: String,
+        version: String,
+        first: u64,
+    },
+    #[error(
+        "the `{column}` cell holds a control character (a newline, tab or similar); write it on one line"
+    )]
+    AllowControl { column: String },
+    #[error("accepted_at = {value:?} is not a date like \"2026-09-19\"")]
+    AllowBadDate { value: String },
     #[error(
         "no query has a relevant doc (grade >= min_grade {min_grade}), so there is nothing to evaluate; check min_grade and the labels"
     )]
@@ -557,7 +573,7 @@ pub fn id_problem(id: &str) -> Option<&'static str> {
 
 /// Whether `s` holds a control character (Unicode category Cc: U+0000-U+001F and
 /// U+007F-U+009F), checked on bytes: this runs for every line of a run.
-fn has_control(s: &str) -> bool {
+pub fn has_control(s: &str) -> bool {
     let b = s.as_bytes();
     // The common case, printable ASCII, eight bytes at a time.
     if printable_ascii(b) {

@@ -23,7 +23,7 @@ struct Inputs {
     gold: GoldSet,
     metas: [RunMeta; 2],
     k: u32,
-    allowed: Vec<(String, String)>,
+    allowed: Vec<crate::model::AllowEntry>,
     changed: Option<crate::model::ChangedInputs>,
 }
 
@@ -69,18 +69,25 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     compare::drift::apply(&mut cmp, &gold, pairing.results(), s.rbo_p);
     compare::cutoffs::attach(&mut cmp, &gold, [&baseline, &candidate], &s.cutoffs);
     phases.mark("segments, drift, cutoffs");
-    let policy = policy(s, inputs.allowed);
+    let allowed = gate::AllowList {
+        entries: inputs.allowed,
+        baseline_version: version(&baseline.meta),
+        candidate_version: version(&candidate.meta),
+    };
+    let policy = policy(s, allowed);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(comparison_warnings(&cmp, [&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
     warnings.extend(segment_warnings(&cmp, seg));
     warnings.extend(holm_floor_warning(&cmp, s));
+    let mut notes = std::mem::take(&mut diag.notes);
+    notes.extend(verdict.notes.iter().cloned());
     let decided = Decided {
         verdict,
         accepted,
         warnings,
-        notes: std::mem::take(&mut diag.notes),
+        notes,
     };
     let runs = [&baseline.meta, &candidate.meta];
     let queue = s
@@ -106,6 +113,11 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     } else {
         exit::GATE_FAILED
     })
+}
+
+/// A run's index version as its manifest spells it (semver's text is canonical).
+fn version(meta: &RunMeta) -> Option<String> {
+    meta.index_version.as_ref().map(ToString::to_string)
 }
 
 /// Refuse (exit 3) a comparison whose inputs differ in what makes it meaningful
@@ -297,7 +309,7 @@ fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pa
 }
 
 /// The gate's policy from the settings and the allow-list read.
-fn policy(s: &settings::Compare, allowed: Vec<(String, String)>) -> Policy {
+fn policy(s: &settings::Compare, allowed: gate::AllowList) -> Policy {
     let seg = &s.segments;
     Policy {
         max_drop: s.max_drop.clone(),

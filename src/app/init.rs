@@ -12,7 +12,7 @@ use crate::validate::InvalidInput;
 const WORKFLOW: &str = include_str!("init_workflow.yml");
 
 /// The allow-list with its header only: the gate reads it from the first run on.
-const ALLOW_LIST: &str = "id,reason\n";
+const ALLOW_LIST: &str = "id,reason,index_version,accepted_at\n";
 
 const FOLDERS: [&str; 4] = ["gold", "runs", ".github", ".github/workflows"];
 pub const WORKFLOW_PATH: &str = ".github/workflows/rag-retrieval.yml";

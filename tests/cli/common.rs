@@ -403,6 +403,8 @@ pub struct CompareRow {
 pub struct AcceptedJson {
     pub id: String,
     pub reason: String,
+    pub index_version: Option<String>,
+    pub accepted_at: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

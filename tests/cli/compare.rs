@@ -817,7 +817,9 @@ fn allow_failed_accepts_the_newly_failed_query() {
         r.accepted,
         [crate::common::AcceptedJson {
             id: "Q-21".into(),
-            reason: "--allow-failed".into()
+            reason: "--allow-failed".into(),
+            index_version: None,
+            accepted_at: None,
         }]
     );
     let out = run(crate_dir(), &["compare", "--allow-failed", "Q-21"]);

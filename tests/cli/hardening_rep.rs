@@ -288,9 +288,10 @@ fn hostile_values_in_exports_eval_and_validate() {
         own.iter().all(|l| l.starts_with("::warning")),
         "an accepted failure is a warning: {own:?}"
     );
-    // The allow-list reason holds a newline: shown escaped.
+    // The allow-list reason holds a bidi override: shown escaped (a newline in it
+    // is an input error, docs/contract.md §8.5).
     assert!(
-        stdout(&out).contains(r"::error::ID: known\n::error::REASON"),
+        stdout(&out).contains(r"::error::ID: known ::error::REASON \u{202e}evil"),
         "{}",
         stdout(&out)
     );
@@ -300,13 +301,19 @@ fn hostile_values_in_exports_eval_and_validate() {
             .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
         "{md}"
     );
-    assert!(md.contains(r"yes: known\\n::error::REASON"), "{md}");
+    assert!(
+        md.contains(r"yes: known ::error::REASON \\u{202e}evil"),
+        "{md}"
+    );
     for line in md.lines() {
         assert!(!starts_command(line), "{line}");
     }
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&js).expect("the JSON")).expect("parses");
-    assert_eq!(json["accepted"][0]["reason"], "known\n::error::REASON");
+    assert_eq!(
+        json["accepted"][0]["reason"],
+        "known ::error::REASON \u{202e}evil"
+    );
     assert_eq!(json["gold"]["corpus"], CORPUS);
     let csv = std::fs::read_to_string(&csv).expect("the CSV");
     assert_eq!(csv.lines().count(), 3, "one record per line: {csv}");

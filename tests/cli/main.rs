@@ -1,6 +1,7 @@
 //! The CLI tests: one integration-test binary (cargo's `cli` target), one module per
 //! command, run against the built `ragdiff` with fixtures from tests/fixtures.
 
+mod accept;
 mod action;
 mod catalogue;
 mod common;

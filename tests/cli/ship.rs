@@ -56,7 +56,7 @@ fn init_writes_the_layout_in_an_empty_repository_and_actionlint_passes() {
     assert!(dir.path().join("gold").is_dir());
     assert_eq!(
         read(dir.path(), "runs/accepted-failures.csv"),
-        "id,reason\n"
+        "id,reason,index_version,accepted_at\n"
     );
     let workflow = read(dir.path(), ".github/workflows/rag-retrieval.yml");
     assert!(
