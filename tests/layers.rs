@@ -48,6 +48,7 @@ const TUPLES_TODAY: &[(&str, &str)] = &[
     ("compare/mod.rs", "rows_of"),
     ("compare/segments.rs", "attach"),
     ("compare/segments.rs", "segments_of"),
+    ("load/allow.rs", "entry"),
     ("load/run.rs", "ids_ok"),
     ("load/run.rs", "read_from"),
     ("model/side.rs", "from"),
