@@ -39,6 +39,9 @@ pub enum Command {
     /// Make the candidate the next baseline, once the gate passes
     #[command(after_help = EXIT_CODES)]
     Promote(PromoteArgs),
+    /// Accept newly failed queries: append them to the allow-list for the candidate's index version
+    #[command(after_help = EVAL_EXIT_CODES)]
+    Accept(AcceptArgs),
 }
 
 /// `eval` prints a table or JSON (Markdown and CSV are comparison reports).
@@ -206,4 +209,32 @@ pub struct CompareArgs {
     /// Also report RR, Recall, Hit, P and nDCG at each of these cutoffs (e.g. 1,3,10; each 1..=depth); never gating, statuses stay at k
     #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
     pub cutoffs: Vec<u32>,
+}
+
+/// `accept`: which newly failed queries, why, and the comparison they failed in.
+#[derive(Debug, Args)]
+pub struct AcceptArgs {
+    /// The newly failed query ids to accept
+    #[arg(value_name = "ID", required = true)]
+    pub ids: Vec<String>,
+    /// Why their failures are accepted (one line; written to the allow-list)
+    #[arg(long, value_name = "TEXT", required = true)]
+    pub reason: String,
+    /// Take the newly failed ids and the candidate's version from a JSON report CI exported (its gold sha256 must match the local gold's) instead of comparing here
+    #[arg(long, value_name = "REPORT")]
+    pub from_report: Option<PathBuf>,
+    #[command(flatten)]
+    pub gold: GoldArg,
+    /// Baseline run manifest [default: runs/baseline.toml]
+    #[arg(long, value_name = "MANIFEST")]
+    pub baseline: Option<PathBuf>,
+    /// Candidate run manifest [default: runs/candidate.toml]
+    #[arg(long, value_name = "MANIFEST")]
+    pub candidate: Option<PathBuf>,
+    /// The allow-list to append to [default: runs/accepted-failures.csv, created with its header when absent]
+    #[arg(long, value_name = "FILE")]
+    pub allow_failed_file: Option<PathBuf>,
+    /// Evaluation cutoff, as for compare
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub k: Option<u32>,
 }

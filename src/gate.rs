@@ -33,6 +33,16 @@ pub struct Policy {
     pub min_rbo: Option<f64>,
 }
 
+impl Policy {
+    /// This policy with the allow-list read against the gold (docs/contract.md §8).
+    pub fn with_allowed(&self, allowed: AllowList) -> Policy {
+        Policy {
+            allowed,
+            ..self.clone()
+        }
+    }
+}
+
 /// `--suspects`: whether a suspect new failure fails the gate or only warns (also the
 /// flag's values, by clap's derive).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]

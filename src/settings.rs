@@ -5,8 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::{CompareArgs, EvalArgs, EvalFormat, FreezeArgs, PromoteArgs, ValidateArgs};
+use crate::gate::Policy;
 use crate::load;
 use crate::metrics::Metric;
+use crate::model::Side;
 use crate::report::Format;
 use crate::validate::{Diagnostics, InvalidInput};
 
@@ -191,136 +193,189 @@ impl Outputs {
     }
 }
 
+/// `--seed` and `--resamples`: the draws of the bootstrap and permutation tests
+/// (docs/contract.md §7).
+#[derive(Debug, Clone, Copy)]
+pub struct Resampling {
+    pub resamples: u32,
+    pub seed: u64,
+}
+
+impl Resampling {
+    /// `(resamples, seed)`, as the comparison takes them.
+    pub fn pair(self) -> (u32, u64) {
+        (self.resamples, self.seed)
+    }
+}
+
+/// `--allow-failed` ids and `--allow-failed-file`, checked against the gold once it is
+/// read (docs/contract.md §8).
+#[derive(Debug, Default)]
+pub struct AllowFailed {
+    pub ids: Vec<String>,
+    pub file: Option<PathBuf>,
+}
+
 /// `compare`'s settings.
 #[derive(Debug)]
 pub struct Compare {
     pub gold: Option<PathBuf>,
     /// Baseline and candidate manifests.
-    pub runs: [PathBuf; 2],
+    pub runs: Side<PathBuf>,
     pub k: Option<u32>,
     pub outputs: Outputs,
-    pub seed: u64,
-    pub resamples: u32,
-    pub max_drop: Vec<(Metric, f64)>,
-    pub allow_failed: Vec<String>,
-    pub allow_failed_file: Option<PathBuf>,
+    pub resampling: Resampling,
+    /// The gate, every flag of it parsed; `allowed` stays empty until the allow-list
+    /// below is read against the gold.
+    pub gate: Policy,
+    pub allow_failed: AllowFailed,
     /// `--changed-since REV` (docs/contract.md §12.1).
     pub changed_since: Option<String>,
-    pub fail_on_significant_drop: bool,
     pub require_frozen: bool,
-    pub enforced: bool,
-    pub suspects: crate::gate::Suspects,
-    /// Segments and their gates (docs/contract.md §6.6).
-    pub segments: SegmentSettings,
-    /// Noise and drift (docs/contract.md §6.5).
-    pub strict_flaky: bool,
+    /// `--min-segment-queries` (docs/contract.md §6.6).
+    pub min_segment_queries: usize,
+    /// `--rbo-p`, the drift's persistence (docs/contract.md §6.5).
     pub rbo_p: f64,
-    pub min_rbo: Option<f64>,
     /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
     pub cutoffs: Vec<u32>,
 }
 
-/// `--min-segment-queries`, `--non-inferior`, `--non-inferior-per-segment` and
-/// `--max-drop-per-segment`, parsed.
-#[derive(Debug, Default)]
-pub struct SegmentSettings {
-    pub min_queries: usize,
-    pub non_inferior: Vec<(Metric, f64)>,
-    pub non_inferior_per_segment: Vec<(Metric, f64)>,
-    pub max_drop_per_segment: Vec<(Metric, f64)>,
+/// A `METRIC=VALUE` flag: its name, the metrics it takes and how its messages read.
+struct ThresholdFlag {
+    name: &'static str,
+    /// Only the metrics with a CI (rr or mrr, recall, hit, ndcg).
+    tested_only: bool,
+    example: &'static str,
+    /// Said after "the value must be a number >= 0".
+    value_note: &'static str,
 }
 
-impl SegmentSettings {
-    fn new(args: &CompareArgs, diag: &mut Diagnostics) -> Self {
-        let mut parse = |flag: &'static str, values: &[String], tested: bool| {
-            let mut out = Vec::new();
-            for text in values {
-                match parse_metric_value(flag, text, tested) {
-                    Ok(v) => out.push(v),
-                    Err(message) => diag.usage(message),
-                }
+const MAX_DROP: ThresholdFlag = ThresholdFlag {
+    name: "--max-drop",
+    tested_only: false,
+    example: "mrr=0.02",
+    value_note: " (an absolute drop of the mean)",
+};
+const NON_INFERIOR: ThresholdFlag = ThresholdFlag {
+    name: "--non-inferior",
+    tested_only: true,
+    example: "recall=0.02",
+    value_note: "",
+};
+const NON_INFERIOR_PER_SEGMENT: ThresholdFlag = ThresholdFlag {
+    name: "--non-inferior-per-segment",
+    ..NON_INFERIOR
+};
+const MAX_DROP_PER_SEGMENT: ThresholdFlag = ThresholdFlag {
+    name: "--max-drop-per-segment",
+    tested_only: false,
+    example: "recall=0.02",
+    value_note: "",
+};
+
+impl ThresholdFlag {
+    /// Parse one `METRIC=VALUE`; VALUE is a number >= 0.
+    fn parse(&self, text: &str) -> Result<(Metric, f64), String> {
+        let flag = self.name;
+        let (name, value) = text.split_once('=').ok_or_else(|| {
+            format!(
+                "{flag} {text}: expected METRIC=VALUE, like {}",
+                self.example
+            )
+        })?;
+        let metric = match name.trim().to_ascii_lowercase().as_str() {
+            "mrr" | "rr" => Metric::Rr,
+            "recall" => Metric::Recall,
+            "hit" => Metric::Hit,
+            "ndcg" => Metric::Ndcg,
+            "precision" | "p" if !self.tested_only => Metric::Precision,
+            "ap" | "map" if !self.tested_only => Metric::Ap,
+            other if self.tested_only => {
+                return Err(format!(
+                    "{flag}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg",
+                    crate::text::safe_id(other)
+                ));
             }
-            out
+            other => {
+                return Err(format!(
+                    "{flag}: unknown metric `{}`; use mrr, rr, recall, hit, precision, ndcg or ap",
+                    crate::text::safe_id(other)
+                ));
+            }
         };
-        Self {
-            min_queries: args.min_segment_queries as usize,
-            non_inferior: parse("--non-inferior", &args.non_inferior, true),
-            non_inferior_per_segment: parse(
-                "--non-inferior-per-segment",
-                &args.non_inferior_per_segment,
-                true,
-            ),
-            max_drop_per_segment: parse(
-                "--max-drop-per-segment",
-                &args.max_drop_per_segment,
-                false,
-            ),
+        match value.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 => Ok((metric, v)),
+            _ => Err(format!(
+                "{flag} {text}: the value must be a number >= 0{}",
+                self.value_note
+            )),
         }
     }
-}
 
-/// Parse `METRIC=VALUE` for `flag`; `tested` allows only the metrics with a CI (rr or
-/// mrr, recall, hit, ndcg). VALUE is a number >= 0.
-pub fn parse_metric_value(flag: &str, text: &str, tested: bool) -> Result<(Metric, f64), String> {
-    let (name, value) = text
-        .split_once('=')
-        .ok_or_else(|| format!("{flag} {text}: expected METRIC=VALUE, like recall=0.02"))?;
-    let metric = match name.trim().to_ascii_lowercase().as_str() {
-        "mrr" | "rr" => Metric::Rr,
-        "recall" => Metric::Recall,
-        "hit" => Metric::Hit,
-        "ndcg" => Metric::Ndcg,
-        "precision" | "p" if !tested => Metric::Precision,
-        "ap" | "map" if !tested => Metric::Ap,
-        other if tested => {
-            return Err(format!(
-                "{flag}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg",
-                crate::text::safe_id(other)
-            ));
-        }
-        other => {
-            return Err(format!(
-                "{flag}: unknown metric `{}`; use mrr, rr, recall, hit, precision, ndcg or ap",
-                crate::text::safe_id(other)
-            ));
-        }
-    };
-    match value.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok((metric, v)),
-        _ => Err(format!("{flag} {text}: the value must be a number >= 0")),
-    }
-}
-
-impl Compare {
-    /// Every usage problem at once (exit 2): outputs, `--max-drop`, run paths that
-    /// are not manifests.
-    pub fn new(args: CompareArgs) -> Result<Self, InvalidInput> {
-        let outputs = Outputs::new(&args)?;
-        let mut diag = Diagnostics::default();
-        let mut max_drop = Vec::new();
-        for text in &args.max_drop {
-            match parse_max_drop(text) {
-                Ok(v) => max_drop.push(v),
+    /// Every value given, the malformed ones as usage problems (all listed at once).
+    fn parse_all(&self, values: &[String], diag: &mut Diagnostics) -> Vec<(Metric, f64)> {
+        let mut out = Vec::new();
+        for text in values {
+            match self.parse(text) {
+                Ok(v) => out.push(v),
                 Err(message) => diag.usage(message),
             }
         }
-        let segments = SegmentSettings::new(&args, &mut diag);
-        let runs: [PathBuf; 2] = match <[PathBuf; 2]>::try_from(args.runs) {
-            Ok(runs) => runs,
-            // clap takes exactly two or none.
-            Err(_) => [
-                load::DEFAULT_BASELINE.into(),
-                load::DEFAULT_CANDIDATE.into(),
-            ],
-        };
-        for p in &runs {
-            if !load::manifest::is_manifest(p) {
-                diag.usage(format!(
-                    "{}: compare takes run manifests (.toml): their corpus, filters and depth say whether two runs are comparable",
-                    p.display()
-                ));
-            }
+        out
+    }
+}
+
+/// Parse `METRIC=VALUE` of `--max-drop`.
+pub fn parse_max_drop(text: &str) -> Result<(Metric, f64), String> {
+    MAX_DROP.parse(text)
+}
+
+/// The gate's policy from its flags (the allow-list comes later: it needs the gold).
+fn gate_policy(args: &CompareArgs, diag: &mut Diagnostics) -> Policy {
+    Policy {
+        max_drop: MAX_DROP.parse_all(&args.max_drop, diag),
+        allowed: crate::gate::AllowList::default(),
+        fail_on_significant_drop: args.fail_on_significant_drop,
+        enforced: !args.no_gate,
+        non_inferior: NON_INFERIOR.parse_all(&args.non_inferior, diag),
+        non_inferior_per_segment: NON_INFERIOR_PER_SEGMENT
+            .parse_all(&args.non_inferior_per_segment, diag),
+        max_drop_per_segment: MAX_DROP_PER_SEGMENT.parse_all(&args.max_drop_per_segment, diag),
+        suspects: args.suspects,
+        strict_flaky: args.strict_flaky,
+        min_rbo: args.min_rbo,
+    }
+}
+
+/// The two run manifests: those given, else the defaults; each must be a manifest.
+fn run_manifests(runs: Vec<PathBuf>, diag: &mut Diagnostics) -> Side<PathBuf> {
+    let runs = match <[PathBuf; 2]>::try_from(runs) {
+        Ok(runs) => Side::from(runs),
+        // clap takes exactly two or none.
+        Err(_) => Side::new(
+            load::DEFAULT_BASELINE.into(),
+            load::DEFAULT_CANDIDATE.into(),
+        ),
+    };
+    for p in &runs {
+        if !load::manifest::is_manifest(p) {
+            diag.usage(format!(
+                "{}: compare takes run manifests (.toml): their corpus, filters and depth say whether two runs are comparable",
+                p.display()
+            ));
         }
+    }
+    runs
+}
+
+impl Compare {
+    /// Every usage problem at once (exit 2): outputs, `METRIC=VALUE` flags, run paths
+    /// that are not manifests, drift flags.
+    pub fn new(args: CompareArgs) -> Result<Self, InvalidInput> {
+        let outputs = Outputs::new(&args)?;
+        let mut diag = Diagnostics::default();
+        let gate = gate_policy(&args, &mut diag);
+        let runs = run_manifests(args.runs, &mut diag);
         check_drift_flags(args.rbo_p, args.min_rbo, &mut diag);
         diag.check()?;
         Ok(Self {
@@ -328,21 +383,20 @@ impl Compare {
             runs,
             k: args.k,
             outputs,
-            seed: args.seed,
-            resamples: args.resamples,
-            max_drop,
-            allow_failed: args.allow_failed,
-            allow_failed_file: args.allow_failed_file,
+            resampling: Resampling {
+                resamples: args.resamples,
+                seed: args.seed,
+            },
+            gate,
+            allow_failed: AllowFailed {
+                ids: args.allow_failed,
+                file: args.allow_failed_file,
+            },
             changed_since: args.changed_since,
-            fail_on_significant_drop: args.fail_on_significant_drop,
             require_frozen: args.require_frozen,
-            enforced: !args.no_gate,
-            strict_flaky: args.strict_flaky,
+            min_segment_queries: args.min_segment_queries as usize,
             rbo_p: args.rbo_p,
-            min_rbo: args.min_rbo,
             cutoffs: sorted_cutoffs(&args.cutoffs),
-            segments,
-            suspects: args.suspects,
         })
     }
 }
@@ -385,28 +439,64 @@ fn check_drift_flags(p: f64, min_rbo: Option<f64>, diag: &mut Diagnostics) {
     }
 }
 
-/// Parse `METRIC=VALUE` of `--max-drop`.
-pub fn parse_max_drop(text: &str) -> Result<(Metric, f64), String> {
-    let (name, value) = text
-        .split_once('=')
-        .ok_or_else(|| format!("--max-drop {text}: expected METRIC=VALUE, like mrr=0.02"))?;
-    let metric = match name.trim().to_ascii_lowercase().as_str() {
-        "mrr" | "rr" => Metric::Rr,
-        "recall" => Metric::Recall,
-        "hit" => Metric::Hit,
-        "precision" | "p" => Metric::Precision,
-        "ndcg" => Metric::Ndcg,
-        "ap" | "map" => Metric::Ap,
-        other => {
-            return Err(format!(
-                "--max-drop: unknown metric `{other}`; use mrr, rr, recall, hit, precision, ndcg or ap"
+/// `accept`'s settings: the ids, the reason, the allow-list, and the comparison they
+/// newly failed in (read as `compare` reads it, defaults included) or the report
+/// that says so (docs/contract.md §8.5).
+#[derive(Debug)]
+pub struct Accept {
+    pub ids: Vec<String>,
+    pub reason: String,
+    pub list: PathBuf,
+    pub from_report: Option<PathBuf>,
+    pub compare: Compare,
+}
+
+/// The allow-list used when none is named.
+pub const DEFAULT_ALLOW_LIST: &str = "runs/accepted-failures.csv";
+
+impl Accept {
+    pub fn new(args: crate::cli::AcceptArgs) -> Result<Self, InvalidInput> {
+        if args.reason.trim().is_empty() {
+            return Err(InvalidInput::usage(
+                "--reason is empty; say why these failures are accepted",
             ));
         }
-    };
-    match value.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok((metric, v)),
-        _ => Err(format!(
-            "--max-drop {text}: the value must be a number >= 0 (an absolute drop of the mean)"
-        )),
+        if crate::validate::has_control(&args.reason) {
+            return Err(InvalidInput::usage(
+                "--reason holds a control character (a newline, tab or similar); write it on one line",
+            ));
+        }
+        let list = args
+            .allow_failed_file
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_ALLOW_LIST));
+        // The comparison exactly as `compare` would run it: its own flags' defaults.
+        let mut argv: Vec<std::ffi::OsString> = vec!["compare".into()];
+        if let Some(g) = args.gold.gold {
+            argv.extend(["--gold".into(), g.into_os_string()]);
+        }
+        if let Some(k) = args.k {
+            argv.extend(["--k".into(), k.to_string().into()]);
+        }
+        if list.exists() {
+            argv.extend(["--allow-failed-file".into(), list.clone().into_os_string()]);
+        }
+        if args.baseline.is_some() || args.candidate.is_some() {
+            let or = |p: Option<PathBuf>, d: &str| p.unwrap_or_else(|| PathBuf::from(d));
+            argv.push(or(args.baseline, load::DEFAULT_BASELINE).into_os_string());
+            argv.push(or(args.candidate, load::DEFAULT_CANDIDATE).into_os_string());
+        }
+        use clap::{Args as _, FromArgMatches as _};
+        let matches = CompareArgs::augment_args(clap::Command::new("compare"))
+            .try_get_matches_from(argv)
+            .map_err(|e| InvalidInput::usage(e.to_string()))?;
+        let compare = CompareArgs::from_arg_matches(&matches)
+            .map_err(|e| InvalidInput::usage(e.to_string()))?;
+        Ok(Self {
+            ids: args.ids,
+            reason: args.reason.trim().to_string(),
+            list,
+            from_report: args.from_report,
+            compare: Compare::new(compare)?,
+        })
     }
 }

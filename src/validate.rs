@@ -220,6 +220,12 @@ pub enum ProblemKind {
     AllowedNotInGold { query: String },
     #[error("allow-listed query {query} has no reason; say why its failure is accepted")]
     AllowNoReason { query: String },
+    #[error("`{key}`: {value} is not {expected}")]
+    PolicyValue {
+        key: String,
+        value: String,
+        expected: String,
+    },
     #[error(
         "query {query} is accepted twice for index_version {version} (first on line {first}); keep one line"
     )]

@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::app::{print_warnings, refuse, release_freed_memory};
-use crate::compare::{self, Bump, Comparison};
+use crate::compare::{self, Comparison};
 use crate::exit::{self, Refused};
-use crate::gate::{self, Policy};
+use crate::gate;
 use crate::load::{self, allow};
 use crate::model::{EvaluatedRun, GoldSet, Pairing, RunMeta};
 use crate::output;
@@ -14,9 +14,6 @@ use crate::report::{self, CompareReport, Decided};
 use crate::settings;
 use crate::text::plural;
 use crate::validate::{Diagnostics, Location, ProblemKind, resolve_k};
-
-/// Fewer compared queries than this get a warning: the statistics mean little.
-pub const FEW_QUERIES: usize = 10;
 
 /// The inputs once their manifests are read and checked, before any run is read.
 struct Inputs {
@@ -38,6 +35,24 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
 /// The comparison and its outputs; an error is exit 2 or 3.
 fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     let phases = crate::app::Phases::start();
+    let report = report(s, &phases)?;
+    print_warnings(&report.warnings);
+    report::emit_ci_annotations(&report);
+    write_outputs(&report, &s.outputs)?;
+    phases.mark("outputs");
+    Ok(if report.gate.passed || !report.gate.enforced {
+        exit::SUCCESS
+    } else {
+        exit::GATE_FAILED
+    })
+}
+
+/// The comparison and the gate's verdict, as one report (nothing written yet; `accept`
+/// builds it too).
+pub(super) fn report(
+    s: &settings::Compare,
+    phases: &crate::app::Phases,
+) -> anyhow::Result<CompareReport> {
     let mut diag = Diagnostics::default();
     let inputs = inputs(s, &mut diag)?;
     comparable(&inputs.gold, &inputs.metas, &mut diag)?;
@@ -55,32 +70,31 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
     phases.mark("read");
     // Extra cutoffs and the label queue read the runs' observations again; without
     // them each query's are dropped once its row is built (memory at its peak here).
-    let mut cmp = if s.cutoffs.is_empty() && !s.outputs.wants_label_queue() {
-        let runs = (&mut baseline, &mut candidate);
-        let resampling = (s.resamples, s.seed);
-        compare::compare_releasing(&gold, runs, inputs.k, resampling, &release_freed_memory)
-    } else {
-        compare::compare(&gold, &baseline, &candidate, inputs.k, s.resamples, s.seed)
+    let releasing = s.cutoffs.is_empty() && !s.outputs.wants_label_queue();
+    let opts = compare::Options {
+        k: inputs.k,
+        resamples: s.resampling.resamples,
+        seed: s.resampling.seed,
+        min_segment_queries: s.min_segment_queries,
+        rbo_p: s.rbo_p,
+        cutoffs: &s.cutoffs,
+        same_results,
+        release: releasing.then_some(&release_freed_memory as &dyn Fn()),
+        phase_done: &|phase| phases.mark(phase),
     };
-    phases.mark("compare");
-    cmp.same_results = same_results;
-    let seg = &s.segments;
-    compare::segments::attach(&mut cmp, &gold, seg.min_queries, (s.resamples, s.seed));
-    compare::drift::apply(&mut cmp, &gold, pairing.results(), s.rbo_p);
-    compare::cutoffs::attach(&mut cmp, &gold, [&baseline, &candidate], &s.cutoffs);
-    phases.mark("segments, drift, cutoffs");
+    let runs = (&mut baseline, &mut candidate);
+    let cmp = Comparison::build(&gold, runs, pairing.results(), &opts);
     let allowed = gate::AllowList {
         entries: inputs.allowed,
         baseline_version: version(&baseline.meta),
         candidate_version: version(&candidate.meta),
     };
-    let policy = policy(s, allowed);
+    let policy = s.gate.with_allowed(allowed);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
-    warnings.extend(comparison_warnings(&cmp, [&baseline.meta, &candidate.meta]));
+    warnings.extend(cmp.warnings([&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
-    warnings.extend(segment_warnings(&cmp, seg));
-    warnings.extend(holm_floor_warning(&cmp, s));
+    warnings.extend(cmp.gate_warnings(gates_asked(s), &opts));
     let mut notes = std::mem::take(&mut diag.notes);
     notes.extend(verdict.notes.iter().cloned());
     let decided = Decided {
@@ -95,24 +109,16 @@ fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
         .wants_label_queue()
         .then(|| label_queue(&gold, &baseline, &candidate, &cmp))
         .transpose()?;
-    let mut report = CompareReport::new(&gold, runs, cmp, decided, (s.resamples, s.seed));
+    let mut report = CompareReport::new(&gold, runs, cmp, decided, s.resampling.pair());
     report.changed_inputs = inputs.changed;
     report.label_queue = queue.unwrap_or_default();
-    report.attach_tags(&gold, seg.min_queries);
+    report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before
     // rendering (memory at its peak otherwise; docs/contract.md §12).
     drop((gold, baseline, candidate));
     release_freed_memory();
     phases.mark("report");
-    print_warnings(&report.warnings);
-    report::emit_ci_annotations(&report);
-    write_outputs(&report, &s.outputs)?;
-    phases.mark("outputs");
-    Ok(if report.gate.passed || !report.gate.enforced {
-        exit::SUCCESS
-    } else {
-        exit::GATE_FAILED
-    })
+    Ok(report)
 }
 
 /// A run's index version as its manifest spells it (semver's text is canonical).
@@ -172,7 +178,7 @@ fn failure_markdown(s: &settings::Compare, err: &anyhow::Error) {
         inputs.extend(m.results_paths());
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
     }
-    inputs.extend(s.allow_failed_file.as_deref());
+    inputs.extend(s.allow_failed.file.as_deref());
     // Nothing when the exports themselves are refused (a missing folder, an input as
     // a destination): no report is written beside a refused one.
     if output::check_exports(&s.outputs.exports(), &inputs).is_err() {
@@ -308,20 +314,13 @@ fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pa
     Ok(pairing)
 }
 
-/// The gate's policy from the settings and the allow-list read.
-fn policy(s: &settings::Compare, allowed: gate::AllowList) -> Policy {
-    let seg = &s.segments;
-    Policy {
-        max_drop: s.max_drop.clone(),
-        allowed,
-        fail_on_significant_drop: s.fail_on_significant_drop,
-        enforced: s.enforced,
-        suspects: s.suspects,
-        non_inferior: seg.non_inferior.clone(),
-        non_inferior_per_segment: seg.non_inferior_per_segment.clone(),
-        max_drop_per_segment: seg.max_drop_per_segment.clone(),
-        strict_flaky: s.strict_flaky,
-        min_rbo: s.min_rbo,
+/// The gates asked for that the comparison may leave without a test.
+fn gates_asked(s: &settings::Compare) -> compare::GatesAsked {
+    let gate = &s.gate;
+    compare::GatesAsked {
+        per_segment: !gate.non_inferior_per_segment.is_empty()
+            || !gate.max_drop_per_segment.is_empty(),
+        significant_drop: gate.fail_on_significant_drop.then_some(gate::ALPHA),
     }
 }
 
@@ -332,8 +331,8 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let gold = gold_path
         .as_ref()
         .and_then(|p| load::load_gold(p, s.require_frozen, &[], diag));
-    let bm = load::run_meta(&s.runs[0], diag);
-    let cm = load::run_meta(&s.runs[1], diag);
+    let bm = load::run_meta(&s.runs.baseline, diag);
+    let cm = load::run_meta(&s.runs.candidate, diag);
     let gold = diag.require(gold)?;
     let bm = diag.require(bm)?;
     let cm = diag.require(cm)?;
@@ -345,13 +344,20 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
         inputs.extend(m.manifest.as_deref());
     }
-    inputs.extend(s.allow_failed_file.as_deref());
+    inputs.extend(s.allow_failed.file.as_deref());
     output::check_exports(&s.outputs.exports(), &inputs)?;
+    load::fs::warn_outside_root(&inputs, diag);
     load::own_files::check(&[&bm, &cm], &own_files(&gold, [&bm, &cm], s), diag);
-    let k = resolve_k(&gold, s.k, &bm, &s.runs[0].display().to_string(), diag);
+    let k = resolve_k(
+        &gold,
+        s.k,
+        &bm,
+        &s.runs.baseline.display().to_string(),
+        diag,
+    );
     crate::app::eval::check_cutoffs(&s.cutoffs, bm.depth, diag);
-    let mut allowed = allow::check_allowed_ids(&s.allow_failed, &gold, diag);
-    if let Some(file) = &s.allow_failed_file {
+    let mut allowed = allow::check_allowed_ids(&s.allow_failed.ids, &gold, diag);
+    if let Some(file) = &s.allow_failed.file {
         allowed.extend(allow::read_allow_file(file, &gold, diag));
     }
     let changed = s
@@ -403,7 +409,8 @@ fn gate_inputs<'a>(
             .map(|(_, p)| ("baseline doc map", p.as_path())),
     );
     list.extend(
-        s.allow_failed_file
+        s.allow_failed
+            .file
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );
@@ -427,7 +434,8 @@ fn own_files<'a>(
         own.extend(m.doc_map.iter().map(|(_, p)| ("doc map", p.as_path())));
     }
     own.extend(
-        s.allow_failed_file
+        s.allow_failed
+            .file
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );
@@ -466,45 +474,6 @@ fn label_queue(
     ))
 }
 
-/// Warnings about the comparison itself: swapped versions, too few queries.
-fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
-    let mut warnings = Vec::new();
-    if cmp.same_results {
-        warnings.push(if cmp.bump == Bump::Same {
-            "baseline and candidate read the same results: nothing can change between them".to_string()
-        } else {
-            "baseline and candidate read the same results, under different index versions: was the candidate run on its own index?".to_string()
-        });
-    }
-    if cmp.bump == Bump::Older {
-        let version = |m: &RunMeta| {
-            m.index_version
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default()
-        };
-        warnings.push(format!(
-            "the candidate's index version {} is lower than the baseline's {}: are baseline and candidate swapped?",
-            version(runs[1]),
-            version(runs[0]),
-        ));
-    }
-    if cmp.bump == Bump::Same && cmp.nondeterministic.is_empty() && !cmp.same_results {
-        warnings.push(
-            "baseline and candidate hold the same results (same index version, every list identical): nothing changed; after `ragdiff promote`, export the next candidate"
-                .to_string(),
-        );
-    }
-    if cmp.rows.len() < FEW_QUERIES {
-        warnings.push(format!(
-            "only {} with a relevant doc {} compared; means, intervals and p-values say little on so few",
-            plural(cmp.rows.len(), "query", "queries"),
-            if cmp.rows.len() == 1 { "is" } else { "are" }
-        ));
-    }
-    warnings
-}
-
 /// Every export, then stdout, written as one set (see `output::write_files`).
 fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow::Result<()> {
     let mut paths: Vec<&Path> = outputs.files.iter().map(|(_, _, p)| p.as_path()).collect();
@@ -527,36 +496,4 @@ fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow:
         file_like,
     )?;
     Ok(())
-}
-
-/// Per-segment gates that test nothing: the gold has no tags, or every segment is
-/// too few (docs/contract.md §6.6).
-fn segment_warnings(cmp: &Comparison, seg: &settings::SegmentSettings) -> Vec<String> {
-    let asked = !seg.non_inferior_per_segment.is_empty() || !seg.max_drop_per_segment.is_empty();
-    if !asked || cmp.segments.iter().any(|s| !s.too_few) {
-        return Vec::new();
-    }
-    vec![if cmp.segments.is_empty() {
-        "--non-inferior-per-segment and --max-drop-per-segment test nothing: the gold has no tags"
-            .to_string()
-    } else {
-        format!(
-            "--non-inferior-per-segment and --max-drop-per-segment test nothing: every segment has fewer than {} queries (--min-segment-queries)",
-            seg.min_queries
-        )
-    }]
-}
-
-/// Under `--fail-on-significant-drop`: a family so large that even the smallest p
-/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §7.1).
-fn holm_floor_warning(cmp: &Comparison, s: &settings::Compare) -> Option<String> {
-    let tests = compare::segments::family_size(cmp);
-    let floor = (tests as f64 / (1.0 + f64::from(s.resamples))).min(1.0);
-    (s.fail_on_significant_drop && floor >= gate::ALPHA).then(|| {
-        format!(
-            "with {tests} tests and {} resamples the smallest Holm-adjusted p is {floor:.4}, so --fail-on-significant-drop cannot fire; use --resamples {} or more",
-            s.resamples,
-            tests * 20
-        )
-    })
 }

@@ -2,6 +2,7 @@
 //! compare -> gate -> report. No logic of its own beyond that wiring; shared here:
 //! dispatch, printing warnings, and a refusal that still reads the runs.
 
+mod accept;
 mod compare;
 mod eval;
 mod freeze;
@@ -56,6 +57,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Freeze(args) => freeze::run(settings::Freeze::new(args)),
         Command::Init(args) => init::run(&args),
         Command::Promote(args) => promote::run(settings::Promote::new(args)?),
+        Command::Accept(args) => accept::run(settings::Accept::new(args)?),
     }
 }
 

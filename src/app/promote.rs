@@ -14,7 +14,10 @@ use crate::settings;
 use crate::validate::{Diagnostics, InvalidInput};
 
 pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
-    let [baseline, candidate] = s.compare.runs.clone();
+    let crate::model::Side {
+        baseline,
+        candidate,
+    } = s.compare.runs.clone();
     let mut diag = Diagnostics::default();
     let bm = load::run_meta(&baseline, &mut diag);
     let cm = load::run_meta(&candidate, &mut diag);
@@ -124,7 +127,8 @@ fn check_destinations(
             .map(|(_, p)| ("the candidate's doc map", p.as_path())),
     );
     inputs.extend(
-        s.allow_failed_file
+        s.allow_failed
+            .file
             .iter()
             .map(|p| ("the allow-list", p.as_path())),
     );

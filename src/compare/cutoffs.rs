@@ -19,6 +19,7 @@ pub struct MeanAt {
 }
 
 /// The five metrics' means at one cutoff, shaped as `means` (without statistics).
+/// AP has no cutoff variant (it is reported at k only): `get(Metric::Ap)` is `None`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct MeansAtCutoff {
     pub rr: MeanAt,
@@ -29,23 +30,25 @@ pub struct MeansAtCutoff {
 }
 
 impl MeansAtCutoff {
-    pub fn get(&self, m: Metric) -> MeanAt {
+    pub fn get(&self, m: Metric) -> Option<MeanAt> {
         match m {
-            Metric::Rr => self.rr,
-            Metric::Recall => self.recall,
-            Metric::Hit => self.hit,
-            Metric::Precision => self.precision,
-            Metric::Ndcg | Metric::Ap => self.ndcg,
+            Metric::Rr => Some(self.rr),
+            Metric::Recall => Some(self.recall),
+            Metric::Hit => Some(self.hit),
+            Metric::Precision => Some(self.precision),
+            Metric::Ndcg => Some(self.ndcg),
+            Metric::Ap => None,
         }
     }
 
-    fn get_mut(&mut self, m: Metric) -> &mut MeanAt {
+    fn get_mut(&mut self, m: Metric) -> Option<&mut MeanAt> {
         match m {
-            Metric::Rr => &mut self.rr,
-            Metric::Recall => &mut self.recall,
-            Metric::Hit => &mut self.hit,
-            Metric::Precision => &mut self.precision,
-            Metric::Ndcg | Metric::Ap => &mut self.ndcg,
+            Metric::Rr => Some(&mut self.rr),
+            Metric::Recall => Some(&mut self.recall),
+            Metric::Hit => Some(&mut self.hit),
+            Metric::Precision => Some(&mut self.precision),
+            Metric::Ndcg => Some(&mut self.ndcg),
+            Metric::Ap => None,
         }
     }
 }
@@ -108,7 +111,9 @@ fn means_at(cmp: &Comparison, cutoffs: &[u32]) -> MeansAt {
             .map(|(i, &k)| {
                 let mut m = MeansAtCutoff::default();
                 for metric in AT_METRICS {
-                    let slot = m.get_mut(metric);
+                    let Some(slot) = m.get_mut(metric) else {
+                        continue;
+                    };
                     for row in &cmp.rows {
                         let (b, c) = (row.at[0].0[i].1.get(metric), row.at[1].0[i].1.get(metric));
                         slot.baseline += b;
@@ -148,4 +153,40 @@ pub fn serialize_rows<S: serde::Serializer>(
         seq.serialize_element(&value)?;
     }
     seq.end()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_metric_reads_its_own_mean_and_ap_has_none() {
+        let at = |v: f64| MeanAt {
+            baseline: v,
+            candidate: v,
+            delta: 0.0,
+        };
+        let m = MeansAtCutoff {
+            rr: at(1.0),
+            recall: at(2.0),
+            hit: at(3.0),
+            precision: at(4.0),
+            ndcg: at(5.0),
+        };
+        let got: Vec<Option<f64>> = [
+            Metric::Rr,
+            Metric::Recall,
+            Metric::Hit,
+            Metric::Precision,
+            Metric::Ndcg,
+            Metric::Ap,
+        ]
+        .into_iter()
+        .map(|x| m.get(x).map(|v| v.baseline))
+        .collect();
+        assert_eq!(
+            got,
+            [Some(1.0), Some(2.0), Some(3.0), Some(4.0), Some(5.0), None]
+        );
+    }
 }

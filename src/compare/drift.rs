@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::compare::Comparison;
 use crate::model::{GoldSet, Id};
+use crate::text::natural_cmp;
 
 /// `--rbo-p`'s default persistence.
 pub const DEFAULT_P: f64 = 0.9;
@@ -116,41 +117,6 @@ fn summarize(p: f64, labelled: impl Iterator<Item = f64>, unlabelled: &[(&str, f
     }
 }
 
-/// Natural order: runs of digits compare by value (`Q-2` before `Q-10`), the rest
-/// by bytes; ids equal that way fall back to byte order.
-pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
-    let (x, y) = (a.as_bytes(), b.as_bytes());
-    let (mut i, mut j) = (0, 0);
-    while i < x.len() && j < y.len() {
-        if x[i].is_ascii_digit() && y[j].is_ascii_digit() {
-            let run = |s: &[u8], mut k: usize| {
-                while k < s.len() && s[k] == b'0' {
-                    k += 1;
-                }
-                let start = k;
-                while k < s.len() && s[k].is_ascii_digit() {
-                    k += 1;
-                }
-                (start, k)
-            };
-            let ((xs, xe), (ys, ye)) = (run(x, i), run(y, j));
-            let by_value = (xe - xs).cmp(&(ye - ys)).then(x[xs..xe].cmp(&y[ys..ye]));
-            if by_value != Ordering::Equal {
-                return by_value;
-            }
-            (i, j) = (xe, ye);
-        } else {
-            if x[i] != y[j] {
-                return x[i].cmp(&y[j]);
-            }
-            i += 1;
-            j += 1;
-        }
-    }
-    (x.len() - i).cmp(&(y.len() - j)).then_with(|| a.cmp(b))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,7 +125,7 @@ mod tests {
     fn natural_order() {
         let mut ids = vec!["Q-10", "Q-2", "Q-1", "Q-02", "A", "Q-1a", "Q-"];
         ids.sort_by(|a, b| natural_cmp(a, b));
-        assert_eq!(ids, ["A", "Q-", "Q-1", "Q-1a", "Q-02", "Q-2", "Q-10"]);
+        assert_eq!(ids, ["A", "Q-", "Q-1", "Q-1a", "Q-2", "Q-02", "Q-10"]);
     }
 
     #[test]
@@ -182,6 +148,16 @@ mod tests {
             .map(|m| m.id.as_str())
             .collect();
         assert_eq!(ids, ["U-9", "U-10", "U-1"]);
+        // Equal by value: the shorter digit run first (docs/contract.md §5.2), not
+        // byte order, as every other list of ids is sorted.
+        let zeros = [("Q-02", 0.2), ("Q-2", 0.2)];
+        let z = summarize(0.5, std::iter::empty(), &zeros);
+        let ids: Vec<&str> = z
+            .most_changed_unlabelled
+            .iter()
+            .map(|m| m.id.as_str())
+            .collect();
+        assert_eq!(ids, ["Q-2", "Q-02"]);
         let many: Vec<(String, f64)> = (0..30)
             .map(|i| (format!("U-{i}"), 1.0 - i as f64 / 30.0))
             .collect();

@@ -388,6 +388,61 @@ pub struct ZeroRr {
     pub delta: i64,
 }
 
+/// What a comparison needs besides the gold and the two runs.
+#[derive(Clone, Copy)]
+pub struct Options<'a> {
+    pub k: u32,
+    pub resamples: u32,
+    pub seed: u64,
+    /// `--min-segment-queries` (docs/contract.md §6.6).
+    pub min_segment_queries: usize,
+    /// `--rbo-p` (docs/contract.md §6.5).
+    pub rbo_p: f64,
+    /// `--cutoffs` (docs/contract.md §6.7).
+    pub cutoffs: &'a [u32],
+    /// Baseline and candidate read the same results (docs/contract.md §12.11).
+    pub same_results: bool,
+    /// Nothing after the comparison reads the runs' observations: drop each query's
+    /// once its row is built, calling this to hand the memory back
+    /// ([`compare_releasing`]).
+    pub release: Option<&'a dyn Fn()>,
+    /// Told each phase's name as it ends ("compare", then "segments, drift,
+    /// cutoffs"): the timings under `RAGDIFF_TIMINGS`.
+    pub phase_done: &'a dyn Fn(&str),
+}
+
+/// Drift's pairs of lists, as the reader's pairing made them (`model::Pairing::results`):
+/// the RBO of each gold query in drift, and of every other query in both runs.
+pub type DriftPairs = (Vec<Option<f64>>, Vec<(crate::model::Id, f64)>);
+
+impl Comparison {
+    /// The whole comparison, in order: rows -> means -> the Holm family -> segments
+    /// -> drift -> cutoffs. When `opts.release` is set the runs' observations are
+    /// dropped as the rows are built (the cutoffs are then not computed from them:
+    /// set it only without cutoffs).
+    pub fn build(
+        gold: &GoldSet,
+        (b, c): (&mut EvaluatedRun, &mut EvaluatedRun),
+        drift_pairs: DriftPairs,
+        opts: &Options,
+    ) -> Comparison {
+        let resampling = (opts.resamples, opts.seed);
+        let mut cmp = match opts.release {
+            Some(release) if opts.cutoffs.is_empty() => {
+                compare_releasing(gold, (&mut *b, &mut *c), opts.k, resampling, release)
+            }
+            _ => compare(gold, b, c, opts.k, opts.resamples, opts.seed),
+        };
+        (opts.phase_done)("compare");
+        cmp.same_results = opts.same_results;
+        segments::attach(&mut cmp, gold, opts.min_segment_queries, resampling);
+        drift::apply(&mut cmp, gold, drift_pairs, opts.rbo_p);
+        cutoffs::attach(&mut cmp, gold, [&*b, &*c], opts.cutoffs);
+        (opts.phase_done)("segments, drift, cutoffs");
+        cmp
+    }
+}
+
 /// Everything computed from the two runs, before the gate.
 #[derive(Debug)]
 pub struct Comparison {
@@ -492,8 +547,9 @@ fn finish(rows: Rows, k: u32, bump: Bump, (resamples, seed): (u32, u64)) -> Comp
     // the same order from any start.
     let mut by_id: Vec<&QueryRow> = rows.iter().collect();
     by_id.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
-    let means = means_of(&by_id, resamples, seed);
+    let mut means = means_of(&by_id, resamples, seed);
     drop(by_id);
+    segments::adjust(&mut means, &mut []);
     sort_rows(&mut rows);
     crate::text::sort_natural(&mut no_answer);
     crate::text::sort_natural(&mut nondeterministic);
@@ -709,6 +765,9 @@ pub fn ids_with<'a>(rows: impl IntoIterator<Item = &'a QueryRow>, status: Status
 
 pub mod cutoffs;
 pub mod segments;
+pub mod warnings;
+
+pub use warnings::GatesAsked;
 
 #[cfg(test)]
 mod tests;

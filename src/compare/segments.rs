@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::compare::{Comparison, MeanDelta, MeansReport, QueryRow, Status, ids_with, means_of};
 use crate::model::GoldSet;
 use crate::stats;
+use crate::text::natural_cmp;
 
 /// Default of `--min-segment-queries`: smaller segments are shown, not tested.
 pub const MIN_QUERIES: usize = 10;
@@ -28,7 +29,7 @@ pub struct Segment {
 /// run (overall and segments that are not too few).
 pub fn attach(cmp: &mut Comparison, gold: &GoldSet, min_queries: usize, resampling: (u32, u64)) {
     cmp.segments = segments_of(gold, &cmp.rows, min_queries, resampling);
-    adjust(cmp);
+    adjust(&mut cmp.means, &mut cmp.segments);
 }
 
 /// The segments, worst RR delta first, then tag in natural order.
@@ -96,10 +97,11 @@ fn tested_mut(m: &mut MeansReport) -> [&mut MeanDelta; stats::METRICS] {
 }
 
 /// Holm over the family: the tested metrics overall and in every segment that is
-/// not too few.
-fn adjust(cmp: &mut Comparison) {
-    let mut slots: Vec<&mut MeanDelta> = tested_mut(&mut cmp.means).into_iter().collect();
-    for s in cmp.segments.iter_mut().filter(|s| !s.too_few) {
+/// not too few. Without segments, the overall tests alone (as the comparison is
+/// built, so the overall adjusted p never depends on segments being computed).
+pub(crate) fn adjust(means: &mut MeansReport, segments: &mut [Segment]) {
+    let mut slots: Vec<&mut MeanDelta> = tested_mut(means).into_iter().collect();
+    for s in segments.iter_mut().filter(|s| !s.too_few) {
         slots.extend(tested_mut(&mut s.means));
     }
     let p: Vec<f64> = slots.iter().map(|m| m.p_value.unwrap_or(1.0)).collect();
@@ -113,47 +115,9 @@ pub fn family_size(cmp: &Comparison) -> usize {
     stats::METRICS * (1 + cmp.segments.iter().filter(|s| !s.too_few).count())
 }
 
-/// Natural order (docs/contract.md §6.6, §5.2): maximal runs of ASCII
-/// digits compare by value, then the shorter run first; other runs by bytes.
-pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        let digits = a[i].is_ascii_digit();
-        fn run(s: &[u8], from: usize, digits: bool) -> &[u8] {
-            let len = s[from..]
-                .iter()
-                .take_while(|c| c.is_ascii_digit() == digits)
-                .count();
-            &s[from..from + len]
-        }
-        if digits != b[j].is_ascii_digit() {
-            return a[i].cmp(&b[j]);
-        }
-        let (x, y) = (run(a, i, digits), run(b, j, digits));
-        let order = if digits {
-            let trim = |s: &[u8]| -> usize { s.iter().take_while(|&&c| c == b'0').count() };
-            let (xs, ys) = (&x[trim(x)..], &y[trim(y)..]);
-            xs.len()
-                .cmp(&ys.len())
-                .then_with(|| xs.cmp(ys))
-                .then_with(|| x.len().cmp(&y.len()))
-        } else {
-            x.cmp(y)
-        };
-        if order != Ordering::Equal {
-            return order;
-        }
-        i += x.len();
-        j += y.len();
-    }
-    (a.len() - i).cmp(&(b.len() - j))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::natural_cmp;
+    use crate::text::natural_cmp;
 
     #[test]
     fn natural_order() {

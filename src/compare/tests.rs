@@ -629,3 +629,27 @@ fn csv_guard(#[case] raw: &str, #[case] guarded: &str) {
 fn markdown_escape(#[case] raw: &str, #[case] escaped: &str) {
     assert_eq!(crate::report::markdown::escape(raw), escaped);
 }
+
+/// The overall Holm-adjusted p-values come with the comparison itself: the
+/// significant-drop gate fails on a comparison whose segments were never computed,
+/// and computing them (no tags: no segment) changes no overall p.
+#[test]
+fn the_significant_drop_gate_does_not_wait_for_segments() {
+    let q = GenQuery {
+        judged: vec![(0, 1)],
+        baseline: vec![0, 1, 2],
+        candidate: Some(vec![1, 2, 0]),
+    };
+    let (gold, b, c) = build(&vec![q; 30]);
+    let cmp = compare(&gold, &b, &c, 3, 1000, 0);
+    let policy = Policy {
+        fail_on_significant_drop: true,
+        ..enforced()
+    };
+    let (verdict, _, _) = gate::decide(&policy, &cmp, 3);
+    assert!(verdict.codes.contains(&"significant_drop"), "{verdict:?}");
+    let mut with = compare(&gold, &b, &c, 3, 1000, 0);
+    segments::attach(&mut with, &gold, segments::MIN_QUERIES, (1000, 0));
+    assert_eq!(format!("{:?}", cmp.means), format!("{:?}", with.means));
+    assert!(cmp.means.rr.p_adjusted.is_some_and(|p| p < gate::ALPHA));
+}

@@ -192,12 +192,8 @@ pub fn check_allowed_ids(
 
 /// One allow-list line (RFC 4180: a cell holding a comma, a quote or white space at
 /// either end is quoted, quotes doubled), without its line end.
-pub fn line(id: &str, reason: &str, index_version: &str, accepted_at: &str) -> String {
-    [id, reason, index_version, accepted_at]
-        .iter()
-        .map(|c| quote(c))
-        .collect::<Vec<_>>()
-        .join(",")
+pub fn line(cells: &[&str]) -> String {
+    cells.iter().map(|c| quote(c)).collect::<Vec<_>>().join(",")
 }
 
 fn quote(cell: &str) -> String {
@@ -261,14 +257,14 @@ mod tests {
     #[test]
     fn lines_quote_per_rfc_4180() {
         assert_eq!(
-            line("Q-1", "a, \"b\"", "2.4.0", "2026-12-01"),
+            line(&["Q-1", "a, \"b\"", "2.4.0", "2026-12-01"]),
             "Q-1,\"a, \"\"b\"\"\",2.4.0,2026-12-01"
         );
-        assert_eq!(line("Q-1", "plain", "", ""), "Q-1,plain,,");
+        assert_eq!(line(&["Q-1", "plain", "", ""]), "Q-1,plain,,");
         // What `line` writes, `parse` reads back.
         let text = format!(
             "{HEADER}\n{}\n",
-            line("Q-1", " a, \"b\" ", "2.4.0", "2026-12-01")
+            line(&["Q-1", " a, \"b\" ", "2.4.0", "2026-12-01"])
         );
         let (out, problems) = read(&text);
         assert!(problems.is_empty(), "{problems:?}");

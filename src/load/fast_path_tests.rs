@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 
-use crate::load::lines::{field_end, parse_rank, split_fields, stream_lines};
+use crate::load::lines::{parse_rank, split_fields, stream_lines};
 use crate::validate::Diagnostics;
 
 /// Bytes that exercise the splitter: every kind of ASCII white space, other control
@@ -37,17 +37,6 @@ proptest! {
     }
 
     #[test]
-    fn field_end_stops_at_the_first_ascii_white_space(text in field_text(), from in 0usize..40) {
-        let bytes = text.as_bytes();
-        let from = from.min(bytes.len());
-        let expected = bytes[from..]
-            .iter()
-            .position(u8::is_ascii_whitespace)
-            .map_or(bytes.len(), |p| from + p);
-        prop_assert_eq!(field_end(bytes, from), expected);
-    }
-
-    #[test]
     fn parse_rank_matches_str_parse(text in "[+-]?[0-9]{0,21}|[+-]?[0-9a-z .]{0,6}") {
         prop_assert_eq!(parse_rank(&text), text.parse::<i64>().ok());
     }
@@ -56,24 +45,6 @@ proptest! {
     fn parse_rank_reads_every_i64(n in any::<i64>()) {
         prop_assert_eq!(parse_rank(&n.to_string()), Some(n));
     }
-}
-
-#[test]
-fn field_end_across_every_word_offset() {
-    // A separator at each position of a 20-byte field, read from each start: the
-    // eight-byte steps and the byte-wise tail meet at every alignment.
-    for sep in [b' ', b'\t', b'\n', b'\r', 0x0c] {
-        for at in 0..20 {
-            let mut bytes = vec![b'x'; 20];
-            bytes[at] = sep;
-            for from in 0..=at {
-                assert_eq!(field_end(&bytes, from), at, "sep {sep} at {at} from {from}");
-            }
-        }
-    }
-    // Control characters that are not white space stay inside the field.
-    assert_eq!(field_end(b"a\x01\x1fb c", 0), 4);
-    assert_eq!(field_end(b"\x80\xff\x7f\x21", 0), 4);
 }
 
 #[test]

@@ -123,6 +123,38 @@ fn on_kernel_fs(path: &Path) -> bool {
         .is_ok_and(|p| p.starts_with("/proc") || p.starts_with("/sys"))
 }
 
+/// Warn for each input whose canonical path (links followed) is outside the git
+/// repository the command runs in (outside git: the working directory): a link out
+/// of the checkout reads a file the pull request's diff does not show.
+pub fn warn_outside_root(inputs: &[&Path], diag: &mut Diagnostics) {
+    let Ok(cwd) = std::env::current_dir().and_then(|d| d.canonicalize()) else {
+        return;
+    };
+    let root = cwd
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(&cwd)
+        .to_path_buf();
+    let mut warned = std::collections::HashSet::new();
+    for input in inputs {
+        if let Ok(full) = input.canonicalize()
+            && !full.starts_with(&root)
+            && warned.insert(full.clone())
+        {
+            diag.warn(format!(
+                "{} resolves outside {} (to {}): a file the repository's history does not show",
+                crate::text::shown(&input.display().to_string()),
+                if root == cwd && !root.join(".git").exists() {
+                    "the working directory"
+                } else {
+                    "the git repository"
+                },
+                crate::text::shown(&full.display().to_string())
+            ));
+        }
+    }
+}
+
 /// A file's identity and times, as [`fingerprint`] compares them.
 pub type Fingerprint = (u64, u64, u64, i64, i64, i64, i64);
 

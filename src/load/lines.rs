@@ -11,40 +11,6 @@ use crate::validate::{Diagnostics, Location, ProblemKind};
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 const CHUNK: usize = 1 << 20;
 
-/// The end of the field starting at `from`: the first ASCII white space byte at or
-/// after it, or the end. Eight bytes at a time: for every line of a run this is
-/// most of the work.
-#[inline]
-pub fn field_end(bytes: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let len = bytes.len();
-    let mut i = from;
-    while i < len {
-        if i + 8 <= len {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(&bytes[i..i + 8]);
-            let x = u64::from_le_bytes(word);
-            // High bit set in each byte below 0x21 (exact for the lowest one, which
-            // is all that is used; bytes >= 0x80 never match).
-            let low = x.wrapping_sub(ONES * 0x21) & !x & HIGH;
-            if low == 0 {
-                i += 8;
-                continue;
-            }
-            i += (low.trailing_zeros() / 8) as usize;
-        } else if bytes[i] > b' ' {
-            i += 1;
-            continue;
-        }
-        if bytes[i].is_ascii_whitespace() {
-            return i;
-        }
-        i += 1; // another control character: part of the field (and refused later)
-    }
-    len
-}
-
 /// Split `line` on ASCII white space into `out`; returns how many fields there are
 /// in all (only the first `out.len()` are stored). The whole line is scanned eight
 /// bytes at a time for bytes below `!` (exact per byte: no borrow crosses bytes), and

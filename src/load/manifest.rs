@@ -38,7 +38,7 @@ impl ManifestDoc {
         Some(self.line_starts.partition_point(|&s| s <= start) as u64 + 1)
     }
 
-    fn key_location(&self, table: &Table, key: &str) -> Location {
+    pub(crate) fn key_location(&self, table: &Table, key: &str) -> Location {
         let line = table
             .get_key_value(key)
             .and_then(|(k, _)| self.line_of(k.span()));

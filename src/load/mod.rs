@@ -12,6 +12,7 @@ pub mod jsonl;
 pub mod lines;
 pub mod manifest;
 pub mod own_files;
+pub mod policy;
 pub mod repeats;
 pub mod run;
 pub mod tags;

@@ -558,7 +558,9 @@ pub fn cutoff_mean_rows(r: &CompareReport) -> Vec<[String; 8]> {
     let mut rows = Vec::new();
     for (c, means) in &r.means_at.0 {
         for m in crate::eval::cutoffs::AT_METRICS {
-            let md = means.get(m);
+            let Some(md) = means.get(m) else {
+                continue;
+            };
             let mut row: [String; 8] = Default::default();
             row[0] = m.label(*c);
             row[1] = num(md.baseline);

@@ -95,3 +95,216 @@ fn each_broken_allow_list_is_exit_2_with_file_and_line() {
         );
     }
 }
+
+/// The demo copied, with an allow-list of `list` (None: no allow-list at all).
+fn demo_with_list(list: Option<&[u8]>) -> tempfile::TempDir {
+    let dir = crate::common::demo_copy();
+    let path = dir.path().join("runs/accepted-failures.csv");
+    match list {
+        Some(bytes) => std::fs::write(&path, bytes).expect("written"),
+        None => std::fs::remove_file(&path).expect("removed"),
+    }
+    dir
+}
+
+fn read(dir: &tempfile::TempDir) -> Vec<u8> {
+    std::fs::read(dir.path().join("runs/accepted-failures.csv")).expect("the list")
+}
+
+/// Today in UTC as `date -u +%F` prints it (the test and ragdiff read one clock).
+fn today() -> String {
+    let out = std::process::Command::new("date")
+        .args(["-u", "+%F"])
+        .output()
+        .expect("date runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn accept_appends_the_line_and_the_gate_passes() {
+    // Columns in another order, CRLF, no final line end, mode 0640.
+    let old = "reason,id,accepted_at,index_version\r\n\"old, kept\",Q-22,2026-11-01,2.3.0";
+    let dir = demo_with_list(Some(old.as_bytes()));
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.path().join("runs/accepted-failures.csv");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    assert_code(&run(dir.path(), &["compare"]), 1);
+    let out = run(
+        dir.path(),
+        &["accept", "Q-21", "--reason", "D-9, \"fourth\" on purpose"],
+    );
+    assert_code(&out, 0);
+    assert!(stdout(&out).starts_with("PASS"), "{}", stdout(&out));
+    assert_line(
+        &stderr(&out),
+        "accepted Q-21 for 2.4.0: 1 line appended to runs/accepted-failures.csv",
+    );
+    // The old bytes kept, a CRLF added where the last line had none, the new cells
+    // in the header's order and quoted per RFC 4180.
+    let text = String::from_utf8(read(&dir)).expect("UTF-8");
+    assert_eq!(
+        text,
+        format!(
+            "{old}\r\n\"D-9, \"\"fourth\"\" on purpose\",Q-21,{},2.4.0\r\n",
+            today()
+        )
+    );
+    let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+    // The gate now passes with the list.
+    let args = [
+        "compare",
+        "--allow-failed-file",
+        "runs/accepted-failures.csv",
+    ];
+    assert_code(&run(dir.path(), &args), 0);
+}
+
+#[test]
+fn accept_creates_a_missing_list_with_its_header() {
+    let dir = demo_with_list(None);
+    let out = run(dir.path(), &["accept", "Q-21", "--reason", "known"]);
+    assert_code(&out, 0);
+    assert_eq!(
+        String::from_utf8(read(&dir)).expect("UTF-8"),
+        format!(
+            "id,reason,index_version,accepted_at\nQ-21,known,2.4.0,{}\n",
+            today()
+        )
+    );
+}
+
+#[test]
+fn accept_refuses_and_leaves_the_file_unchanged() {
+    let v2 = format!(
+        "id,reason,index_version,accepted_at\nQ-21,known,2.4.0,{}\n",
+        today()
+    );
+    for (list, args, message) in [
+        (
+            "id,reason,index_version,accepted_at\n".to_string(),
+            vec!["accept", "Q-22", "Q-1", "--reason", "x"],
+            "Q-22 did not newly fail in this comparison; only newly failed queries are accepted",
+        ),
+        (
+            v2.clone(),
+            vec!["accept", "Q-21", "--reason", "again"],
+            "Q-21 is already accepted for 2.4.0 (runs/accepted-failures.csv:2)",
+        ),
+        (
+            "id,reason\n".to_string(),
+            vec!["accept", "Q-21", "--reason", "x"],
+            "runs/accepted-failures.csv: the header has no column index_version, accepted_at; make its first line `id,reason,index_version,accepted_at` and end each line below it with `,,` (empty: any version), then accept again",
+        ),
+        (
+            "id,reason,index_version,accepted_at\n".to_string(),
+            vec!["accept", "Q-21", "--reason", " "],
+            "--reason is empty; say why these failures are accepted",
+        ),
+        (
+            "id,reason,index_version,accepted_at\n".to_string(),
+            vec!["accept", "Q-21", "--reason", "two\nlines"],
+            "--reason holds a control character (a newline, tab or similar); write it on one line",
+        ),
+    ] {
+        let dir = demo_with_list(Some(list.as_bytes()));
+        let out = run(dir.path(), &args);
+        assert_code(&out, 2);
+        assert_line(&stderr(&out), message);
+        assert_eq!(read(&dir), list.as_bytes(), "{args:?}: the file changed");
+    }
+}
+
+#[test]
+fn accepted_for_one_version_fails_again_for_the_next() {
+    let dir = demo_with_list(None);
+    assert_code(
+        &run(dir.path(), &["accept", "Q-21", "--reason", "known"]),
+        0,
+    );
+    let cand = dir.path().join("runs/candidate.toml");
+    let text = std::fs::read_to_string(&cand).expect("the manifest");
+    std::fs::write(&cand, text.replace("\"2.4.0\"", "\"2.5.0\"")).expect("written");
+    let args = [
+        "compare",
+        "--allow-failed-file",
+        "runs/accepted-failures.csv",
+    ];
+    let out = run(dir.path(), &args);
+    assert_code(&out, 1);
+    assert_line(
+        &stderr(&out),
+        "warning: Q-21 was accepted for 2.4.0; the candidate is 2.5.0: look again",
+    );
+}
+
+#[test]
+fn accept_from_a_report_checks_the_gold_and_appends() {
+    let dir = demo_with_list(None);
+    let report = dir.path().join("report.json");
+    let args = ["compare", "--export-json", "report.json"];
+    assert_code(&run(dir.path(), &args), 1);
+    let from = [
+        "accept",
+        "--from-report",
+        "report.json",
+        "Q-21",
+        "--reason",
+        "seen in CI",
+    ];
+    let out = run(dir.path(), &from);
+    assert_code(&out, 0);
+    assert!(
+        String::from_utf8(read(&dir))
+            .expect("UTF-8")
+            .contains("Q-21,seen in CI,2.4.0,"),
+        "{}",
+        stderr(&out)
+    );
+    // Another gold than the report's: refused, nothing written.
+    let json = std::fs::read_to_string(&report).expect("the report");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let sha = v["gold"]["sha256"]
+        .as_str()
+        .expect("frozen demo gold")
+        .to_string();
+    std::fs::write(&report, json.replace(&sha, &"0".repeat(64))).expect("written");
+    let before = read(&dir);
+    let out = run(
+        dir.path(),
+        &[
+            "accept",
+            "--from-report",
+            "report.json",
+            "Q-21",
+            "--reason",
+            "x",
+        ],
+    );
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        &format!(
+            "report.json: the report's gold (sha256 000000000000) is not the local gold (sha256 {}); accept against the gold the report was made with, frozen",
+            &sha[..12]
+        ),
+    );
+    assert_eq!(read(&dir), before);
+}
+
+#[test]
+fn promote_leaves_the_allow_list_alone() {
+    let dir = demo_with_list(None);
+    assert_code(
+        &run(dir.path(), &["accept", "Q-21", "--reason", "known"]),
+        0,
+    );
+    let before = read(&dir);
+    let args = [
+        "promote",
+        "--allow-failed-file",
+        "runs/accepted-failures.csv",
+    ];
+    assert_code(&run(dir.path(), &args), 0);
+    assert_eq!(read(&dir), before);
+}

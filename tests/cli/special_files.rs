@@ -183,3 +183,22 @@ fn a_symlink_into_sys_is_refused_as_the_allow_list() {
     let err = stderr(&out);
     assert!(err.contains("is a kernel file (on /proc or /sys)"), "{err}");
 }
+
+/// A repeat that links out of the folder the gate runs in (no git here: the working
+/// directory) is read, with a warning naming it.
+#[test]
+fn an_input_linked_outside_the_working_directory_is_warned_about() {
+    let dir = demo_copy();
+    let elsewhere = tempfile::tempdir().expect("another folder");
+    let repeat = dir.path().join("runs/candidate-2.csv");
+    std::fs::copy(&repeat, elsewhere.path().join("c2.csv")).expect("copied");
+    std::fs::remove_file(&repeat).expect("removed");
+    std::os::unix::fs::symlink(elsewhere.path().join("c2.csv"), &repeat).expect("a link");
+    let out = run(dir.path(), &["compare"]);
+    assert_code(&out, 1);
+    let err = stderr(&out);
+    assert!(
+        err.contains("runs/candidate-2.csv resolves outside the working directory (to "),
+        "{err}"
+    );
+}

@@ -1,0 +1,108 @@
+//! The comparison's own warnings (docs/contract.md §6.4, §7.1, §12.11): what a reader of the
+//! report should know about the runs compared, and gates that cannot test anything.
+
+use crate::compare::{Bump, Comparison, Options, segments};
+use crate::model::RunMeta;
+use crate::text::plural;
+
+/// Fewer compared queries than this get a warning: the statistics mean little.
+pub const FEW_QUERIES: usize = 10;
+
+/// The gates asked for that the comparison's shape may leave without a test.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GatesAsked {
+    /// `--non-inferior-per-segment` or `--max-drop-per-segment`.
+    pub per_segment: bool,
+    /// `--fail-on-significant-drop`, with the gate's alpha.
+    pub significant_drop: Option<f64>,
+}
+
+impl Comparison {
+    /// Warnings about the comparison itself: the same results, swapped versions,
+    /// nothing changed, too few queries.
+    pub fn warnings(&self, runs: [&RunMeta; 2]) -> Vec<String> {
+        comparison_warnings(self, runs)
+    }
+
+    /// Gates that test nothing on this comparison: per-segment gates without a
+    /// tested segment, a significant-drop gate whose Holm floor is above alpha.
+    pub fn gate_warnings(&self, asked: GatesAsked, opts: &Options) -> Vec<String> {
+        let mut out = segment_warnings(self, asked.per_segment, opts.min_segment_queries);
+        out.extend(holm_floor_warning(
+            self,
+            asked.significant_drop,
+            opts.resamples,
+        ));
+        out
+    }
+}
+
+/// Warnings about the comparison itself: swapped versions, too few queries.
+fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if cmp.same_results {
+        warnings.push(if cmp.bump == Bump::Same {
+            "baseline and candidate read the same results: nothing can change between them".to_string()
+        } else {
+            "baseline and candidate read the same results, under different index versions: was the candidate run on its own index?".to_string()
+        });
+    }
+    if cmp.bump == Bump::Older {
+        let version = |m: &RunMeta| {
+            m.index_version
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default()
+        };
+        warnings.push(format!(
+            "the candidate's index version {} is lower than the baseline's {}: are baseline and candidate swapped?",
+            version(runs[1]),
+            version(runs[0]),
+        ));
+    }
+    if cmp.bump == Bump::Same && cmp.nondeterministic.is_empty() && !cmp.same_results {
+        warnings.push(
+            "baseline and candidate hold the same results (same index version, every list identical): nothing changed; after `ragdiff promote`, export the next candidate"
+                .to_string(),
+        );
+    }
+    if cmp.rows.len() < FEW_QUERIES {
+        warnings.push(format!(
+            "only {} with a relevant doc {} compared; means, intervals and p-values say little on so few",
+            plural(cmp.rows.len(), "query", "queries"),
+            if cmp.rows.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    warnings
+}
+
+/// Per-segment gates that test nothing: the gold has no tags, or every segment is
+/// too few (docs/contract.md §6.6).
+fn segment_warnings(cmp: &Comparison, asked: bool, min_queries: usize) -> Vec<String> {
+    if !asked || cmp.segments.iter().any(|s| !s.too_few) {
+        return Vec::new();
+    }
+    vec![if cmp.segments.is_empty() {
+        "--non-inferior-per-segment and --max-drop-per-segment test nothing: the gold has no tags"
+            .to_string()
+    } else {
+        format!(
+            "--non-inferior-per-segment and --max-drop-per-segment test nothing: every segment has fewer than {} queries (--min-segment-queries)",
+            min_queries
+        )
+    }]
+}
+
+/// Under `--fail-on-significant-drop`: a family so large that even the smallest p
+/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §7.1).
+fn holm_floor_warning(cmp: &Comparison, alpha: Option<f64>, resamples: u32) -> Option<String> {
+    let tests = segments::family_size(cmp);
+    let floor = (tests as f64 / (1.0 + f64::from(resamples))).min(1.0);
+    alpha.is_some_and(|alpha| floor >= alpha).then(|| {
+        format!(
+            "with {tests} tests and {} resamples the smallest Holm-adjusted p is {floor:.4}, so --fail-on-significant-drop cannot fire; use --resamples {} or more",
+            resamples,
+            tests * 20
+        )
+    })
+}

@@ -1,0 +1,565 @@
+//! `ragdiff.toml`, the policy in the repository: read and checked here into a typed
+//! [`PolicyFile`] whose every value keeps its line. Where
+//! the file is found and how flags override it is `settings`' work.
+
+use std::path::{Path, PathBuf};
+
+use sha2::Digest as _;
+use toml_edit::{Item, Table};
+
+use crate::load::manifest::{self, ManifestDoc};
+use crate::model::Metric;
+use crate::validate::{Diagnostics, Location, ProblemKind};
+
+/// The policy's file name.
+pub const FILE_NAME: &str = "ragdiff.toml";
+
+const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare";
+const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block";
+const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p";
+
+/// A value and the line it was on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located<T> {
+    pub value: T,
+    pub line: Option<u64>,
+}
+
+/// `[gate] block`: which newly failed queries fail the gate.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Block {
+    /// Every newly failed query (as without a policy).
+    #[default]
+    All,
+    /// None: the other rules judge the change.
+    None,
+    /// Only those carrying one of these tags.
+    Tags(Vec<String>),
+}
+
+/// `[gate]`: one key per gate flag; absent keys are `None` (the flag's default).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GateKeys {
+    pub max_drop: Option<Located<Vec<(Metric, f64)>>>,
+    pub max_drop_per_segment: Option<Located<Vec<(Metric, f64)>>>,
+    pub non_inferior: Option<Located<Vec<(Metric, f64)>>>,
+    pub non_inferior_per_segment: Option<Located<Vec<(Metric, f64)>>>,
+    pub fail_on_significant_drop: Option<Located<bool>>,
+    /// `true`: warn (`--suspects warn`), `false`: fail.
+    pub suspects_warn: Option<Located<bool>>,
+    pub strict_flaky: Option<Located<bool>>,
+    pub min_rbo: Option<Located<f64>>,
+    pub allow_failed_file: Option<Located<PathBuf>>,
+    pub require_frozen: Option<Located<bool>>,
+    pub min_segment_queries: Option<Located<u32>>,
+    pub block: Option<Located<Block>>,
+}
+
+/// `[compare]`: the settings that are not gate rules.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompareKeys {
+    pub resamples: Option<Located<u32>>,
+    pub seed: Option<Located<u64>>,
+    pub cutoffs: Option<Located<Vec<u32>>>,
+    pub rbo_p: Option<Located<f64>>,
+}
+
+/// A checked `ragdiff.toml`: paths resolved against its folder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyFile {
+    pub path: PathBuf,
+    /// The file's sha256 in hex: the reports name the policy by it.
+    pub sha256: String,
+    pub gold: Option<Located<PathBuf>>,
+    pub baseline: Option<Located<PathBuf>>,
+    pub candidate: Option<Located<PathBuf>>,
+    pub gate: GateKeys,
+    pub compare: CompareKeys,
+}
+
+/// Read and check a policy file; every problem is recorded with its line.
+pub fn read(path: &Path, diag: &mut Diagnostics) -> Option<PolicyFile> {
+    let before = diag.problems.len();
+    let doc = manifest::read(path, diag)?;
+    let sha256 = hex(&sha2::Sha256::digest(doc.doc.raw().as_bytes()));
+    let mut keys = Keys { m: &doc, diag };
+    let root = doc.doc.as_table();
+    keys.unknown(root, TOP_KEYS);
+    let policy = PolicyFile {
+        path: path.to_path_buf(),
+        sha256,
+        gold: keys.path(root, "gold"),
+        baseline: keys.path(root, "baseline"),
+        candidate: keys.path(root, "candidate"),
+        gate: keys
+            .table(root, "gate")
+            .map(|t| gate(&mut keys, t))
+            .unwrap_or_default(),
+        compare: keys
+            .table(root, "compare")
+            .map(|t| compare(&mut keys, t))
+            .unwrap_or_default(),
+    };
+    (diag.problems.len() == before).then_some(policy)
+}
+
+/// A whole number already checked to fit.
+fn narrow(l: Located<i64>) -> Located<u32> {
+    Located {
+        value: u32::try_from(l.value).unwrap_or(u32::MAX),
+        line: l.line,
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn gate(keys: &mut Keys, t: &Table) -> GateKeys {
+    keys.unknown(t, GATE_KEYS);
+    GateKeys {
+        max_drop: keys.metrics(t, "max_drop", false),
+        max_drop_per_segment: keys.metrics(t, "max_drop_per_segment", false),
+        non_inferior: keys.metrics(t, "non_inferior", true),
+        non_inferior_per_segment: keys.metrics(t, "non_inferior_per_segment", true),
+        fail_on_significant_drop: keys.boolean(t, "fail_on_significant_drop"),
+        suspects_warn: keys
+            .choice(t, "suspects", &["fail", "warn"])
+            .map(|l| Located {
+                value: l.value == "warn",
+                line: l.line,
+            }),
+        strict_flaky: keys.boolean(t, "strict_flaky"),
+        min_rbo: keys.number(t, "min_rbo", "a number from 0 to 1", |v| {
+            (0.0..=1.0).contains(&v)
+        }),
+        allow_failed_file: keys.path(t, "allow_failed_file"),
+        require_frozen: keys.boolean(t, "require_frozen"),
+        min_segment_queries: keys
+            .whole(
+                t,
+                "min_segment_queries",
+                "a whole number >= 2",
+                2,
+                u32::MAX.into(),
+            )
+            .map(narrow),
+        block: keys.block(t),
+    }
+}
+
+fn compare(keys: &mut Keys, t: &Table) -> CompareKeys {
+    keys.unknown(t, COMPARE_KEYS);
+    CompareKeys {
+        resamples: keys
+            .whole(
+                t,
+                "resamples",
+                "a whole number from 1 to 1000000",
+                1,
+                1_000_000,
+            )
+            .map(narrow),
+        seed: keys
+            .whole(t, "seed", "a whole number >= 0", 0, i64::MAX)
+            .map(|l| Located {
+                value: l.value.unsigned_abs(),
+                line: l.line,
+            }),
+        cutoffs: keys.cutoffs(t),
+        rbo_p: keys.number(t, "rbo_p", "a number strictly between 0 and 1", |v| {
+            v > 0.0 && v < 1.0
+        }),
+    }
+}
+
+/// Typed access to the policy's keys that records every problem it meets.
+struct Keys<'a> {
+    m: &'a ManifestDoc,
+    diag: &'a mut Diagnostics,
+}
+
+impl Keys<'_> {
+    fn loc(&self, t: &Table, key: &str) -> Location {
+        self.m.key_location(t, key)
+    }
+
+    fn line(&self, t: &Table, key: &str) -> Option<u64> {
+        self.loc(t, key).line
+    }
+
+    fn wrong(&mut self, t: &Table, key: &str, expected: &'static str) {
+        let loc = self.loc(t, key);
+        let key = key.to_string();
+        self.diag
+            .problem(loc, ProblemKind::WrongType { key, expected });
+    }
+
+    fn unknown(&mut self, t: &Table, known: &'static str) {
+        let names: Vec<&str> = known.split(", ").collect();
+        for (key, _) in t.iter() {
+            if !names.contains(&key) {
+                let loc = self.loc(t, key);
+                let key = key.to_string();
+                self.diag
+                    .problem(loc, ProblemKind::UnknownKey { key, known });
+            }
+        }
+    }
+
+    fn table<'t>(&mut self, t: &'t Table, key: &str) -> Option<&'t Table> {
+        let item = t.get(key)?;
+        match item.as_table() {
+            Some(table) => Some(table),
+            None => {
+                self.wrong(t, key, "a table");
+                None
+            }
+        }
+    }
+
+    fn located<T>(&self, t: &Table, key: &str, value: T) -> Located<T> {
+        Located {
+            value,
+            line: self.line(t, key),
+        }
+    }
+
+    fn string(&mut self, t: &Table, key: &str) -> Option<Located<String>> {
+        let item = t.get(key)?;
+        match item.as_str() {
+            Some(s) => Some(self.located(t, key, s.to_string())),
+            None => {
+                self.wrong(t, key, "a string");
+                None
+            }
+        }
+    }
+
+    /// A path, relative to the policy file's folder.
+    fn path(&mut self, t: &Table, key: &str) -> Option<Located<PathBuf>> {
+        let s = self.string(t, key)?;
+        if s.value.is_empty() {
+            self.wrong(t, key, "a path (not empty)");
+            return None;
+        }
+        let base = self.m.path.parent().unwrap_or(Path::new(""));
+        Some(Located {
+            value: base.join(&s.value),
+            line: s.line,
+        })
+    }
+
+    fn boolean(&mut self, t: &Table, key: &str) -> Option<Located<bool>> {
+        let item = t.get(key)?;
+        match item.as_bool() {
+            Some(b) => Some(self.located(t, key, b)),
+            None => {
+                self.wrong(t, key, "true or false");
+                None
+            }
+        }
+    }
+
+    fn choice(&mut self, t: &Table, key: &str, allowed: &[&str]) -> Option<Located<String>> {
+        let s = self.string(t, key)?;
+        if allowed.contains(&s.value.as_str()) {
+            return Some(s);
+        }
+        let loc = self.loc(t, key);
+        self.diag.problem(
+            loc,
+            ProblemKind::PolicyValue {
+                key: key.to_string(),
+                value: s.value,
+                expected: allowed
+                    .iter()
+                    .map(|a| format!("\"{a}\""))
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            },
+        );
+        None
+    }
+
+    fn bad_value(&mut self, t: &Table, key: &str, value: String, expected: &str) {
+        let loc = self.loc(t, key);
+        let (key, expected) = (key.to_string(), expected.to_string());
+        self.diag.problem(
+            loc,
+            ProblemKind::PolicyValue {
+                key,
+                value,
+                expected,
+            },
+        );
+    }
+
+    fn number(
+        &mut self,
+        t: &Table,
+        key: &str,
+        expected: &'static str,
+        ok: impl Fn(f64) -> bool,
+    ) -> Option<Located<f64>> {
+        let item = t.get(key)?;
+        let v = item
+            .as_float()
+            .or_else(|| item.as_integer().map(|i| i as f64));
+        match v {
+            Some(v) if v.is_finite() && ok(v) => Some(self.located(t, key, v)),
+            Some(v) => {
+                self.bad_value(t, key, v.to_string(), expected);
+                None
+            }
+            None => {
+                self.wrong(t, key, expected);
+                None
+            }
+        }
+    }
+
+    fn whole(
+        &mut self,
+        t: &Table,
+        key: &str,
+        expected: &'static str,
+        min: i64,
+        max: i64,
+    ) -> Option<Located<i64>> {
+        let item = t.get(key)?;
+        match item.as_integer() {
+            Some(v) if (min..=max).contains(&v) => Some(self.located(t, key, v)),
+            Some(v) => {
+                self.bad_value(t, key, v.to_string(), expected);
+                None
+            }
+            None => {
+                self.wrong(t, key, expected);
+                None
+            }
+        }
+    }
+
+    /// `{ METRIC = VALUE, … }`: `tested` allows only the metrics with a CI.
+    fn metrics(
+        &mut self,
+        t: &Table,
+        key: &str,
+        tested: bool,
+    ) -> Option<Located<Vec<(Metric, f64)>>> {
+        let item = t.get(key)?;
+        let Some(table) = item.as_table_like() else {
+            self.wrong(t, key, "a table of METRIC = VALUE, like { ndcg = 0.02 }");
+            return None;
+        };
+        let known = if tested {
+            "rr, mrr, recall, hit, ndcg"
+        } else {
+            "rr, mrr, recall, hit, precision, p, ndcg, ap, map"
+        };
+        let mut out = Vec::new();
+        let mut ok = true;
+        for (name, value) in table.iter() {
+            let metric =
+                metric(name).filter(|m| !tested || !matches!(m, Metric::Precision | Metric::Ap));
+            let v = value
+                .as_float()
+                .or_else(|| value.as_integer().map(|i| i as f64));
+            match (metric, v) {
+                (Some(m), Some(v)) if v.is_finite() && v >= 0.0 => out.push((m, v)),
+                (None, _) => {
+                    self.bad_value(t, key, name.to_string(), &format!("metrics among {known}"));
+                    ok = false;
+                }
+                (Some(_), _) => {
+                    let shown = value.to_string().trim().to_string();
+                    self.bad_value(
+                        t,
+                        key,
+                        format!("{name} = {shown}"),
+                        "a number >= 0 per metric",
+                    );
+                    ok = false;
+                }
+            }
+        }
+        ok.then(|| self.located(t, key, out))
+    }
+
+    fn cutoffs(&mut self, t: &Table) -> Option<Located<Vec<u32>>> {
+        let key = "cutoffs";
+        let item = t.get(key)?;
+        let expected = "an array of whole numbers >= 1, like [1, 3, 10]";
+        let Some(array) = item.as_array() else {
+            self.wrong(t, key, expected);
+            return None;
+        };
+        let mut out = Vec::new();
+        for v in array.iter() {
+            match v
+                .as_integer()
+                .and_then(|i| u32::try_from(i).ok())
+                .filter(|&c| c >= 1)
+            {
+                Some(c) => out.push(c),
+                None => {
+                    self.wrong(t, key, expected);
+                    return None;
+                }
+            }
+        }
+        Some(self.located(t, key, out))
+    }
+
+    /// `block = "all" | "none" | "tag:LABEL" | ["tag:A", "tag:B"]`.
+    fn block(&mut self, t: &Table) -> Option<Located<Block>> {
+        let key = "block";
+        let item = t.get(key)?;
+        let expected = "\"all\", \"none\", \"tag:LABEL\" or a list of \"tag:LABEL\"";
+        let texts: Vec<String> = match item {
+            Item::Value(v) if v.is_str() => vec![v.as_str().unwrap_or_default().to_string()],
+            Item::Value(v) if v.is_array() => {
+                let array = v.as_array().expect("checked");
+                let texts: Option<Vec<String>> = array
+                    .iter()
+                    .map(|e| e.as_str().map(str::to_string))
+                    .collect();
+                match texts {
+                    Some(t) if !t.is_empty() => t,
+                    _ => {
+                        self.wrong(t, key, expected);
+                        return None;
+                    }
+                }
+            }
+            _ => {
+                self.wrong(t, key, expected);
+                return None;
+            }
+        };
+        if let [one] = texts.as_slice() {
+            match one.as_str() {
+                "all" => return Some(self.located(t, key, Block::All)),
+                "none" => return Some(self.located(t, key, Block::None)),
+                _ => {}
+            }
+        }
+        let mut tags = Vec::new();
+        for text in texts {
+            match text.strip_prefix("tag:").map(str::trim) {
+                Some(tag) if !tag.is_empty() && crate::validate::id_problem(tag).is_none() => {
+                    tags.push(tag.to_string());
+                }
+                _ => {
+                    self.bad_value(t, key, text, expected);
+                    return None;
+                }
+            }
+        }
+        Some(self.located(t, key, Block::Tags(tags)))
+    }
+}
+
+/// A metric's name as the flags spell it (case-insensitive).
+fn metric(name: &str) -> Option<Metric> {
+    match name.trim().to_ascii_lowercase().as_str() {
+        "mrr" | "rr" => Some(Metric::Rr),
+        "recall" => Some(Metric::Recall),
+        "hit" => Some(Metric::Hit),
+        "precision" | "p" => Some(Metric::Precision),
+        "ndcg" => Some(Metric::Ndcg),
+        "ap" | "map" => Some(Metric::Ap),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/policy")
+            .join(name)
+    }
+
+    fn problems(name: &str) -> Vec<String> {
+        let mut diag = Diagnostics::default();
+        assert!(
+            read(&fixture(name), &mut diag).is_none(),
+            "{name} was accepted"
+        );
+        let base = format!("{}/", fixture("x").parent().expect("folder").display());
+        diag.problems
+            .iter()
+            .map(|p| p.to_string().replace(&base, ""))
+            .collect()
+    }
+
+    #[test]
+    fn every_key_is_read_typed_and_located() {
+        let mut diag = Diagnostics::default();
+        let p = read(&fixture("full.toml"), &mut diag).expect("valid");
+        assert!(diag.problems.is_empty(), "{:?}", diag.problems);
+        assert_eq!(p.sha256.len(), 64);
+        let gold = p.gold.expect("gold");
+        assert_eq!(gold.value, fixture("gold/demo.toml"));
+        assert_eq!(gold.line, Some(2));
+        let g = &p.gate;
+        assert_eq!(
+            g.max_drop.as_ref().map(|l| l.value.clone()),
+            Some(vec![(Metric::Ndcg, 0.02), (Metric::Rr, 0.01)])
+        );
+        assert_eq!(g.max_drop.as_ref().and_then(|l| l.line), Some(7));
+        assert_eq!(g.suspects_warn.as_ref().map(|l| l.value), Some(true));
+        assert_eq!(g.strict_flaky.as_ref().map(|l| l.value), Some(false));
+        assert_eq!(g.min_segment_queries.as_ref().map(|l| l.value), Some(5));
+        assert_eq!(
+            g.block.as_ref().map(|l| l.value.clone()),
+            Some(Block::Tags(vec!["must-pass".into(), "legal".into()]))
+        );
+        let c = &p.compare;
+        assert_eq!(c.resamples.as_ref().map(|l| l.value), Some(2000));
+        assert_eq!(c.seed.as_ref().map(|l| l.value), Some(7));
+        assert_eq!(
+            c.cutoffs.as_ref().map(|l| l.value.clone()),
+            Some(vec![1, 3, 10])
+        );
+        assert_eq!(c.rbo_p.as_ref().map(|l| l.value), Some(0.95));
+    }
+
+    #[test]
+    fn each_broken_rule_names_its_line() {
+        let gate_keys = GATE_KEYS;
+        for (name, expected) in [
+            (
+                "unknown-key.toml",
+                format!("unknown-key.toml:3: unknown key `max_dorp`; known keys: {gate_keys}"),
+            ),
+            (
+                "unknown-top.toml",
+                format!("unknown-top.toml:1: unknown key `colour`; known keys: {TOP_KEYS}"),
+            ),
+            (
+                "wrong-type.toml",
+                "wrong-type.toml:2: `strict_flaky` must be true or false".to_string(),
+            ),
+            (
+                "bad-value.toml",
+                "bad-value.toml:2: `rbo_p`: 1.5 is not a number strictly between 0 and 1"
+                    .to_string(),
+            ),
+            (
+                "untested-metric.toml",
+                "untested-metric.toml:2: `non_inferior`: precision is not metrics among rr, mrr, recall, hit, ndcg".to_string(),
+            ),
+            (
+                "bad-block.toml",
+                "bad-block.toml:2: `block`: must-pass is not \"all\", \"none\", \"tag:LABEL\" or a list of \"tag:LABEL\"".to_string(),
+            ),
+        ] {
+            assert_eq!(problems(name), [expected], "{name}");
+        }
+    }
+}
