@@ -41,6 +41,7 @@ const LIMIT: usize = 80;
 /// `impl From<(T, T)>`, which the trait's signature dictates.
 const TUPLES_TODAY: &[(&str, &str)] = &[
     ("compare/drift.rs", "apply"),
+    ("compare/mod.rs", "build"),
     ("compare/mod.rs", "compare_releasing"),
     ("compare/mod.rs", "finish"),
     ("compare/mod.rs", "query_row"),
