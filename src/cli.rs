@@ -195,6 +195,12 @@ pub struct CompareArgs {
     /// Fail on every flaky query (RR@k 0 in some repeats of a run, > 0 in others)
     #[arg(long)]
     pub strict_flaky: bool,
+    /// What non-deterministic retrieval under one index version does (a query whose RR, Recall or nDCG differs between two pooled repeats): fail the gate, or only warn
+    #[arg(long, value_enum, default_value_t = crate::gate::Severity::Fail)]
+    pub nondeterminism: crate::gate::Severity,
+    /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG; newly failed and fixed stay RR@k-defined
+    #[arg(long, value_enum, default_value_t = crate::gate::Primary::Rr)]
+    pub primary: crate::gate::Primary,
     /// Persistence of rank-biased overlap (drift), 0 < P < 1
     #[arg(
         long,

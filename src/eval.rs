@@ -83,6 +83,11 @@ pub struct Repeated {
     /// Repeats in which RR@k is 0.
     pub zero_rr: u32,
     pub repeats: u32,
+    /// The first repeat's scores.
+    pub first: Scores,
+    /// RR@k, Recall@k or nDCG@k differs between two of the repeats (docs/contract.md
+    /// §6.5: under one index version, a non-deterministic query).
+    pub varies: bool,
 }
 
 impl Repeated {
@@ -105,7 +110,9 @@ pub fn over_repeats(
         .map(|o| metrics::evaluate(q, o, k, min_grade));
     let first = all.next().expect("a run has a first repeat");
     let (mut sum, mut zero_rr, mut repeats) = (first, u32::from(first.rr == 0.0), 1u32);
+    let mut varies = false;
     for s in all {
+        varies |= scored_otherwise(&first, &s);
         sum.rr += s.rr;
         sum.recall += s.recall;
         sum.hit += s.hit;
@@ -133,5 +140,16 @@ pub fn over_repeats(
         scores,
         zero_rr,
         repeats,
+        first,
+        varies,
     }
+}
+
+/// Whether RR@k, Recall@k or nDCG@k differs between two scorings of one query
+/// (beyond rounding): what makes a query non-deterministic under one index
+/// (docs/contract.md §6.5).
+pub fn scored_otherwise(a: &Scores, b: &Scores) -> bool {
+    [(a.rr, b.rr), (a.recall, b.recall), (a.ndcg, b.ndcg)]
+        .iter()
+        .any(|(x, y)| (x - y).abs() > 1e-12)
 }

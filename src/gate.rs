@@ -31,6 +31,8 @@ pub struct Policy {
     pub strict_flaky: bool,
     /// `--min-rbo`: fail when the mean RBO of the drift queries is below it.
     pub min_rbo: Option<f64>,
+    /// `--nondeterminism warn`: non-deterministic retrieval only warns (§6.5).
+    pub nondeterminism: Severity,
 }
 
 impl Policy {
@@ -50,6 +52,39 @@ pub enum Suspects {
     #[default]
     Fail,
     Warn,
+}
+
+/// `--nondeterminism`: whether non-deterministic retrieval under one index version
+/// fails the gate or only warns (docs/contract.md §6.5).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Severity {
+    #[default]
+    Fail,
+    Warn,
+}
+
+/// `--primary`: the metric that decides improved and regressed (docs/contract.md
+/// §6.2); newly failed and fixed stay RR-defined.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Primary {
+    #[default]
+    Rr,
+    Recall,
+    Hit,
+    Ndcg,
+    Ap,
+}
+
+impl Primary {
+    pub fn metric(self) -> Metric {
+        match self {
+            Primary::Rr => Metric::Rr,
+            Primary::Recall => Metric::Recall,
+            Primary::Hit => Metric::Hit,
+            Primary::Ndcg => Metric::Ndcg,
+            Primary::Ap => Metric::Ap,
+        }
+    }
 }
 
 /// The allow-list's entries with the two sides' index versions: an entry applies
@@ -243,9 +278,16 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         });
     }
     if !cmp.nondeterministic.is_empty() {
-        causes.push(Reason::Nondeterministic {
+        let cause = Reason::Nondeterministic {
             ids: cmp.nondeterministic.clone(),
-        });
+        };
+        match policy.nondeterminism {
+            Severity::Fail => causes.push(cause),
+            Severity::Warn => warnings.push(format!(
+                "{} (--nondeterminism warn)",
+                cause.render(&safe_id)
+            )),
+        }
     }
     causes.extend(mean_causes(policy, cmp, k));
     causes.extend(segment_causes(policy, cmp, k));

@@ -511,6 +511,16 @@ pub struct EvaluatedRun {
     /// With a chunk map, whether each gold query has a relevant doc the map contains
     /// (docs/contract.md §2.11: failure kind `coverage`); `None` without a map.
     pub covered: Option<Vec<bool>>,
+    /// The chunk map the run's ids went through, as every report names it
+    /// (docs/contract.md §2.11); `None` without one.
+    pub doc_map: Option<DocMapInfo>,
+}
+
+/// A run's chunk map as reports name it: its path and the sha256 of the bytes read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DocMapInfo {
+    pub path: String,
+    pub sha256: String,
 }
 
 impl EvaluatedRun {

@@ -232,6 +232,8 @@ pub struct Compare {
     /// `--changed-since REV` (docs/contract.md §12.1).
     pub changed_since: Option<String>,
     pub require_frozen: bool,
+    /// `--primary` (docs/contract.md §6.2).
+    pub primary: Metric,
     /// `--min-segment-queries` (docs/contract.md §6.6).
     pub min_segment_queries: usize,
     /// `--rbo-p`, the drift's persistence (docs/contract.md §6.5).
@@ -343,6 +345,7 @@ fn gate_policy(args: &CompareArgs, diag: &mut Diagnostics) -> Policy {
         max_drop_per_segment: MAX_DROP_PER_SEGMENT.parse_all(&args.max_drop_per_segment, diag),
         suspects: args.suspects,
         strict_flaky: args.strict_flaky,
+        nondeterminism: args.nondeterminism,
         min_rbo: args.min_rbo,
     }
 }
@@ -394,6 +397,7 @@ impl Compare {
             },
             changed_since: args.changed_since,
             require_frozen: args.require_frozen,
+            primary: args.primary.metric(),
             min_segment_queries: args.min_segment_queries as usize,
             rbo_p: args.rbo_p,
             cutoffs: sorted_cutoffs(&args.cutoffs),

@@ -263,6 +263,10 @@ pub enum ProblemKind {
         map: String,
     },
     #[error(
+        "doc {chunk} is judged by the gold, but the map sends it to {doc}; a doc the gold judges keeps its id: map it to itself"
+    )]
+    JudgedDocRemapped { chunk: String, doc: String },
+    #[error(
         "chunk {chunk} is mapped twice (first at line {first}); a chunk belongs to one document"
     )]
     ChunkMappedTwice { chunk: String, first: u64 },

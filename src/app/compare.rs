@@ -79,6 +79,7 @@ pub(super) fn report(
         rbo_p: s.rbo_p,
         cutoffs: &s.cutoffs,
         same_results,
+        primary: s.primary,
         release: releasing.then_some(&release_freed_memory as &dyn Fn()),
         phase_done: &|phase| phases.mark(phase),
     };
@@ -93,6 +94,8 @@ pub(super) fn report(
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     warnings.extend(cmp.warnings([&baseline.meta, &candidate.meta]));
+    diag.notes
+        .extend(cmp.notes([&baseline.meta, &candidate.meta]));
     warnings.extend(gate_warnings);
     warnings.extend(cmp.gate_warnings(gates_asked(s), &opts));
     let mut notes = std::mem::take(&mut diag.notes);
@@ -111,6 +114,8 @@ pub(super) fn report(
         .transpose()?;
     let mut report = CompareReport::new(&gold, runs, cmp, decided, s.resampling.pair());
     report.changed_inputs = inputs.changed;
+    report.baseline.doc_map = baseline.doc_map.clone();
+    report.candidate.doc_map = candidate.doc_map.clone();
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before

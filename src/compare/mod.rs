@@ -52,26 +52,97 @@ impl Status {
     }
 
     /// Newly failed and fixed by RR@k; otherwise regressed or improved by RR, then
-    /// Recall, then nDCG.
+    /// Recall, then nDCG (the default primary metric, RR).
     pub fn classify(b: &Scores, c: &Scores) -> Status {
+        Self::classify_by(b, c, Metric::Rr)
+    }
+
+    /// Newly failed and fixed by RR@k; otherwise regressed or improved by `primary`,
+    /// ties broken by the others in [`TIE_BREAK`] order (docs/contract.md §6.2).
+    pub fn classify_by(b: &Scores, c: &Scores, primary: Metric) -> Status {
         match (b.rr > 0.0, c.rr > 0.0) {
             (true, false) => Status::NewlyFailed,
             (false, true) => Status::Fixed,
             (false, false) => Status::StillFailing,
-            (true, true) => {
-                let order =
-                    c.rr.total_cmp(&b.rr)
-                        .then(c.recall.total_cmp(&b.recall))
-                        .then(c.ndcg.total_cmp(&b.ndcg));
-                match order {
-                    std::cmp::Ordering::Less => Status::Regressed,
-                    std::cmp::Ordering::Greater => Status::Improved,
-                    std::cmp::Ordering::Equal => Status::Unchanged,
-                }
-            }
+            (true, true) => Self::moved_by(b, c, primary),
+        }
+    }
+
+    /// Regressed, improved or unchanged by `primary`, then the others in
+    /// [`TIE_BREAK`] order.
+    fn moved_by(b: &Scores, c: &Scores, primary: Metric) -> Status {
+        let order = std::iter::once(primary)
+            .chain(TIE_BREAK.into_iter().filter(|m| *m != primary))
+            .fold(std::cmp::Ordering::Equal, |o, m| {
+                o.then(m.of(c).total_cmp(&m.of(b)))
+            });
+        match order {
+            std::cmp::Ordering::Less => Status::Regressed,
+            std::cmp::Ordering::Greater => Status::Improved,
+            std::cmp::Ordering::Equal => Status::Unchanged,
         }
     }
 }
+
+/// The metrics that break a tie of the primary metric, in this order (docs/contract.md
+/// §6.2); the primary metric itself is skipped. With the default primary (RR) this is
+/// the order regressed and improved always had: RR, Recall, nDCG.
+pub const TIE_BREAK: [Metric; 3] = [Metric::Rr, Metric::Recall, Metric::Ndcg];
+
+/// How a query's status is decided: under one index version the repeats of both
+/// sides are pooled (docs/contract.md §6.5); improved and regressed by `primary`.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    pub bump: Bump,
+    pub primary: Metric,
+}
+
+impl Rule {
+    /// Byte-equal index versions: every repeat of both sides is a repeat of one index.
+    pub fn pooled(self) -> bool {
+        self.bump == Bump::Same
+    }
+
+    /// The status from each side's repeats (docs/contract.md §6.5).
+    pub fn status(self, b: &Repeated, c: &Repeated) -> Status {
+        if self.pooled() {
+            if b.varies || c.varies || crate::eval::scored_otherwise(&b.first, &c.first) {
+                return Status::Flaky;
+            }
+            // The primary metric joins the test for "changed": a move in it alone is
+            // non-determinism too.
+            return match Status::classify_by(&b.scores, &c.scores, self.primary) {
+                Status::Regressed | Status::Improved => Status::Flaky,
+                other => other,
+            };
+        }
+        // The majority rule across versions: a side's RR@k counts as 0 when it is 0
+        // in more than half of its repeats.
+        let (zb, nb, zc, nc) = (b.zero_rr, b.repeats, c.zero_rr, c.repeats);
+        if zb == 0 {
+            if 2 * zc > nc {
+                Status::NewlyFailed
+            } else if zc > 0 {
+                Status::Flaky
+            } else {
+                Status::moved_by(&b.scores, &c.scores, self.primary)
+            }
+        } else if zb == nb {
+            let found = nc - zc;
+            if 2 * found > nc {
+                Status::Fixed
+            } else if found > 0 {
+                Status::Flaky
+            } else {
+                Status::StillFailing
+            }
+        } else {
+            Status::Flaky
+        }
+    }
+}
+
+impl Status {}
 
 /// Why a query newly failed (docs/contract.md §6.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -117,13 +188,15 @@ impl Bump {
         }
     }
 
-    /// By semver precedence: a change only in pre-release counts as patch, one only
-    /// in build metadata as the same version (precedence ignores build metadata).
+    /// By semver precedence: a change only in pre-release counts as patch. `Same`
+    /// only for byte-equal versions (docs/contract.md §6.5: one meaning of "same
+    /// index"); a change in build metadata alone is a patch.
     pub fn of(baseline: &Version, candidate: &Version) -> Bump {
         use std::cmp::Ordering::*;
         match candidate.cmp_precedence(baseline) {
             Less => Bump::Older,
-            Equal => Bump::Same,
+            Equal if candidate == baseline => Bump::Same,
+            Equal => Bump::Patch,
             Greater if candidate.major != baseline.major => Bump::Major,
             Greater if candidate.minor != baseline.minor => Bump::Minor,
             Greater => Bump::Patch,
@@ -402,6 +475,8 @@ pub struct Options<'a> {
     pub cutoffs: &'a [u32],
     /// Baseline and candidate read the same results (docs/contract.md §12.11).
     pub same_results: bool,
+    /// `--primary` (docs/contract.md §6.2).
+    pub primary: Metric,
     /// Nothing after the comparison reads the runs' observations: drop each query's
     /// once its row is built, calling this to hand the memory back
     /// ([`compare_releasing`]).
@@ -429,12 +504,13 @@ impl Comparison {
         let resampling = (opts.resamples, opts.seed);
         let mut cmp = match opts.release {
             Some(release) if opts.cutoffs.is_empty() => {
-                compare_releasing(gold, (&mut *b, &mut *c), opts.k, resampling, release)
+                let runs = (&mut *b, &mut *c);
+                compare_releasing(gold, runs, opts.k, resampling, opts.primary, release)
             }
-            _ => compare(gold, b, c, opts.k, opts.resamples, opts.seed),
+            _ => compare_with(gold, b, c, opts.k, resampling, opts.primary),
         };
         (opts.phase_done)("compare");
-        cmp.same_results = opts.same_results;
+        cmp.same_results = opts.same_results || (cmp.bump != Bump::Same && cmp.same_repeats);
         segments::attach(&mut cmp, gold, opts.min_segment_queries, resampling);
         drift::apply(&mut cmp, gold, drift_pairs, opts.rbo_p);
         cutoffs::attach(&mut cmp, gold, [&*b, &*c], opts.cutoffs);
@@ -457,9 +533,21 @@ pub struct Comparison {
     /// Rank-biased overlap of every query in both runs; filled by [`drift::apply`].
     pub drift: drift::Drift,
     pub bump: Bump,
-    /// Baseline and candidate read the same results: one file, or identical bytes
-    /// (docs/contract.md §12); set by the caller, which knows the files.
+    /// The metric that decides improved and regressed (docs/contract.md §6.2).
+    pub primary: Metric,
+    /// Baseline and candidate read the same results: one file, identical bytes, or
+    /// (under different index versions) a candidate repeat whose every ranked list
+    /// is a baseline repeat's (docs/contract.md §12.1).
     pub same_results: bool,
+    /// Some candidate repeat lists, for every gold query, the same ranking as some
+    /// baseline repeat (parsed, not bytes).
+    pub same_repeats: bool,
+    /// Gold queries whose ranked list is not the same in every repeat of both
+    /// sides, of `lists_compared` (§6.5: "every list identical").
+    pub lists_changed: usize,
+    pub lists_compared: usize,
+    /// How many repeats each side has (baseline, candidate).
+    pub repeats: [u32; 2],
     /// Per-tag results (docs/contract.md §6.6), worst RR delta first; set by
     /// [`segments::attach`].
     pub segments: Vec<segments::Segment>,
@@ -489,9 +577,24 @@ pub fn compare(
     resamples: u32,
     seed: u64,
 ) -> Comparison {
-    let bump = Bump::between(b, c);
-    let rows = rows_of(gold, (b, c), k, bump, 0..gold.queries.len());
-    finish(rows, k, bump, (resamples, seed))
+    compare_with(gold, b, c, k, (resamples, seed), Metric::Rr)
+}
+
+/// [`compare`] with improved and regressed decided by `primary` (docs/contract.md §6.2).
+pub fn compare_with(
+    gold: &GoldSet,
+    b: &EvaluatedRun,
+    c: &EvaluatedRun,
+    k: u32,
+    (resamples, seed): (u32, u64),
+    primary: Metric,
+) -> Comparison {
+    let rule = Rule {
+        bump: Bump::between(b, c),
+        primary,
+    };
+    let rows = rows_of(gold, (b, c), k, rule, 0..gold.queries.len());
+    finish(rows, k, rule, (resamples, seed))
 }
 
 /// Gold queries per step of [`compare_releasing`].
@@ -511,9 +614,13 @@ pub fn compare_releasing(
     (b, c): (&mut EvaluatedRun, &mut EvaluatedRun),
     k: u32,
     (resamples, seed): (u32, u64),
+    primary: Metric,
     release: &dyn Fn(),
 ) -> Comparison {
-    let bump = Bump::between(b, c);
+    let rule = Rule {
+        bump: Bump::between(b, c),
+        primary,
+    };
     let n = gold.queries.len();
     let mut rows = Rows {
         rows: Vec::with_capacity(n),
@@ -523,23 +630,25 @@ pub fn compare_releasing(
     let every = steps.div_ceil(MAX_RELEASES).max(1);
     for (i, start) in (0..n).step_by(STEP).enumerate() {
         let range = start..n.min(start + STEP);
-        rows.append(rows_of(gold, (b, c), k, bump, range.clone()));
+        rows.append(rows_of(gold, (b, c), k, rule, range.clone()));
         b.release(range.clone());
         c.release(range);
         if (i + 1) % every == 0 || i + 1 == steps {
             release();
         }
     }
-    finish(rows, k, bump, (resamples, seed))
+    finish(rows, k, rule, (resamples, seed))
 }
 
 /// Means, statistics and order of the rows (in gold order).
-fn finish(rows: Rows, k: u32, bump: Bump, (resamples, seed): (u32, u64)) -> Comparison {
+fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comparison {
     let Rows {
         mut rows,
         mut no_answer,
         mut nondeterministic,
+        lists,
     } = rows;
+    let bump = rule.bump;
     let flaky = ids_with(&rows, Status::Flaky);
     // Means and statistics go over the rows in id order, as `eval` does, so a run's
     // mean never depends on the run it is compared with. Sorting references moves
@@ -569,7 +678,12 @@ fn finish(rows: Rows, k: u32, bump: Bump, (resamples, seed): (u32, u64)) -> Comp
         flaky,
         drift: drift::Drift::default(),
         bump,
+        primary: rule.primary,
         same_results: false,
+        same_repeats: lists.same_pair(),
+        lists_changed: lists.changed,
+        lists_compared: lists.compared,
+        repeats: lists.repeats,
         segments: Vec::new(),
         means_at: Default::default(),
     }
@@ -582,6 +696,7 @@ struct Rows {
     rows: Vec<QueryRow>,
     no_answer: Vec<String>,
     nondeterministic: Vec<String>,
+    lists: Lists,
 }
 
 impl Rows {
@@ -589,6 +704,71 @@ impl Rows {
         self.rows.extend(more.rows);
         self.no_answer.extend(more.no_answer);
         self.nondeterministic.extend(more.nondeterministic);
+        self.lists.merge(more.lists);
+    }
+}
+
+/// The ranked lists of every repeat compared, query by query, as parsed (a hash of
+/// the ordered doc ids, never the bytes: docs/contract.md §12.1).
+#[derive(Default)]
+struct Lists {
+    /// How many repeats each side has.
+    repeats: [u32; 2],
+    /// For each (baseline repeat, candidate repeat), row-major: whether every gold
+    /// query's list is the same in both so far.
+    same: Vec<bool>,
+    /// Gold queries whose list is not the same in every repeat of both sides.
+    changed: usize,
+    /// Gold queries compared.
+    compared: usize,
+}
+
+impl Lists {
+    fn new(b: &EvaluatedRun, c: &EvaluatedRun) -> Self {
+        let repeats = [b.meta.repeat_count() as u32, c.meta.repeat_count() as u32];
+        Self {
+            repeats,
+            same: vec![true; (repeats[0] * repeats[1]) as usize],
+            changed: 0,
+            compared: 0,
+        }
+    }
+
+    fn add(&mut self, b: &EvaluatedRun, c: &EvaluatedRun, qi: usize) {
+        let hash = |o: Option<&crate::model::Observed>| o.map(|o| o.list_hash);
+        let bl: Vec<Option<u64>> = b.observed_in_repeats(qi).map(hash).collect();
+        let cl: Vec<Option<u64>> = c.observed_in_repeats(qi).map(hash).collect();
+        let nc = cl.len();
+        for (i, bh) in bl.iter().enumerate() {
+            for (j, ch) in cl.iter().enumerate() {
+                if bh != ch {
+                    self.same[i * nc + j] = false;
+                }
+            }
+        }
+        let first = bl.first().copied().flatten();
+        if bl.iter().chain(&cl).any(|h| *h != first) {
+            self.changed += 1;
+        }
+        self.compared += 1;
+    }
+
+    fn merge(&mut self, more: Lists) {
+        if self.same.is_empty() {
+            *self = more;
+            return;
+        }
+        for (a, b) in self.same.iter_mut().zip(more.same) {
+            *a &= b;
+        }
+        self.changed += more.changed;
+        self.compared += more.compared;
+    }
+
+    /// Some candidate repeat lists, for every gold query, what some baseline repeat
+    /// lists.
+    fn same_pair(&self) -> bool {
+        self.compared > 0 && self.same.iter().any(|s| *s)
     }
 }
 
@@ -598,17 +778,17 @@ fn rows_of(
     gold: &GoldSet,
     runs: (&EvaluatedRun, &EvaluatedRun),
     k: u32,
-    bump: Bump,
+    rule: Rule,
     range: std::ops::Range<usize>,
 ) -> Rows {
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(2));
     if threads < 2 || range.len() < 1000 {
-        return rows_in(gold, runs, k, bump, range);
+        return rows_in(gold, runs, k, rule, range);
     }
     let mid = range.start + range.len() / 2;
     std::thread::scope(|s| {
-        let second = s.spawn(|| rows_in(gold, runs, k, bump, mid..range.end));
-        let mut all = rows_in(gold, runs, k, bump, range.start..mid);
+        let second = s.spawn(|| rows_in(gold, runs, k, rule, mid..range.end));
+        let mut all = rows_in(gold, runs, k, rule, range.start..mid);
         all.append(second.join().expect("a comparing thread panicked"));
         all
     })
@@ -619,16 +799,18 @@ fn rows_in(
     gold: &GoldSet,
     (b, c): (&EvaluatedRun, &EvaluatedRun),
     k: u32,
-    bump: Bump,
+    rule: Rule,
     range: std::ops::Range<usize>,
 ) -> Rows {
     let mut out = Rows {
         rows: Vec::with_capacity(range.len()),
+        lists: Lists::new(b, c),
         ..Rows::default()
     };
     let min_grade = gold.meta.min_grade;
     for qi in range {
         let q = &gold.queries[qi];
+        out.lists.add(b, c, qi);
         if q.is_no_answer() {
             out.no_answer.push(q.id.to_string());
             continue;
@@ -638,12 +820,13 @@ fn rows_in(
             crate::eval::over_repeats(q, b, qi, k, min_grade),
             crate::eval::over_repeats(q, c, qi, k, min_grade),
         ];
-        let mut row = query_row(q, (bo, co), sides, k, min_grade);
+        let mut row = query_row(q, (bo, co), sides, k, (min_grade, rule));
         row.holes = holes::holes(q, bo, co, k, row.status);
         if row.failure_kind.is_some() && c.covered.as_ref().is_some_and(|cov| !cov[qi]) {
             row.failure_kind = Some(FailureKind::Coverage);
         }
-        if bump == Bump::Same && row.status != Status::Flaky && moved(&row) {
+        // Under one index every flaky query is non-deterministic retrieval (§6.5).
+        if rule.pooled() && row.status == Status::Flaky {
             out.nondeterministic.push(q.id.to_string());
         }
         out.rows.push(row);
@@ -668,14 +851,10 @@ fn query_row(
     ),
     [br, cr]: [Repeated; 2],
     k: u32,
-    min_grade: i64,
+    (min_grade, rule): (i64, Rule),
 ) -> QueryRow {
     let (bs, cs) = (br.scores, cr.scores);
-    let status = if br.flaky() || cr.flaky() {
-        Status::Flaky
-    } else {
-        Status::classify(&bs, &cs)
-    };
+    let status = rule.status(&br, &cr);
     let failure_kind = (status == Status::NewlyFailed).then(|| {
         if cs.first_relevant_rank.is_some() {
             FailureKind::Ranking

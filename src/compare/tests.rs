@@ -424,7 +424,7 @@ fn comparing_while_releasing_the_runs_gives_the_same_comparison() {
     let kept = compare(&gold, &b, &c, 3, 50, 7);
     let (mut b2, mut c2) = (b.clone(), c.clone());
     let released = std::cell::Cell::new(0);
-    let again = compare_releasing(&gold, (&mut b2, &mut c2), 3, (50, 7), &|| {
+    let again = compare_releasing(&gold, (&mut b2, &mut c2), 3, (50, 7), Metric::Rr, &|| {
         released.set(released.get() + 1)
     });
     assert_eq!(format!("{kept:?}"), format!("{again:?}"));
@@ -513,7 +513,9 @@ fn status_names_in_report_order() {
 #[case::pre_release_to_pre_release("2.3.0-alpha", "2.3.0-beta", Bump::Patch)]
 #[case::same("2.3.0", "2.3.0", Bump::Same)]
 // semver precedence ignores build metadata
-#[case::build_metadata_only("2.3.0+a", "2.3.0+b", Bump::Same)]
+#[case::build_metadata_only("2.3.0+a", "2.3.0+b", Bump::Patch)]
+#[case::build_metadata_added("2.3.0", "2.3.0+x", Bump::Patch)]
+#[case::byte_equal_with_build_metadata("2.3.0+a", "2.3.0+a", Bump::Same)]
 #[case::older_minor("2.4.0", "2.3.9", Bump::Older)]
 #[case::older_major("2.0.0", "1.9.9", Bump::Older)]
 #[case::release_to_pre_release_is_older("2.3.0", "2.3.0-rc.1", Bump::Older)]

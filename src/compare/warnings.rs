@@ -24,6 +24,23 @@ impl Comparison {
         comparison_warnings(self, runs)
     }
 
+    /// Notes on how the comparison was read: repeats pooled under one index version
+    /// (docs/contract.md §6.5).
+    pub fn notes(&self, runs: [&RunMeta; 2]) -> Vec<String> {
+        let [b, c] = self.repeats;
+        if self.bump != Bump::Same || b + c < 3 {
+            return Vec::new();
+        }
+        let version = runs[0]
+            .index_version
+            .as_ref()
+            .map_or_else(|| "(none)".to_string(), ToString::to_string);
+        vec![format!(
+            "same index version {version} on both sides: the {} repeats were pooled ({b} baseline, {c} candidate); a query whose RR, Recall or nDCG differs between any two is flaky and non-deterministic",
+            b + c
+        )]
+    }
+
     /// Gates that test nothing on this comparison: per-segment gates without a
     /// tested segment, a significant-drop gate whose Holm floor is above alpha.
     pub fn gate_warnings(&self, asked: GatesAsked, opts: &Options) -> Vec<String> {
@@ -60,11 +77,35 @@ fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
             version(runs[0]),
         ));
     }
+    // "Every list identical" only when every ranked list of every repeat is equal
+    // (docs/contract.md §6.5); unchanged metrics over moved lists say how many moved.
     if cmp.bump == Bump::Same && cmp.nondeterministic.is_empty() && !cmp.same_results {
-        warnings.push(
+        warnings.push(if cmp.lists_changed == 0 {
             "baseline and candidate hold the same results (same index version, every list identical): nothing changed; after `ragdiff promote`, export the next candidate"
-                .to_string(),
-        );
+                .to_string()
+        } else {
+            format!(
+                "same index version and no query's RR, Recall or nDCG moved, but {} of {} ranked lists differ: the runs are not identical",
+                cmp.lists_changed, cmp.lists_compared
+            )
+        });
+    }
+    // A map on one side only (docs/contract.md §2.11).
+    let mapped: Vec<(&str, &std::path::Path)> = ["baseline", "candidate"]
+        .into_iter()
+        .zip(runs)
+        .filter_map(|(side, m)| Some((side, m.doc_map.as_ref()?.1.as_path())))
+        .collect();
+    if let [(side, path)] = mapped[..] {
+        let other = if side == "baseline" {
+            "candidate"
+        } else {
+            "baseline"
+        };
+        warnings.push(format!(
+            "only the {side} maps chunks to documents (doc_map {}): the {other}'s ids are compared as they are; a map on one side only changes what that side retrieved",
+            path.display()
+        ));
     }
     if cmp.rows.len() < FEW_QUERIES {
         warnings.push(format!(

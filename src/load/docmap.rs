@@ -14,6 +14,8 @@ use crate::validate::{Diagnostics, Location, ProblemKind};
 pub struct DocMap {
     /// The map's file, as the manifest's path resolves.
     pub display: String,
+    /// The sha256 of the bytes read (reports name the map by it).
+    pub sha256: String,
     /// Each chunk's document (an index into `docs`) and the line that mapped it.
     chunks: FxHashMap<Id, (u32, u64)>,
     docs: Vec<Id>,
@@ -111,6 +113,32 @@ impl DocMap {
         ok.then_some((docs, at))
     }
 
+    /// A doc the gold judges (for any query, either way) keeps its id: a map that
+    /// sends it to another doc would rewrite a judged result (docs/contract.md
+    /// §2.11). Each such chunk is a problem at its line; false when there is one.
+    pub fn check_judged(&self, gold: &GoldSet, diag: &mut Diagnostics) -> bool {
+        let judged: rustc_hash::FxHashSet<&str> = gold
+            .queries
+            .iter()
+            .flat_map(|q| q.judged.iter().map(|j| j.doc.as_str()))
+            .collect();
+        let mut ok = true;
+        for (chunk, &(d, line)) in &self.chunks {
+            let doc = &self.docs[d as usize];
+            if doc != chunk && judged.contains(chunk.as_str()) {
+                diag.problem(
+                    Location::line(&self.display, line),
+                    ProblemKind::JudgedDocRemapped {
+                        chunk: chunk.to_string(),
+                        doc: doc.to_string(),
+                    },
+                );
+                ok = false;
+            }
+        }
+        ok
+    }
+
     /// Per gold query, whether the map holds one of its relevant docs.
     pub fn covered(&self, gold: &GoldSet) -> Vec<bool> {
         let min = gold.meta.min_grade;
@@ -131,6 +159,7 @@ impl DocMap {
 pub fn read(path: &std::path::Path, display: &str, diag: &mut Diagnostics) -> Option<DocMap> {
     let before = diag.problems.len();
     let bytes = crate::load::fs::read_file(path, "doc map", display, diag)?;
+    let sha256 = crate::load::gold::sha256_hex(&bytes);
     let mut reader = csvio::open(&bytes, display, diag)?;
     let names = ["chunk_id", "doc_id"];
     let header = Header::read(&mut reader, display, &names, &names, diag)?;
@@ -143,6 +172,7 @@ pub fn read(path: &std::path::Path, display: &str, diag: &mut Diagnostics) -> Op
     };
     let mut map = DocMap {
         display: display.to_string(),
+        sha256,
         ..Default::default()
     };
     csvio::for_each_row(

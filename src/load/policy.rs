@@ -15,7 +15,7 @@ use crate::validate::{Diagnostics, Location, ProblemKind};
 pub const FILE_NAME: &str = "ragdiff.toml";
 
 const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare";
-const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block";
+const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, primary";
 const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p";
 
 /// A value and the line it was on.
@@ -53,6 +53,10 @@ pub struct GateKeys {
     pub require_frozen: Option<Located<bool>>,
     pub min_segment_queries: Option<Located<u32>>,
     pub block: Option<Located<Block>>,
+    /// `true`: warn (`--nondeterminism warn`), `false`: fail (docs/contract.md §6.4).
+    pub nondeterminism_warn: Option<Located<bool>>,
+    /// `--primary`: `rr`, `recall`, `hit`, `ndcg` or `ap` (docs/contract.md §6.2).
+    pub primary: Option<Located<String>>,
 }
 
 /// `[compare]`: the settings that are not gate rules.
@@ -130,6 +134,13 @@ fn gate(keys: &mut Keys, t: &Table) -> GateKeys {
                 line: l.line,
             }),
         strict_flaky: keys.boolean(t, "strict_flaky"),
+        nondeterminism_warn: keys
+            .choice(t, "nondeterminism", &["fail", "warn"])
+            .map(|l| Located {
+                value: l.value == "warn",
+                line: l.line,
+            }),
+        primary: keys.choice(t, "primary", &["rr", "recall", "hit", "ndcg", "ap"]),
         min_rbo: keys.number(t, "min_rbo", "a number from 0 to 1", |v| {
             (0.0..=1.0).contains(&v)
         }),
@@ -495,6 +506,34 @@ mod tests {
             .iter()
             .map(|p| p.to_string().replace(&base, ""))
             .collect()
+    }
+
+    #[test]
+    fn nondeterminism_and_primary_are_gate_keys() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let path = dir.path().join(FILE_NAME);
+        std::fs::write(
+            &path,
+            "[gate]\nnondeterminism = \"warn\"\nprimary = \"ndcg\"\n",
+        )
+        .expect("written");
+        let mut diag = Diagnostics::default();
+        let p = read(&path, &mut diag).expect("valid");
+        assert_eq!(
+            p.gate.nondeterminism_warn.map(|l| (l.value, l.line)),
+            Some((true, Some(2)))
+        );
+        assert_eq!(p.gate.primary.map(|l| l.value), Some("ndcg".to_string()));
+        std::fs::write(&path, "[gate]\nprimary = \"mrr\"\n").expect("written");
+        let mut diag = Diagnostics::default();
+        assert!(read(&path, &mut diag).is_none());
+        let problems: Vec<String> = diag.problems.iter().map(ToString::to_string).collect();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains(":2:") && p.contains("primary")),
+            "{problems:?}"
+        );
     }
 
     #[test]

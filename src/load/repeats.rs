@@ -33,7 +33,7 @@ pub fn read_runs_with(
     keep: run::Keep,
     diag: &mut Diagnostics,
 ) -> Vec<Option<EvaluatedRun>> {
-    let maps = doc_maps(&metas, diag);
+    let maps = doc_maps(&metas, gold, diag);
     let mut jobs = Vec::new();
     for (i, meta) in metas.iter().enumerate() {
         if meta.doc_map.is_some() && maps[i].is_none() {
@@ -71,18 +71,23 @@ pub fn read_runs_with(
             }
             let mut run = assemble(meta, reads, gold, diag)?;
             run.covered = map.as_ref().map(|m| m.covered(gold));
+            run.doc_map = map.as_ref().map(|m| crate::model::DocMapInfo {
+                path: m.display.clone(),
+                sha256: m.sha256.clone(),
+            });
             Some(run)
         })
         .collect()
 }
 
 /// Each run's chunk map, read once for all its repeats (docs/contract.md §2.11).
-fn doc_maps(metas: &[RunMeta], diag: &mut Diagnostics) -> Vec<Option<DocMap>> {
+fn doc_maps(metas: &[RunMeta], gold: &GoldSet, diag: &mut Diagnostics) -> Vec<Option<DocMap>> {
     metas
         .iter()
         .map(|m| {
             let (_, path) = m.doc_map.as_ref()?;
-            crate::load::docmap::read(path, &path.display().to_string(), diag)
+            let map = crate::load::docmap::read(path, &path.display().to_string(), diag)?;
+            map.check_judged(gold, diag).then_some(map)
         })
         .collect()
 }

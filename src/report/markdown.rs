@@ -631,14 +631,17 @@ fn non_inferiority(s: &mut String, r: &CompareReport) {
 /// ` · **repeats** baseline 3, candidate 5` when a side has more than one
 /// (docs/contract.md §6.5).
 fn repeats_note(r: &CompareReport) -> String {
+    let mut s = String::new();
     if has_repeats(r) {
-        format!(
+        s = format!(
             " · **repeats** baseline {}, candidate {}",
             r.baseline.repeats, r.candidate.repeats
-        )
-    } else {
-        String::new()
+        );
     }
+    if let Some(maps) = r.doc_maps_text(&|p| code(p)) {
+        s.push_str(&format!(" · **doc map** {maps}"));
+    }
+    s
 }
 
 /// Flaky queries (50 at most) with how many repeats failed, then the drift line and

@@ -195,7 +195,7 @@ impl EvalReport {
         Self {
             schema_version: SCHEMA_VERSION,
             gold: GoldContext::of(gold),
-            run: RunContext::of(&run.meta),
+            run: RunContext::of_run(run),
             k,
             means: EvalMeans::of(&per_query),
             means_at: Default::default(),
@@ -313,6 +313,18 @@ impl CompareReport {
             row_tags: Vec::new(),
             changed_inputs: None,
         }
+    }
+
+    /// Each side's chunk map (docs/contract.md §2.11), `baseline X, candidate Y`,
+    /// when either side has one.
+    pub fn doc_maps_text(&self, path: &dyn Fn(&str) -> String) -> Option<String> {
+        (self.baseline.doc_map.is_some() || self.candidate.doc_map.is_some()).then(|| {
+            format!(
+                "baseline {}, candidate {}",
+                self.baseline.doc_map_text(path),
+                self.candidate.doc_map_text(path)
+            )
+        })
     }
 
     /// The verdict block's line about `--changed-since` (docs/contract.md §12.1),
@@ -582,6 +594,9 @@ pub struct RunContext {
     pub results: String,
     /// How many results files (repeats) the run has (§6.5); `results` is the first.
     pub repeats: usize,
+    /// The chunk map the run's ids went through (§2.11), absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc_map: Option<crate::model::DocMapInfo>,
 }
 
 impl RunContext {
@@ -593,7 +608,31 @@ impl RunContext {
             filters: meta.filters.clone(),
             results: meta.results_display.clone(),
             repeats: meta.repeat_count(),
+            doc_map: None,
         }
+    }
+
+    /// [`RunContext::of`] a run read, with the chunk map it went through.
+    pub fn of_run(run: &EvaluatedRun) -> Self {
+        Self {
+            doc_map: run.doc_map.clone(),
+            ..Self::of(&run.meta)
+        }
+    }
+
+    /// The doc map as reports name it: path (through `path`) and sha256 prefix, or
+    /// "none".
+    pub fn doc_map_text(&self, path: &dyn Fn(&str) -> String) -> String {
+        self.doc_map.as_ref().map_or_else(
+            || "none".to_string(),
+            |m| {
+                format!(
+                    "{} (sha256 {})",
+                    path(&m.path),
+                    &m.sha256[..12.min(m.sha256.len())]
+                )
+            },
+        )
     }
 }
 

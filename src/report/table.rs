@@ -87,6 +87,9 @@ fn plain_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
 pub fn render_eval(r: &EvalReport) -> String {
     let index = r.run.index_version.clone().unwrap_or_else(|| "-".into());
     let mut out = context(&r.gold, &r.run, r.k, &index);
+    if r.run.doc_map.is_some() {
+        out.push_str(&format!("doc map {}\n", r.run.doc_map_text(&safe_id)));
+    }
     out.push('\n');
     let mut header = vec!["id".to_string(), "first rel".to_string()];
     header.extend(Metric::ALL.iter().map(|m| m.label(r.k)));
@@ -187,6 +190,9 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
             "repeats baseline {}, candidate {}\n",
             r.baseline.repeats, r.candidate.repeats
         ));
+    }
+    if let Some(maps) = r.doc_maps_text(&safe_id) {
+        out.push_str(&format!("doc map {maps}\n"));
     }
     out.push('\n');
     let mut t = new_table(means_header(r).to_vec());

@@ -140,6 +140,16 @@ pub struct RunJson {
     pub filters: std::collections::BTreeMap<String, String>,
     pub results: String,
     pub repeats: usize,
+    /// Present only when the run has a chunk map (docs/contract.md §2.11).
+    #[serde(default)]
+    pub doc_map: Option<DocMapJson>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocMapJson {
+    pub path: String,
+    pub sha256: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

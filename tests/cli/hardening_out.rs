@@ -559,8 +559,10 @@ fn identical_bytes_under_one_version_warn_and_pass() {
     );
 }
 
-/// Identical bytes under different versions fail too; a file of the same size that
-/// differs in one byte is another run.
+/// Identical bytes under different versions fail too; so does a file whose only change
+/// is in a query the gold lacks (the same ranking for every gold query: docs/contract.md
+/// §12.1); a file of the same size that differs in one byte of a gold query's list is
+/// another run.
 #[test]
 fn identical_bytes_count_and_one_changed_byte_does_not() {
     let dir = demo_with_candidate("copy.csv", "2.4.0");
@@ -569,9 +571,14 @@ fn identical_bytes_count_and_one_changed_byte_does_not() {
     let json = compare_json(dir.path(), &["compare", "--format", "json"], 1);
     assert!(json.gate.reasons.iter().any(|r| r.starts_with(SAME)));
 
-    // One digit changed: the same size, other bytes.
+    // One digit changed in unlabelled U-3's list: the same rankings of the gold's queries.
     let text = String::from_utf8(base).expect("UTF-8");
-    let changed = swap_last_digit(&text);
+    std::fs::write(dir.path().join("runs/copy.csv"), swap_last_digit(&text)).expect("written");
+    let json = compare_json(dir.path(), &["compare", "--format", "json"], 1);
+    assert!(json.gate.reasons.iter().any(|r| r.starts_with(SAME)));
+
+    // One digit changed in Q-17's list: the same size, another ranking.
+    let changed = text.replacen("Q-17,D-2;D-5;D-6", "Q-17,D-2;D-5;D-7", 1);
     assert_eq!(changed.len(), text.len());
     assert_ne!(changed, text);
     std::fs::write(dir.path().join("runs/copy.csv"), changed).expect("written");

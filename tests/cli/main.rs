@@ -32,3 +32,4 @@ mod snapshots_all;
 mod special_files;
 mod tamper;
 mod validate;
+mod verdict;

@@ -468,3 +468,124 @@ fn the_action_fetches_the_base_commit_and_passes_changed_since() {
         ["compare", "--require-frozen", "--changed-since", "0123abcd"]
     );
 }
+
+// ---------------------------------------------------------------------------------
+// Chunk maps: named in every report, one side only warns, judged docs keep their ids
+// (docs/contract.md §2.11).
+
+/// `runs/map.csv` mapping every id the candidate's files retrieve to itself, except
+/// those in `to`; the candidate's manifest names it.
+fn candidate_map(dir: &Path, to: &[(&str, &str)]) {
+    let mut ids = std::collections::BTreeSet::new();
+    for name in ["candidate.csv", "candidate-2.csv", "candidate-3.csv"] {
+        for line in read(dir, &format!("runs/{name}")).lines().skip(1) {
+            if let Some((_, docs)) = line.split_once(',') {
+                ids.extend(
+                    docs.split(';')
+                        .filter(|d| !d.is_empty())
+                        .map(str::to_string),
+                );
+            }
+        }
+    }
+    let mut map = String::from("chunk_id,doc_id\n");
+    for id in &ids {
+        let doc = to
+            .iter()
+            .find(|(c, _)| c == id)
+            .map_or(id.as_str(), |(_, d)| d);
+        map.push_str(&format!("{id},{doc}\n"));
+    }
+    std::fs::write(dir.join("runs/map.csv"), map).expect("written");
+    let manifest = read(dir, "runs/candidate.toml")
+        .replace("\n[filters]", "doc_map = \"map.csv\"\n\n[filters]");
+    std::fs::write(dir.join("runs/candidate.toml"), manifest).expect("written");
+}
+
+#[test]
+fn a_map_that_sends_a_judged_doc_elsewhere_is_an_input_error() {
+    let dir = demo_copy();
+    // D-4 is judged not relevant for Q-21: mapped to D-9, Q-21 would pass.
+    candidate_map(dir.path(), &[("D-4", "D-9")]);
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "runs/map.csv:16: doc D-4 is judged by the gold, but the map sends it to D-9; a doc the gold judges keeps its id: map it to itself"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_map_on_one_side_only_is_named_in_every_report_and_warns() {
+    let dir = demo_copy();
+    candidate_map(dir.path(), &[]);
+    let sha = {
+        use sha2::Digest;
+        let digest =
+            sha2::Sha256::digest(std::fs::read(dir.path().join("runs/map.csv")).expect("the map"));
+        digest
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let warning = "only the candidate maps chunks to documents (doc_map runs/map.csv): the baseline's ids are compared as they are; a map on one side only changes what that side retrieved";
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 1);
+    assert!(
+        stderr(&out).contains(&format!("warning: {warning}")),
+        "{}",
+        stderr(&out)
+    );
+    let line = format!(
+        "doc map baseline none, candidate runs/map.csv (sha256 {})",
+        &sha[..12]
+    );
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+    let mut md = DEMO.to_vec();
+    md.extend(["--format", "markdown"]);
+    let out = run(dir.path(), &md);
+    assert!(
+        stdout(&out).contains(&format!(
+            " · **doc map** baseline none, candidate `runs/map.csv` (sha256 {})",
+            &sha[..12]
+        )),
+        "{}",
+        stdout(&out)
+    );
+    let mut json = DEMO.to_vec();
+    json.extend(["--format", "json"]);
+    let out = run(dir.path(), &json);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(v["baseline"].get("doc_map").is_none());
+    assert_eq!(v["candidate"]["doc_map"]["path"], "runs/map.csv");
+    assert_eq!(v["candidate"]["doc_map"]["sha256"], sha.as_str());
+    assert!(
+        v["warnings"]
+            .as_array()
+            .expect("warnings")
+            .iter()
+            .any(|w| w == warning)
+    );
+    let typed = crate::common::compare_json(dir.path(), &json, 1);
+    assert_eq!(typed.baseline.doc_map, None);
+    let map = typed.candidate.doc_map.expect("the candidate's map");
+    assert_eq!(
+        (map.path.as_str(), map.sha256.as_str()),
+        ("runs/map.csv", sha.as_str())
+    );
+    // eval names it too.
+    let out = run(dir.path(), &["eval", "runs/candidate.toml"]);
+    let line = format!("doc map runs/map.csv (sha256 {})", &sha[..12]);
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+}

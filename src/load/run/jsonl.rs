@@ -1,0 +1,134 @@
+//! JSONL runs, one ranking a line (`docs/contract.md §2.8`).
+
+use std::io::Read;
+
+use super::Collector;
+use super::trec::TrecQuery;
+use crate::load::jsonl::{self, RunLine};
+use crate::load::lines;
+use crate::validate::{Diagnostics, Location, ProblemKind};
+
+/// Read a JSONL run into `c`.
+pub(super) fn read(
+    input: Box<dyn Read + '_>,
+    c: &mut Collector,
+    diag: &mut Diagnostics,
+    progress: super::Progress,
+) {
+    let display = c.display.clone();
+    c.header_ok = true;
+    read_jsonl(input, &display, c, diag, progress);
+    c.finish_csv(diag);
+    c.finish_trec(diag);
+}
+
+/// Stream a JSONL run, one ranking a line.
+fn read_jsonl(
+    input: Box<dyn Read + '_>,
+    display: &str,
+    c: &mut Collector,
+    diag: &mut Diagnostics,
+    progress: super::Progress,
+) {
+    let mut any = false;
+    let mut current = TrecQuery::default();
+    // One object a line: lines are capped like a TREC run's (a JSON file, often one
+    // long line, is not).
+    let input = lines::Guard::lines(input);
+    let result = lines::stream_lines(
+        input,
+        display,
+        lines::EVERY_FIELD,
+        diag,
+        progress,
+        |line, text, diag| {
+            if jsonl::blank(text) {
+                return true;
+            }
+            any = true;
+            if let Some(row) = jsonl::parse_line::<RunLine>(text, line, display, diag) {
+                jsonl_row(&row, line, c, &mut current, diag);
+            }
+            true
+        },
+    );
+    if let Err(e) = result {
+        let (line, kind) = super::read_error(&e, display);
+        diag.problem(Location::at(display, line), kind);
+    }
+    if !any && diag.problems.is_empty() {
+        diag.problem(
+            Location::file(display),
+            ProblemKind::EmptyFile {
+                expected: "one JSON object a line {\"id\": …, \"retrieved_doc_ids\": […]}",
+            },
+        );
+    }
+}
+
+/// One JSONL ranking: checked, claimed for its gold query, ordered by its scores
+/// when it has them, and handed to the collector.
+fn jsonl_row(
+    row: &RunLine,
+    line: u64,
+    c: &mut Collector,
+    current: &mut TrecQuery,
+    diag: &mut Diagnostics,
+) {
+    let display = c.display.clone();
+    let Some(id) = jsonl::check_id(&row.id, "query", "", line, &display, diag) else {
+        return;
+    };
+    let qi = c.query(id);
+    if qi.is_none() && !c.structure_only {
+        return;
+    }
+    let Some(docs) = jsonl::check_ids(&row.retrieved_doc_ids, id, line, &display, diag) else {
+        return;
+    };
+    let Some(scores) = &row.scores else {
+        let claimed = match qi {
+            Some(qi) => c.claim(qi, line, diag),
+            None => c.claim_other(id, line, diag),
+        };
+        if claimed {
+            c.accept(qi, id, &docs, &|_| line, diag);
+        }
+        return;
+    };
+    if scores.len() != docs.len() {
+        diag.problem(
+            Location::line(&display, line),
+            ProblemKind::ScoresLength {
+                query: id.to_string(),
+                scores: scores.len(),
+                docs: docs.len(),
+            },
+        );
+        return;
+    }
+    current.reset(id, line, qi);
+    for (rank, (doc, score)) in docs.iter().zip(scores).enumerate() {
+        match score.score() {
+            Some(s) => {
+                let cap = current.cap(c);
+                current.push(doc, s + 0.0, rank as i64 + 1, line, cap);
+            }
+            None => {
+                diag.problem(
+                    Location::line(&display, line),
+                    ProblemKind::BadScore {
+                        query: id.to_string(),
+                        doc: doc.to_string(),
+                        reason: "not a number",
+                    },
+                );
+                return;
+            }
+        }
+    }
+    if qi.is_none() && !c.claim_other(id, line, diag) {
+        return;
+    }
+    current.finish(c, diag);
+}
