@@ -43,6 +43,7 @@ const TUPLES_TODAY: &[(&str, &str)] = &[
     ("compare/drift.rs", "apply"),
     ("compare/mod.rs", "build"),
     ("compare/mod.rs", "compare_releasing"),
+    ("compare/mod.rs", "compare_with"),
     ("compare/mod.rs", "finish"),
     ("compare/mod.rs", "query_row"),
     ("compare/mod.rs", "rows_in"),
@@ -50,8 +51,8 @@ const TUPLES_TODAY: &[(&str, &str)] = &[
     ("compare/segments.rs", "attach"),
     ("compare/segments.rs", "segments_of"),
     ("load/allow.rs", "entry"),
-    ("load/run.rs", "ids_ok"),
-    ("load/run.rs", "read_from"),
+    ("load/run/mod.rs", "read_from"),
+    ("load/run/trec.rs", "ids_ok"),
     ("model/side.rs", "from"),
     ("report/mod.rs", "new"),
 ];
