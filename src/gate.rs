@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::compare::{Comparison, Status, TESTED};
 use crate::metrics::Metric;
-use crate::model::{AllowEntry, AllowSource};
+use crate::model::{AllowEntry, AllowSource, Side};
 use crate::text::{name_ids, name_ids_with, plural, safe_id};
 
 /// Significance level of `--fail-on-significant-drop`.
@@ -92,8 +92,8 @@ impl Primary {
 #[derive(Debug, Clone, Default)]
 pub struct AllowList {
     pub entries: Vec<AllowEntry>,
-    pub baseline_version: Option<String>,
-    pub candidate_version: Option<String>,
+    /// Each side's index version, as its manifest spells it.
+    pub versions: Side<Option<String>>,
 }
 
 /// A newly failed query the allow-list accepts, with the list's reason.
@@ -358,7 +358,7 @@ fn split_suspects(
 /// Entries that apply but did not newly fail get a warning; entries for other
 /// versions that did not newly fail are history and say nothing.
 fn accept(list: &AllowList, newly: &[&str]) -> (Vec<Accepted>, Vec<String>, Vec<String>) {
-    let candidate = list.candidate_version.as_deref();
+    let candidate = list.versions.candidate.as_deref();
     let applies =
         |e: &AllowEntry| e.index_version.is_none() || e.index_version.as_deref() == candidate;
     let mut accepted: Vec<Accepted> = Vec::new();
@@ -417,7 +417,7 @@ fn accepted_elsewhere(
     newly: &[&str],
     accepted: &[Accepted],
 ) -> (Vec<String>, Vec<String>) {
-    let candidate = list.candidate_version.as_deref();
+    let candidate = list.versions.candidate.as_deref();
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let mut elsewhere: Vec<(&str, &str)> = list
@@ -430,7 +430,7 @@ fn accepted_elsewhere(
         .collect();
     elsewhere.sort_by(|a, b| crate::text::natural_cmp(a.0, b.0).then(a.1.cmp(b.1)));
     elsewhere.dedup();
-    let baseline = list.baseline_version.as_deref();
+    let baseline = list.versions.baseline.as_deref();
     let now = candidate.map_or_else(
         || "the candidate names no index_version".to_string(),
         |v| format!("the candidate is {}", safe_id(v)),

@@ -36,5 +36,6 @@ pub mod progress;
 pub mod report;
 pub mod settings;
 pub mod stats;
+pub mod swar;
 pub mod text;
 pub mod validate;

@@ -586,7 +586,7 @@ pub fn id_problem(id: &str) -> Option<&'static str> {
 pub fn has_control(s: &str) -> bool {
     let b = s.as_bytes();
     // The common case, printable ASCII, eight bytes at a time.
-    if printable_ascii(b) {
+    if crate::swar::printable_ascii(b) {
         return false;
     }
     b.iter().enumerate().any(|(i, &c)| {
@@ -594,46 +594,4 @@ pub fn has_control(s: &str) -> bool {
             || c == 0x7f
             || (c == 0xc2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)))
     })
-}
-
-/// Whether every byte is printable ASCII (`!` to `~`): eight bytes at a time, exact
-/// per byte (no carry crosses bytes), since a run's every line has two ids.
-fn printable_ascii(b: &[u8]) -> bool {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let words = b.chunks_exact(8);
-    let tail = words.remainder();
-    for w in words {
-        let x = u64::from_le_bytes(w.try_into().expect("eight bytes"));
-        let low = x & LOW7;
-        // High bit set below 0x21, and at 0x7f or from 0x80.
-        let below = !((low + ONES * 0x5f) | x);
-        let above = (low + ONES) | x;
-        if (below | above) & HIGH != 0 {
-            return false;
-        }
-    }
-    tail.iter().all(|&c| (0x21..0x7f).contains(&c))
-}
-
-#[cfg(test)]
-mod printable_tests {
-    #[test]
-    fn printable_ascii_matches_a_byte_loop() {
-        // Every byte value at every position of a 17-byte id (two words and a tail).
-        for at in 0..17 {
-            for v in 0..=255u8 {
-                let mut id = vec![b'a'; 17];
-                id[at] = v;
-                let expected = id.iter().all(|&c| (0x21..0x7f).contains(&c));
-                assert_eq!(super::printable_ascii(&id), expected, "byte {v:#x} at {at}");
-                assert_eq!(
-                    super::printable_ascii(&id[..at + 1]),
-                    expected,
-                    "prefix to {at}"
-                );
-            }
-        }
-    }
 }

@@ -8,7 +8,7 @@ use crate::compare::{self, Comparison};
 use crate::exit::{self, Refused};
 use crate::gate;
 use crate::load::{self, allow};
-use crate::model::{EvaluatedRun, GoldSet, Pairing, RunMeta};
+use crate::model::{EvaluatedRun, GoldSet, Pairing, RunMeta, Side};
 use crate::output;
 use crate::report::{self, CompareReport, Decided};
 use crate::settings;
@@ -18,7 +18,7 @@ use crate::validate::{Diagnostics, Location, ProblemKind, resolve_k};
 /// The inputs once their manifests are read and checked, before any run is read.
 struct Inputs {
     gold: GoldSet,
-    metas: [RunMeta; 2],
+    metas: Side<RunMeta>,
     k: u32,
     allowed: Vec<crate::model::AllowEntry>,
     changed: Option<crate::model::ChangedInputs>,
@@ -56,16 +56,15 @@ pub(super) fn report(
     let mut diag = Diagnostics::default();
     let inputs = inputs(s, &mut diag)?;
     comparable(&inputs.gold, &inputs.metas, &mut diag)?;
-    let [bm, cm] = inputs.metas;
+    let metas = inputs.metas;
     release_freed_memory();
     phases.mark("inputs");
     let gold = inputs.gold;
-    let same_results = load::same_results(&bm.results, &cm.results);
+    let same_results = load::same_results(&metas.baseline.results, &metas.candidate.results);
     // Each side keeps its top k's unjudged docs by id: suspects and the label queue
     // need them (docs/contract.md §6.3); memory stays gold x k. Drift pairs the two
     // runs' lists as they are read (§6.5).
-    let (mut baseline, mut candidate, pairing) =
-        read_both(s, &gold, [bm, cm], inputs.k, &mut diag)?;
+    let (mut runs, pairing) = read_both(s, &gold, metas, inputs.k, &mut diag)?;
     release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
     // Extra cutoffs and the label queue read the runs' observations again; without
@@ -83,19 +82,18 @@ pub(super) fn report(
         release: releasing.then_some(&release_freed_memory as &dyn Fn()),
         phase_done: &|phase| phases.mark(phase),
     };
-    let runs = (&mut baseline, &mut candidate);
-    let cmp = Comparison::build(&gold, runs, pairing.results(), &opts);
+    let both = (&mut runs.baseline, &mut runs.candidate);
+    let cmp = Comparison::build(&gold, both, pairing.results(), &opts);
     let allowed = gate::AllowList {
         entries: inputs.allowed,
-        baseline_version: version(&baseline.meta),
-        candidate_version: version(&candidate.meta),
+        versions: runs.as_ref().map(|r| version(&r.meta)),
     };
     let policy = s.gate.with_allowed(allowed);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
-    warnings.extend(cmp.warnings([&baseline.meta, &candidate.meta]));
-    diag.notes
-        .extend(cmp.notes([&baseline.meta, &candidate.meta]));
+    let metas = runs.as_ref().map(|r| &r.meta);
+    warnings.extend(cmp.warnings(metas.into_array()));
+    diag.notes.extend(cmp.notes(metas.into_array()));
     warnings.extend(gate_warnings);
     warnings.extend(cmp.gate_warnings(gates_asked(s), &opts));
     let mut notes = std::mem::take(&mut diag.notes);
@@ -106,21 +104,20 @@ pub(super) fn report(
         warnings,
         notes,
     };
-    let runs = [&baseline.meta, &candidate.meta];
     let queue = s
         .outputs
         .wants_label_queue()
-        .then(|| label_queue(&gold, &baseline, &candidate, &cmp))
+        .then(|| label_queue(&gold, &runs, &cmp))
         .transpose()?;
-    let mut report = CompareReport::new(&gold, runs, cmp, decided, s.resampling.pair());
+    let mut report = CompareReport::new(&gold, metas, cmp, decided, s.resampling.pair());
     report.changed_inputs = inputs.changed;
-    report.baseline.doc_map = baseline.doc_map.clone();
-    report.candidate.doc_map = candidate.doc_map.clone();
+    report.baseline.doc_map = runs.baseline.doc_map.clone();
+    report.candidate.doc_map = runs.candidate.doc_map.clone();
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before
     // rendering (memory at its peak otherwise; docs/contract.md §12).
-    drop((gold, baseline, candidate));
+    drop((gold, runs));
     release_freed_memory();
     phases.mark("report");
     Ok(report)
@@ -133,12 +130,8 @@ fn version(meta: &RunMeta) -> Option<String> {
 
 /// Refuse (exit 3) a comparison whose inputs differ in what makes it meaningful
 /// (docs/contract.md §6), after any input problem of the runs (exit 2).
-fn comparable(
-    gold: &GoldSet,
-    [bm, cm]: &[RunMeta; 2],
-    diag: &mut Diagnostics,
-) -> anyhow::Result<()> {
-    let differences: Vec<String> = compare::differences(gold, bm, cm)
+fn comparable(gold: &GoldSet, metas: &Side<RunMeta>, diag: &mut Diagnostics) -> anyhow::Result<()> {
+    let differences: Vec<String> = compare::differences(gold, &metas.baseline, &metas.candidate)
         .iter()
         .map(ToString::to_string)
         .collect();
@@ -149,7 +142,7 @@ fn comparable(
         what: Refused::COMPARE,
         differences,
     };
-    Err(refuse(refused, vec![bm.clone(), cm.clone()], diag))
+    Err(refuse(refused, metas.clone().into_iter().collect(), diag))
 }
 
 /// On exit 2 or 3, `--export-markdown`'s file still gets the refusal or the input
@@ -248,12 +241,12 @@ fn failure_lines(err: &anyhow::Error) -> Option<(String, Vec<String>)> {
 fn read_both(
     s: &settings::Compare,
     gold: &GoldSet,
-    [bm, cm]: [RunMeta; 2],
+    metas: Side<RunMeta>,
     k: u32,
     diag: &mut Diagnostics,
-) -> anyhow::Result<(EvaluatedRun, EvaluatedRun, Pairing)> {
+) -> anyhow::Result<(Side<EvaluatedRun>, Pairing)> {
     let pairing = new_pairing(gold, s.rbo_p);
-    let files: Vec<_> = [&bm, &cm]
+    let files: Vec<_> = metas
         .iter()
         .flat_map(|m| m.results_paths().map(std::path::Path::to_path_buf))
         .collect();
@@ -267,15 +260,15 @@ fn read_both(
         doc_map: None,
         defer_trec: false,
     };
-    let runs = load::read_runs_keeping(vec![bm, cm], gold, &[], keep, diag);
-    let [baseline, candidate] =
-        <[Option<EvaluatedRun>; 2]>::try_from(runs).unwrap_or_else(|_| [None, None]);
-    let baseline = diag.require(baseline)?;
-    let candidate = diag.require(candidate)?;
+    let runs = load::read_runs_keeping(metas.into_iter().collect(), gold, &[], keep, diag);
+    let runs: Side<Option<EvaluatedRun>> = <[Option<EvaluatedRun>; 2]>::try_from(runs)
+        .unwrap_or_else(|_| [None, None])
+        .into();
+    let runs = runs.map(|run| diag.require(run)).transpose()?;
     if !pairing.is_poisoned() {
-        return Ok((baseline, candidate, pairing));
+        return Ok((runs, pairing));
     }
-    let pairing = pair_again(gold, [&baseline.meta, &candidate.meta], s.rbo_p)?;
+    let pairing = pair_again(gold, runs.as_ref().map(|r| &r.meta), s.rbo_p)?;
     // Drift must come from the files the metrics came from.
     for (path, before) in files.iter().zip(before) {
         if load::fs::fingerprint(path) != before {
@@ -286,7 +279,7 @@ fn read_both(
         }
     }
     diag.check()?;
-    Ok((baseline, candidate, pairing))
+    Ok((runs, pairing))
 }
 
 /// Drift's pairing of the two runs' lists by RBO with persistence `p` (§6.5).
@@ -300,7 +293,7 @@ fn new_pairing(gold: &GoldSet, p: f64) -> Pairing {
 /// A TREC run turned out interleaved after offering lists that may have been partial
 /// (docs/contract.md §6.5): read both runs again, each offering its lists only once its
 /// reading ends whole. Costs a second read of both runs, for interleaved runs only.
-fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pairing> {
+fn pair_again(gold: &GoldSet, metas: Side<&RunMeta>, p: f64) -> anyhow::Result<Pairing> {
     let pairing = new_pairing(gold, p);
     let keep = load::run::Keep {
         pairing: Some(&pairing),
@@ -309,7 +302,10 @@ fn pair_again(gold: &GoldSet, metas: [&RunMeta; 2], p: f64) -> anyhow::Result<Pa
     };
     let mut diag = Diagnostics::default();
     // Drift pairs the first repeats only: the other repeats are not read again.
-    let metas = metas.map(|m| m.repeat_metas().swap_remove(0)).to_vec();
+    let metas = metas
+        .map(|m| m.repeat_metas().swap_remove(0))
+        .into_iter()
+        .collect();
     let again = load::read_runs_keeping(metas, gold, &[], keep, &mut diag);
     // The files were valid a moment ago; should one have changed, say so (exit 2).
     diag.check()?;
@@ -336,15 +332,13 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let gold = gold_path
         .as_ref()
         .and_then(|p| load::load_gold(p, s.require_frozen, &[], diag));
-    let bm = load::run_meta(&s.runs.baseline, diag);
-    let cm = load::run_meta(&s.runs.candidate, diag);
+    let metas = s.runs.as_ref().map(|r| load::run_meta(r, diag));
     let gold = diag.require(gold)?;
-    let bm = diag.require(bm)?;
-    let cm = diag.require(cm)?;
+    let metas = metas.map(|m| diag.require(m)).transpose()?;
     let mut inputs: Vec<&Path> = vec![gold.meta.data.as_path()];
     inputs.extend(gold.meta.manifest.as_deref());
     inputs.extend(gold.meta.tags_file.iter().map(|t| t.path.as_path()));
-    for m in [&bm, &cm] {
+    for m in &metas {
         inputs.extend(m.results_paths());
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
         inputs.extend(m.manifest.as_deref());
@@ -352,14 +346,10 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     inputs.extend(s.allow_failed.file.as_deref());
     output::check_exports(&s.outputs.exports(), &inputs)?;
     load::fs::warn_outside_root(&inputs, diag);
-    load::own_files::check(&[&bm, &cm], &own_files(&gold, [&bm, &cm], s), diag);
-    let k = resolve_k(
-        &gold,
-        s.k,
-        &bm,
-        &s.runs.baseline.display().to_string(),
-        diag,
-    );
+    let both = metas.as_ref();
+    load::own_files::check(&both.into_array(), &own_files(&gold, both, s), diag);
+    let bm = &metas.baseline;
+    let k = resolve_k(&gold, s.k, bm, &s.runs.baseline.display().to_string(), diag);
     crate::app::eval::check_cutoffs(&s.cutoffs, bm.depth, diag);
     let mut allowed = allow::check_allowed_ids(&s.allow_failed.ids, &gold, diag);
     if let Some(file) = &s.allow_failed.file {
@@ -368,11 +358,11 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let changed = s
         .changed_since
         .as_deref()
-        .and_then(|rev| load::changed::since(rev, &gate_inputs(&gold, &bm, s), diag));
+        .and_then(|rev| load::changed::since(rev, &gate_inputs(&gold, bm, s), diag));
     let k = diag.require(k)?;
     Ok(Inputs {
         gold,
-        metas: [bm, cm],
+        metas,
         k,
         allowed,
         changed,
@@ -425,7 +415,7 @@ fn gate_inputs<'a>(
 /// The gold's own files, which no run's results may be (docs/contract.md §12.1).
 fn own_files<'a>(
     gold: &'a GoldSet,
-    runs: [&'a RunMeta; 2],
+    runs: Side<&'a RunMeta>,
     s: &'a settings::Compare,
 ) -> Vec<(&'static str, &'a Path)> {
     let mut own = vec![("gold data", gold.meta.data.as_path())];
@@ -451,10 +441,13 @@ fn own_files<'a>(
 /// while reading, so the baseline is read once more to find just the queued docs.
 fn label_queue(
     gold: &GoldSet,
-    baseline: &EvaluatedRun,
-    candidate: &EvaluatedRun,
+    runs: &Side<EvaluatedRun>,
     cmp: &Comparison,
 ) -> anyhow::Result<Vec<compare::holes::LabelItem>> {
+    let Side {
+        baseline,
+        candidate,
+    } = runs;
     let items = compare::holes::label_queue(gold, baseline, candidate, &cmp.rows, cmp.k);
     let wanted = compare::holes::wanted(gold, &items);
     if wanted.is_empty() {

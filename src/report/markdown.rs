@@ -38,6 +38,28 @@ fn capped(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Every input string Markdown shows (manifest values, reasons, ids in code spans)
+/// is cut to this many characters and an ellipsis (docs/contract.md §9.3); JSON
+/// holds the whole value.
+pub const MAX_INPUT_CHARS: usize = 200;
+
+/// Rows of the means table at extra cutoffs shown before the rest are folded into
+/// one line (800 `--cutoffs` would fill the report with them).
+const MAX_CUTOFF_ROWS: usize = 15;
+
+/// An input string cut to [`MAX_INPUT_CHARS`] characters, `…` marking the cut.
+fn cut_input(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_INPUT_CHARS) {
+        None => text.into(),
+        Some((end, _)) => format!("{}…", &text[..end]).into(),
+    }
+}
+
+/// An input string, cut ([`cut_input`]) and escaped ([`escape`]).
+pub fn escape_input(text: &str) -> String {
+    escape(&cut_input(text))
+}
+
 /// At most this many problems or differences are listed when ragdiff stops.
 const MAX_FAILURE_LINES: usize = 50;
 
@@ -102,7 +124,7 @@ pub fn escape(text: &str) -> String {
 /// An id as a code span: nothing inside is Markdown, HTML, a link or a mention.
 /// The fence is one backtick longer than any run inside; `|` is escaped for tables.
 pub fn code(id: &str) -> String {
-    let clean = crate::text::shown(id).replace('|', "\\|");
+    let clean = crate::text::shown(&cut_input(id)).replace('|', "\\|");
     let longest = clean.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if clean.starts_with(['`', ' ']) || clean.ends_with(['`', ' ']) {
@@ -281,20 +303,20 @@ fn heading(s: &mut String, r: &CompareReport) {
     let _ = writeln!(
         s,
         "**gold** {} {}{} · {frozen} · {} queries, {} no-answer, relevant docs per query {} · **corpus** {} · **filters** {} · **depth** {} · **k** {} · **index** {}{}{}\n",
-        escape(&g.name),
-        g.version.as_deref().map(escape).unwrap_or_default(),
+        escape_input(&g.name),
+        g.version.as_deref().map(escape_input).unwrap_or_default(),
         g.frozen_at
             .as_deref()
-            .map(|d| format!(" ({})", escape(d)))
+            .map(|d| format!(" ({})", escape_input(d)))
             .unwrap_or_default(),
         g.queries,
         g.no_answer(),
         g.relevant_range(),
-        escape(r.baseline.corpus.as_deref().unwrap_or("-")),
-        escape(&filters_text(&r.baseline.filters)),
+        escape_input(r.baseline.corpus.as_deref().unwrap_or("-")),
+        escape_input(&filters_text(&r.baseline.filters)),
         r.baseline.depth,
         r.k,
-        escape(&r.index_versions_with("→")),
+        escape(&r.index_versions_with_each(&|v| cut_input(v).into_owned(), "→")),
         if r.reproducibility_check {
             " — reproducibility check"
         } else {
@@ -310,8 +332,17 @@ fn means(s: &mut String, r: &CompareReport) {
     let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut rows = means_cells(r);
     let zero = rows.pop().unwrap_or_default();
-    for row in rows {
+    let at_cutoffs = crate::report::cutoff_mean_rows(r).len();
+    let shown = rows.len() - at_cutoffs + at_cutoffs.min(MAX_CUTOFF_ROWS);
+    for row in rows.iter().take(shown) {
         let _ = writeln!(s, "| {} |", row.join(" | "));
+    }
+    if rows.len() > shown {
+        let _ = writeln!(
+            s,
+            "| … and {} more rows at other cutoffs; the JSON has all | | | | | | | |",
+            rows.len() - shown
+        );
     }
     let _ = writeln!(
         s,
@@ -337,7 +368,7 @@ fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: u
             .accepted
             .iter()
             .find(|a| a.id == q.id)
-            .map(|a| format!("yes: {}", escape(&a.reason)))
+            .map(|a| format!("yes: {}", escape_input(&a.reason)))
             .unwrap_or_default();
         let mut failure = q.failure_kind.map(|f| f.name()).unwrap_or("").to_string();
         if let Some(marker) = suspect_marker(q, k) {
@@ -462,7 +493,7 @@ fn warnings(s: &mut String, r: &CompareReport) {
         if r.warnings.len() > MAX_WARNINGS {
             let _ = writeln!(
                 s,
-                "- … and {} more warnings: the JSON report holds them all",
+                "- … and {} more; the JSON has all",
                 r.warnings.len() - MAX_WARNINGS
             );
         }

@@ -17,7 +17,7 @@ use crate::compare::{Bump, Comparison, MeansReport, QueryRow, Status, ZeroRr};
 use crate::eval::{EvalMeans, EvalRow};
 use crate::gate::{Accepted, Verdict};
 use crate::metrics::Metric;
-use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta};
+use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta, Side};
 use crate::text::{escape_data, escape_property, name_ids_with, safe_id};
 
 /// The report formats. `eval` writes table or JSON; `compare` any of them. Also
@@ -275,7 +275,7 @@ impl CompareReport {
     /// The report of a comparison and the gate's decision about it.
     pub fn new(
         gold: &GoldSet,
-        runs: [&RunMeta; 2],
+        runs: Side<&RunMeta>,
         cmp: Comparison,
         decided: Decided,
         resampling: (u32, u64),
@@ -284,8 +284,8 @@ impl CompareReport {
         Self {
             schema_version: SCHEMA_VERSION,
             gold: GoldContext::of(gold),
-            baseline: RunContext::of(runs[0]),
-            candidate: RunContext::of(runs[1]),
+            baseline: RunContext::of(runs.baseline),
+            candidate: RunContext::of(runs.candidate),
             k: cmp.k,
             bump: cmp.bump,
             reproducibility_check: cmp.bump == Bump::Same,
@@ -387,7 +387,13 @@ impl CompareReport {
 
     /// `2.3.0 -> 2.4.0 (minor)`, with the arrow given.
     pub fn index_versions_with(&self, arrow: &str) -> String {
-        let v = |r: &RunContext| r.index_version.clone().unwrap_or_else(|| "-".into());
+        self.index_versions_with_each(&|v| v.to_string(), arrow)
+    }
+
+    /// [`Self::index_versions_with`], each version written by `each` (Markdown caps
+    /// them).
+    pub fn index_versions_with_each(&self, each: &dyn Fn(&str) -> String, arrow: &str) -> String {
+        let v = |r: &RunContext| each(r.index_version.as_deref().unwrap_or("-"));
         format!(
             "{} {arrow} {} ({})",
             v(&self.baseline),

@@ -135,3 +135,92 @@ fn the_action_appends_the_markdown_to_the_summary_on_exit_2() {
     let summary = std::fs::read_to_string(dir.path().join("summary.md")).expect("a summary");
     assert_eq!(summary, "## ragdiff: INVALID INPUT (exit 2): 1 problem\n");
 }
+
+/// The demo's Markdown report after `prepare`, with its exit code.
+fn markdown(prepare: &dyn Fn(&Path), extra: &[&str]) -> (i32, String) {
+    let dir = demo_copy();
+    prepare(dir.path());
+    let mut args = vec![
+        "compare",
+        "runs/baseline.toml",
+        "runs/candidate.toml",
+        "--format",
+        "markdown",
+    ];
+    args.extend_from_slice(extra);
+    let out = run(dir.path(), &args);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_70_kb_index_version_cannot_push_the_verdict_and_warnings_out() {
+    let long = format!("2.4.0+{}", "a".repeat(70_000));
+    let (code, md) = markdown(
+        &|dir| {
+            edit(
+                dir,
+                "runs/candidate.toml",
+                "index_version = \"2.4.0\"",
+                &format!("index_version = \"{long}\""),
+            );
+            edit(
+                dir,
+                "runs/candidate.toml",
+                "results = [\"candidate.csv\", \"candidate-2.csv\", \"candidate-3.csv\"]",
+                "results = \"baseline.csv\"",
+            );
+        },
+        &[],
+    );
+    assert_eq!(code, 1, "{md}");
+    assert!(
+        md.starts_with("## ragdiff: ❌ FAIL"),
+        "{}",
+        &md[..300.min(md.len())]
+    );
+    assert!(
+        md.contains("baseline and candidate read the same results"),
+        "no same-results warning"
+    );
+    assert!(
+        md.contains(&format!("2.4.0+{}…", "a".repeat(194))),
+        "the version is not cut at 200"
+    );
+    assert!(!md.contains(&"a".repeat(201)));
+    assert!(md.len() < 20_000, "{} bytes", md.len());
+}
+
+#[test]
+fn a_70_kb_allow_list_reason_is_cut_and_the_newly_failed_table_stays() {
+    let reason = "r".repeat(70_000);
+    let (code, md) = markdown(
+        &|dir| {
+            std::fs::write(
+                dir.join("runs/allow.csv"),
+                format!("id,reason\nQ-21,{reason}\n"),
+            )
+            .expect("written")
+        },
+        &["--allow-failed-file", "runs/allow.csv"],
+    );
+    assert_eq!(code, 0, "{md}");
+    assert!(md.contains("### Newly failed (1)"), "{md}");
+    assert!(
+        md.contains(&format!("yes: {}…", "r".repeat(200))),
+        "the reason is not cut"
+    );
+    assert!(!md.contains(&"r".repeat(201)));
+}
+
+#[test]
+fn many_cutoffs_fold_in_the_means_table() {
+    let (_, md) = markdown(&|_| {}, &["--cutoffs", "1,2,4,5"]);
+    assert!(
+        md.contains("| … and 5 more rows at other cutoffs; the JSON has all |"),
+        "{md}"
+    );
+    assert!(md.contains("| RR@4 |") || md.contains("RR@4"), "{md}");
+}

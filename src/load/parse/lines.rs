@@ -17,9 +17,6 @@ const CHUNK: usize = 1 << 20;
 /// only those are looked at: on a run line, the five separators.
 #[inline]
 pub fn split_fields<'t>(line: &'t str, out: &mut [&'t str]) -> usize {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const ADD: u64 = 0x5f5f_5f5f_5f5f_5f5f; // 0x80 - 0x21 in every byte
     let bytes = line.as_bytes();
     let len = bytes.len();
     let (mut n, mut start) = (0usize, 0usize);
@@ -43,7 +40,7 @@ pub fn split_fields<'t>(line: &'t str, out: &mut [&'t str]) -> usize {
                 u64::from_le_bytes(word)
             }
         };
-        let mut low = !(((x & LOW7) + ADD) | x) & HIGH;
+        let mut low = crate::swar::below_bang(x);
         while low != 0 {
             let p = at + (low.trailing_zeros() / 8) as usize;
             low &= low - 1;

@@ -12,6 +12,7 @@ use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use crate::load::lines::{Guard, GuardError};
 use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Id, Observed, RankedDoc, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind};
+use doc_table::DocTable;
 
 /// Told how many more bytes were read.
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
@@ -203,6 +204,7 @@ fn read_from<'s>(
 use crate::model::doc_hash as hash_bytes;
 
 mod csv;
+mod doc_table;
 mod json;
 mod jsonl;
 mod trec;
@@ -232,8 +234,8 @@ struct Collector<'g> {
     /// note, not a warning (the numbers follow trec_eval either way).
     tie_order: Vec<String>,
     longest: u32,
-    /// Open addressing over `hashes`: the position of each doc seen, or `u32::MAX`.
-    table: Vec<u32>,
+    /// Finds each ranking's duplicated docs, through `hashes`.
+    table: DocTable,
     hashes: Vec<u64>,
     stats: ReadStats,
     /// Unjudged docs to keep by id.
@@ -263,7 +265,7 @@ impl<'g> Collector<'g> {
             disagree: Vec::new(),
             tie_order: Vec::new(),
             longest: 0,
-            table: Vec::new(),
+            table: DocTable::default(),
             hashes: Vec::new(),
             stats: ReadStats::default(),
             deferred: None,
@@ -441,39 +443,25 @@ impl<'g> Collector<'g> {
         diag: &mut Diagnostics,
     ) -> u64 {
         let mut list = FxHasher::default();
-        let bits = (docs.len() * 2)
-            .next_power_of_two()
-            .max(16)
-            .trailing_zeros();
-        self.table.clear();
-        self.table.resize(1 << bits, u32::MAX);
+        self.table.reset(docs.len());
         self.hashes.clear();
-        let mask = (1usize << bits) - 1;
         let mut reported: FxHashSet<&str> = FxHashSet::default();
         for (i, doc) in docs.iter().enumerate() {
             let h = hash_bytes(doc.as_bytes());
             list.write_u64(h);
             self.hashes.push(h);
-            let mut slot = (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
-            loop {
-                let ti = self.table[slot];
-                if ti == u32::MAX {
-                    self.table[slot] = i as u32;
-                    break;
-                }
-                if self.hashes[ti as usize] == h && docs[ti as usize] == *doc {
-                    if reported.insert(doc) {
-                        diag.problem(
-                            Location::line(&self.display, line_of(i)),
-                            ProblemKind::DuplicateDocInRanking {
-                                query: qid.to_string(),
-                                doc: doc.to_string(),
-                            },
-                        );
-                    }
-                    break;
-                }
-                slot = (slot + 1) & mask;
+            let hashes = &self.hashes;
+            let repeat = self
+                .table
+                .seen_before(h, i, |j| hashes[j] == h && docs[j] == *doc);
+            if repeat && reported.insert(doc) {
+                diag.problem(
+                    Location::line(&self.display, line_of(i)),
+                    ProblemKind::DuplicateDocInRanking {
+                        query: qid.to_string(),
+                        doc: doc.to_string(),
+                    },
+                );
             }
         }
         list.finish()
