@@ -33,6 +33,9 @@ pub struct Policy {
     pub min_rbo: Option<f64>,
     /// `--nondeterminism warn`: non-deterministic retrieval only warns (§6.5).
     pub nondeterminism: Severity,
+    /// `--unconfirmed warn`: a new failure one run of an approximate index cannot
+    /// confirm only warns (§6.5).
+    pub unconfirmed: Severity,
 }
 
 impl Policy {
@@ -263,8 +266,21 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         .map(|s| s.to_string())
         .collect();
     crate::text::sort_natural(&mut failing);
-    let (failing, suspect, suspects_warned, warned) = split_suspects(policy, cmp, failing, k);
     let mut warnings = warnings;
+    if policy.unconfirmed == Severity::Warn && !cmp.unconfirmed.is_empty() {
+        let (unconfirmed, rest): (Vec<String>, Vec<String>) = failing
+            .into_iter()
+            .partition(|id| cmp.unconfirmed.contains(id));
+        failing = rest;
+        if !unconfirmed.is_empty() {
+            warnings.push(format!(
+                "{} newly failed, unconfirmed (one run of an approximate index; --unconfirmed warn): {}",
+                plural(unconfirmed.len(), "query", "queries"),
+                name_ids_with(&unconfirmed, &safe_id)
+            ));
+        }
+    }
+    let (failing, suspect, suspects_warned, warned) = split_suspects(policy, cmp, failing, k);
     warnings.extend(warned);
     let mut causes = Vec::new();
     if cmp.same_results && cmp.bump != crate::compare::Bump::Same {

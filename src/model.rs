@@ -399,6 +399,9 @@ pub struct RunMeta {
     /// The chunk map the manifest names (display, path): the run's ids are chunk ids
     /// mapped to documents while reading (docs/contract.md §2.11).
     pub doc_map: Option<(String, PathBuf)>,
+    /// `approximate = true`: an approximate-nearest-neighbour index, whose one run
+    /// cannot confirm a new failure (docs/contract.md §6.5).
+    pub approximate: bool,
 }
 
 impl RunMeta {
@@ -418,6 +421,7 @@ impl RunMeta {
             manifest: None,
             more_results: Vec::new(),
             doc_map: None,
+            approximate: false,
         }
     }
 

@@ -137,33 +137,71 @@ impl Freeze {
     }
 }
 
-/// Where each output goes: stdout's format and the exports.
+/// Where an output goes: stdout or a file (`-` is stdout, docs/contract.md §9).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    Stdout,
+    File(PathBuf),
+}
+
+/// One output: a report format and where it goes.
+#[derive(Debug, Clone)]
+pub struct Export {
+    pub format: Format,
+    pub dest: Destination,
+}
+
+impl Export {
+    /// The flag that asks for this format, for messages.
+    pub fn flag(&self) -> &'static str {
+        match self.format {
+            Format::Table => "--format",
+            Format::Markdown => "--export-markdown",
+            Format::Json => "--export-json",
+            Format::Csv => "--export-csv",
+            Format::LabelQueue => "--export-label-queue",
+        }
+    }
+
+    /// The file it is written to; `None` on stdout.
+    pub fn file(&self) -> Option<&Path> {
+        match &self.dest {
+            Destination::Stdout => None,
+            Destination::File(path) => Some(path),
+        }
+    }
+
+    /// The path as output.rs takes it: the file, or `-` for stdout.
+    pub fn path(&self) -> &Path {
+        self.file().unwrap_or(Path::new("-"))
+    }
+}
+
+/// Every output of a comparison: the exports to files in the flags' order, then
+/// exactly one to stdout, last.
 #[derive(Debug)]
 pub struct Outputs {
-    pub stdout: Format,
-    /// Exports to files: format, flag (for messages) and path.
-    pub files: Vec<(Format, &'static str, PathBuf)>,
+    pub exports: Vec<Export>,
 }
 
 impl Outputs {
     /// An export to `-` takes stdout's place; two outputs on stdout are a usage error.
     fn new(args: &CompareArgs) -> Result<Self, InvalidInput> {
-        let exports = [
-            (Format::Markdown, "--export-markdown", &args.export_markdown),
-            (Format::Json, "--export-json", &args.export_json),
-            (Format::Csv, "--export-csv", &args.export_csv),
-            (
-                Format::LabelQueue,
-                "--export-label-queue",
-                &args.export_label_queue,
-            ),
+        let asked = [
+            (Format::Markdown, &args.export_markdown),
+            (Format::Json, &args.export_json),
+            (Format::Csv, &args.export_csv),
+            (Format::LabelQueue, &args.export_label_queue),
         ];
-        let mut files = Vec::new();
+        let mut exports = Vec::new();
         let mut on_stdout: Vec<Format> = args.format.into_iter().collect();
-        for (format, flag, path) in exports {
+        for (format, path) in asked {
             match path {
                 Some(p) if p.as_os_str() == "-" => on_stdout.push(format),
-                Some(p) => files.push((format, flag, p.clone())),
+                Some(p) => exports.push(Export {
+                    format,
+                    dest: Destination::File(p.clone()),
+                }),
                 None => {}
             }
         }
@@ -172,24 +210,27 @@ impl Outputs {
                 "two outputs go to stdout (-); send all but one to a file",
             ));
         }
-        Ok(Self {
-            stdout: on_stdout.pop().unwrap_or(Format::Table),
-            files,
-        })
+        exports.push(Export {
+            format: on_stdout.pop().unwrap_or(Format::Table),
+            dest: Destination::Stdout,
+        });
+        Ok(Self { exports })
     }
 
-    /// The exports as (flag, path), for the check that none overwrites an input.
+    /// The exports to files.
+    pub fn files(&self) -> impl Iterator<Item = &Export> {
+        self.exports.iter().filter(|e| e.file().is_some())
+    }
+
+    /// The exports to files as (flag, path), for the check that none overwrites an
+    /// input.
     pub fn exports(&self) -> Vec<(&'static str, &Path)> {
-        self.files
-            .iter()
-            .map(|(_, f, p)| (*f, p.as_path()))
-            .collect()
+        self.files().map(|e| (e.flag(), e.path())).collect()
     }
 
     /// Whether the label queue is written somewhere (a file or stdout).
     pub fn wants_label_queue(&self) -> bool {
-        self.stdout == Format::LabelQueue
-            || self.files.iter().any(|(f, _, _)| *f == Format::LabelQueue)
+        self.exports.iter().any(|e| e.format == Format::LabelQueue)
     }
 }
 
@@ -240,6 +281,10 @@ pub struct Compare {
     pub rbo_p: f64,
     /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
     pub cutoffs: Vec<u32>,
+    /// The memory-releasing comparison: each query's observations are dropped once
+    /// its row is built. Only when nothing reads them again: no extra cutoffs and
+    /// no label queue (docs/contract.md §12).
+    pub release_memory: bool,
 }
 
 /// A `METRIC=VALUE` flag: its name, the metrics it takes and how its messages read.
@@ -346,6 +391,7 @@ fn gate_policy(args: &CompareArgs, diag: &mut Diagnostics) -> Policy {
         suspects: args.suspects,
         strict_flaky: args.strict_flaky,
         nondeterminism: args.nondeterminism,
+        unconfirmed: args.unconfirmed,
         min_rbo: args.min_rbo,
     }
 }
@@ -376,6 +422,8 @@ impl Compare {
     /// that are not manifests, drift flags.
     pub fn new(args: CompareArgs) -> Result<Self, InvalidInput> {
         let outputs = Outputs::new(&args)?;
+        let cutoffs = sorted_cutoffs(&args.cutoffs);
+        let release_memory = cutoffs.is_empty() && !outputs.wants_label_queue();
         let mut diag = Diagnostics::default();
         let gate = gate_policy(&args, &mut diag);
         let runs = run_manifests(args.runs, &mut diag);
@@ -400,7 +448,8 @@ impl Compare {
             primary: args.primary.metric(),
             min_segment_queries: args.min_segment_queries as usize,
             rbo_p: args.rbo_p,
-            cutoffs: sorted_cutoffs(&args.cutoffs),
+            cutoffs,
+            release_memory,
         })
     }
 }

@@ -100,6 +100,7 @@ fn read(
         manifest: None,
         more_results: Vec::new(),
         doc_map: None,
+        approximate: false,
     };
     let keep = run::Keep {
         top: k,

@@ -222,6 +222,7 @@ fn run_meta(format: DataFormat, depth: u32) -> RunMeta {
         manifest: None,
         more_results: Vec::new(),
         doc_map: None,
+        approximate: false,
     }
 }
 

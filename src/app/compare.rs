@@ -67,9 +67,6 @@ pub(super) fn report(
     let (mut runs, pairing) = read_both(s, &gold, metas, inputs.k, &mut diag)?;
     release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
-    // Extra cutoffs and the label queue read the runs' observations again; without
-    // them each query's are dropped once its row is built (memory at its peak here).
-    let releasing = s.cutoffs.is_empty() && !s.outputs.wants_label_queue();
     let opts = compare::Options {
         k: inputs.k,
         resamples: s.resampling.resamples,
@@ -79,7 +76,9 @@ pub(super) fn report(
         cutoffs: &s.cutoffs,
         same_results,
         primary: s.primary,
-        release: releasing.then_some(&release_freed_memory as &dyn Fn()),
+        release: s
+            .release_memory
+            .then_some(&release_freed_memory as &dyn Fn()),
         phase_done: &|phase| phases.mark(phase),
     };
     let both = (&mut runs.baseline, &mut runs.candidate);
@@ -113,6 +112,7 @@ pub(super) fn report(
     report.changed_inputs = inputs.changed;
     report.baseline.doc_map = runs.baseline.doc_map.clone();
     report.candidate.doc_map = runs.candidate.doc_map.clone();
+    report.accept_hint = accept_hint(&report, s);
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before
@@ -121,6 +121,63 @@ pub(super) fn report(
     release_freed_memory();
     phases.mark("report");
     Ok(report)
+}
+
+/// The allow-list lines that would accept the new failures that fail the gate, with
+/// a `REASON` placeholder, and the `ragdiff accept` command that writes them (§8.5).
+fn accept_hint(report: &CompareReport, s: &settings::Compare) -> Option<report::AcceptHint> {
+    let ids = report.gate.causes.iter().find_map(|c| match c {
+        gate::Reason::NewlyFailed { ids, .. } => Some(ids),
+        _ => None,
+    })?;
+    let version = report.candidate.index_version.as_deref().unwrap_or("");
+    let today = super::accept::today_utc();
+    // At most this many lines and ids; the rest are counted (a report stays short).
+    const SHOWN: usize = 10;
+    let more = ids.len().saturating_sub(SHOWN);
+    let mut lines: Vec<String> = ids
+        .iter()
+        .take(SHOWN)
+        .map(|id| allow::line(&[id, "REASON", version, &today]))
+        .collect();
+    if more > 0 {
+        lines.push(format!("… and {more} more"));
+    }
+    let list = s
+        .allow_failed
+        .file
+        .clone()
+        .unwrap_or_else(|| settings::DEFAULT_ALLOW_LIST.into());
+    let shell = |t: &str| {
+        if !t.is_empty()
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.:/@+".contains(&b))
+        {
+            t.to_string()
+        } else {
+            format!("'{}'", t.replace('\'', "'\\''"))
+        }
+    };
+    let mut command = String::from("ragdiff accept");
+    for id in ids.iter().take(SHOWN) {
+        command.push(' ');
+        command.push_str(&shell(id));
+    }
+    if more > 0 {
+        command.push_str(&format!(" … ({more} more ids)"));
+    }
+    command.push_str(" --reason 'REASON'");
+    if let Some(file) = &s.allow_failed.file {
+        command.push_str(&format!(
+            " --allow-failed-file {}",
+            shell(&file.display().to_string())
+        ));
+    }
+    Some(report::AcceptHint {
+        list: list.display().to_string(),
+        lines,
+        command,
+    })
 }
 
 /// A run's index version as its manifest spells it (semver's text is canonical).
@@ -150,14 +207,14 @@ fn comparable(gold: &GoldSet, metas: &Side<RunMeta>, diag: &mut Diagnostics) -> 
 /// output written when the run does not complete. Never over an input: the files the
 /// manifests name are looked up again (quietly) and every export checked again.
 fn failure_markdown(s: &settings::Compare, err: &anyhow::Error) {
-    let Some((_, flag, dest)) = s
+    let Some(export) = s
         .outputs
-        .files
-        .iter()
-        .find(|(f, _, p)| *f == report::Format::Markdown && p != Path::new("-"))
+        .files()
+        .find(|e| e.format == report::Format::Markdown)
     else {
         return;
     };
+    let (flag, dest) = (export.flag(), export.path());
     let mut quiet = Diagnostics::default();
     let gold = load::gold_or_default(s.gold.clone(), &mut quiet);
     let gold_meta = gold.as_deref().and_then(|g| load::gold_meta(g, &mut quiet));
@@ -474,11 +531,10 @@ fn label_queue(
 
 /// Every export, then stdout, written as one set (see `output::write_files`).
 fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow::Result<()> {
-    let mut paths: Vec<&Path> = outputs.files.iter().map(|(_, _, p)| p.as_path()).collect();
-    let mut formats: Vec<report::Format> = outputs.files.iter().map(|(f, _, _)| *f).collect();
-    paths.push(Path::new("-"));
-    formats.push(outputs.stdout);
-    let stdout_index = paths.len() - 1;
+    let exports = &outputs.exports;
+    let paths: Vec<&Path> = exports.iter().map(settings::Export::path).collect();
+    let formats: Vec<report::Format> = exports.iter().map(|e| e.format).collect();
+    let on_stdout = |i: usize| exports[i].dest == settings::Destination::Stdout;
     // stdout in the format of a file also written gets that file's bytes, unless
     // its bytes depend on where it goes (the table's colour).
     let file_like = |i: usize| {
@@ -486,11 +542,11 @@ fn write_outputs(report: &CompareReport, outputs: &settings::Outputs) -> anyhow:
         if !report::same_bytes_anywhere(format) {
             return None;
         }
-        (0..paths.len()).find(|&j| formats[j] == format && paths[j] != Path::new("-"))
+        (0..paths.len()).find(|&j| formats[j] == format && !on_stdout(j))
     };
     output::write_files_sharing(
         &paths,
-        |i, out| report::write_compare(report, formats[i], i == stdout_index, out),
+        |i, out| report::write_compare(report, formats[i], on_stdout(i), out),
         file_like,
     )?;
     Ok(())

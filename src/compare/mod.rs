@@ -511,6 +511,21 @@ impl Comparison {
         };
         (opts.phase_done)("compare");
         cmp.same_results = opts.same_results || (cmp.bump != Bump::Same && cmp.same_repeats);
+        // One run of an approximate index cannot confirm a new failure (§6.5).
+        cmp.unconfirmed_by = [&*b, &*c]
+            .iter()
+            .filter(|r| r.meta.approximate && r.meta.repeat_count() == 1)
+            .map(|r| {
+                r.meta.manifest.as_ref().map_or_else(
+                    || r.meta.results_display.clone(),
+                    |m| m.display().to_string(),
+                )
+            })
+            .collect();
+        if !cmp.unconfirmed_by.is_empty() {
+            cmp.unconfirmed = ids_with(&cmp.rows, Status::NewlyFailed);
+        }
+        cmp.candidate_approximate = c.meta.approximate;
         segments::attach(&mut cmp, gold, opts.min_segment_queries, resampling);
         drift::apply(&mut cmp, gold, drift_pairs, opts.rbo_p);
         cutoffs::attach(&mut cmp, gold, [&*b, &*c], opts.cutoffs);
@@ -548,6 +563,13 @@ pub struct Comparison {
     pub lists_compared: usize,
     /// How many repeats each side has (baseline, candidate).
     pub repeats: [u32; 2],
+    /// Newly failed ids a side that says `approximate = true` with one results file
+    /// cannot confirm (docs/contract.md §6.5), natural order.
+    pub unconfirmed: Vec<String>,
+    /// The manifests of those sides.
+    pub unconfirmed_by: Vec<String>,
+    /// The candidate's manifest says `approximate = true`.
+    pub candidate_approximate: bool,
     /// Per-tag results (docs/contract.md §6.6), worst RR delta first; set by
     /// [`segments::attach`].
     pub segments: Vec<segments::Segment>,
@@ -684,6 +706,9 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
         lists_changed: lists.changed,
         lists_compared: lists.compared,
         repeats: lists.repeats,
+        unconfirmed: Vec::new(),
+        unconfirmed_by: Vec::new(),
+        candidate_approximate: false,
         segments: Vec::new(),
         means_at: Default::default(),
     }

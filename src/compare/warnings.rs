@@ -107,6 +107,18 @@ fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
             path.display()
         ));
     }
+    if !cmp.unconfirmed.is_empty() {
+        let by = match cmp.unconfirmed_by.as_slice() {
+            [one] => format!("{one} lists one results file"),
+            many => format!("{} list one results file each", many.join(" and ")),
+        };
+        let n = cmp.unconfirmed.len();
+        warnings.push(format!(
+            "{} {} unconfirmed: one run of an approximate index ({by}); record repeats from separate builds of the index: `results = [\"build-1.csv\", \"build-2.csv\"]`, each from an index built anew",
+            plural(n, "newly failed query", "newly failed queries"),
+            if n == 1 { "is" } else { "are" },
+        ));
+    }
     if cmp.rows.len() < FEW_QUERIES {
         warnings.push(format!(
             "only {} with a relevant doc {} compared; means, intervals and p-values say little on so few",

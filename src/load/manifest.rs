@@ -12,7 +12,8 @@ use crate::model::{DataFormat, FrozenMeaning, GoldMeta, RunMeta, TagsFile};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
 const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags";
-const RUN_KEYS: &str = "index_version, corpus, depth, results, format, doc_map, filters";
+const RUN_KEYS: &str =
+    "index_version, corpus, depth, results, format, doc_map, approximate, filters";
 
 /// A parsed manifest with its raw text, for line numbers.
 pub struct ManifestDoc {
@@ -520,6 +521,13 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
         .table
         .contains_key("doc_map")
         .then(|| keys.data_path("doc_map", "doc map"));
+    let approximate = match table.get("approximate") {
+        None => false,
+        Some(v) => v.as_bool().unwrap_or_else(|| {
+            keys.wrong("approximate", "true or false");
+            false
+        }),
+    };
     let mut filters = BTreeMap::new();
     match table.get("filters") {
         None => {}
@@ -567,6 +575,7 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
         manifest: Some(m.path.clone()),
         more_results: results_all,
         doc_map: doc_map.flatten(),
+        approximate,
     })
 }
 

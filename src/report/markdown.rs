@@ -276,10 +276,22 @@ fn render_with(
     let mut s = fixed.head.clone();
     by_segment(&mut s, r, seg_rows);
     newly_failed(&mut s, r, &rows.newly_failed, nf_rows);
+    accept_hint(&mut s, r);
     s.push_str(&fixed.middle);
     per_query(&mut s, rows, rows.unchanged(r), n_rows);
     s.push_str(&fixed.tail);
     s
+}
+
+/// The allow-list lines that would accept the failing new failures (§8.5).
+fn accept_hint(s: &mut String, r: &CompareReport) {
+    if let Some(h) = &r.accept_hint {
+        let _ = writeln!(s, "To accept them, add to {}:\n", code(&h.list));
+        for line in &h.lines {
+            let _ = writeln!(s, "- {}", code(line));
+        }
+        let _ = writeln!(s, "\nor run {}\n", code(&h.command));
+    }
 }
 
 /// The verdict with its reasons, then one line of context.
@@ -295,6 +307,13 @@ fn heading(s: &mut String, r: &CompareReport) {
         let _ = writeln!(s, "**{line}**\n");
     }
     let _ = writeln!(s, "**{}**\n", status_counts(r));
+    if !r.decided_by_candidate.is_empty() {
+        let _ = writeln!(
+            s,
+            "Decided by the candidate's manifest: {}\n",
+            escape(&r.decided_by_candidate.join(", "))
+        );
+    }
     let g = &r.gold;
     let frozen = match &g.sha256 {
         Some(sha) => format!("sha256 `{}`", &sha[..12.min(sha.len())]),
@@ -371,6 +390,9 @@ fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: u
             .map(|a| format!("yes: {}", escape_input(&a.reason)))
             .unwrap_or_default();
         let mut failure = q.failure_kind.map(|f| f.name()).unwrap_or("").to_string();
+        if r.unconfirmed.contains(&q.id.to_string()) {
+            failure.push_str(&format!(" · {}", super::UNCONFIRMED));
+        }
         if let Some(marker) = suspect_marker(q, k) {
             failure.push_str(&format!(" · **{marker}**"));
         }

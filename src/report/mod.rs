@@ -245,6 +245,11 @@ pub struct CompareReport {
     pub suspect: Vec<String>,
     /// Ids flaky on either side (§6.5).
     pub flaky: Vec<String>,
+    /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
+    pub unconfirmed: Vec<String>,
+    /// The fields of the candidate's manifest that changed a status (§6.5).
+    #[serde(skip)]
+    pub decided_by_candidate: Vec<String>,
     pub accepted: Vec<Accepted>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
@@ -269,6 +274,18 @@ pub struct CompareReport {
     /// (docs/contract.md §12.1); absent without the flag or when git could not say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_inputs: Option<crate::model::ChangedInputs>,
+    /// When newly failed queries fail the gate: the allow-list lines that would
+    /// accept them and the command that writes them (docs/contract.md §8.5).
+    #[serde(skip)]
+    pub accept_hint: Option<AcceptHint>,
+}
+
+/// The allow-list lines that would accept the failing new failures, and the command.
+#[derive(Debug, Clone)]
+pub struct AcceptHint {
+    pub list: String,
+    pub lines: Vec<String>,
+    pub command: String,
 }
 
 impl CompareReport {
@@ -281,7 +298,9 @@ impl CompareReport {
         resampling: (u32, u64),
     ) -> Self {
         let ids = |status| crate::compare::ids_with(&cmp.rows, status);
+        let decided_by_candidate = decided_by_candidate(&cmp);
         Self {
+            decided_by_candidate,
             schema_version: SCHEMA_VERSION,
             gold: GoldContext::of(gold),
             baseline: RunContext::of(runs.baseline),
@@ -295,6 +314,7 @@ impl CompareReport {
             suspect: suspect_ids(&cmp.rows),
             nondeterministic: cmp.nondeterministic,
             flaky: cmp.flaky,
+            unconfirmed: cmp.unconfirmed,
             means: cmp.means,
             zero_rr: cmp.zero_rr,
             segments: cmp.segments,
@@ -312,6 +332,7 @@ impl CompareReport {
             min_segment_queries: crate::compare::segments::MIN_QUERIES,
             row_tags: Vec::new(),
             changed_inputs: None,
+            accept_hint: None,
         }
     }
 
@@ -749,6 +770,26 @@ pub fn change_cells(
         list(&q.gained),
     ]
 }
+
+/// The fields of the candidate's manifest that changed a status (docs/contract.md
+/// §6.5): `approximate` when it made a new failure unconfirmed.
+fn decided_by_candidate(cmp: &Comparison) -> Vec<String> {
+    let mut fields = Vec::new();
+    if cmp.candidate_approximate && !cmp.unconfirmed.is_empty() {
+        fields.push(format!(
+            "approximate ({} unconfirmed)",
+            crate::text::plural(
+                cmp.unconfirmed.len(),
+                "newly failed query",
+                "newly failed queries"
+            )
+        ));
+    }
+    fields
+}
+
+/// The marker of a query one run of an approximate index cannot confirm.
+pub const UNCONFIRMED: &str = "unconfirmed: one run of an approximate index";
 
 /// The marker of a suspect query ("suspect: 3 unjudged docs entered the top 10"),
 /// `None` for any other.

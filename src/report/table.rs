@@ -123,6 +123,17 @@ pub fn render_eval(r: &EvalReport) -> String {
     out
 }
 
+/// The allow-list lines that would accept the failing new failures (§8.5).
+fn accept_hint(out: &mut String, r: &CompareReport) {
+    if let Some(h) = &r.accept_hint {
+        out.push_str(&format!("to accept them, add to {}:\n", safe_id(&h.list)));
+        for line in &h.lines {
+            out.push_str(&format!("  {}\n", safe_id(line)));
+        }
+        out.push_str(&format!("or run: {}\n", safe_id(&h.command)));
+    }
+}
+
 /// Notes at the end of a terminal report, after a blank line.
 fn notes(out: &mut String, notes: &[String]) {
     if !notes.is_empty() {
@@ -178,6 +189,12 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     let rows = Rows::of(r);
     let mut out = verdict_line(r, colour);
     out.push_str(&format!("      {}\n", status_counts(r)));
+    if !r.decided_by_candidate.is_empty() {
+        out.push_str(&format!(
+            "      decided by the candidate's manifest: {}\n",
+            r.decided_by_candidate.join(", ")
+        ));
+    }
     if let Some(line) = r.changed_line(&safe_id) {
         out.push_str(&format!("      {line}\n"));
     }
@@ -210,6 +227,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     non_inferiority(&mut out, r);
     by_segment(&mut out, r);
     id_lists(&mut out, r, &rows.newly_failed);
+    accept_hint(&mut out, r);
     noise_lines(&mut out, r);
     if !rows.changed.is_empty() {
         out.push('\n');
@@ -234,6 +252,9 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
                 safe_id(&q.id),
                 q.failure_kind.map(|k| k.name()).unwrap_or("")
             );
+            if r.unconfirmed.contains(&q.id.to_string()) {
+                s.push_str(&format!("; {}", super::UNCONFIRMED));
+            }
             if !q.lost.is_empty() {
                 s.push_str(&format!("; lost {}", ids(&q.lost)));
             }

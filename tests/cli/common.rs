@@ -26,7 +26,9 @@ pub fn ragdiff(dir: impl AsRef<Path>) -> Command {
         .env_remove("GITHUB_ACTIONS")
         .env_remove("CI")
         .env_remove("COLUMNS")
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        // 2026-12-01 UTC: the date reports and `accept` write (reproducible).
+        .env("SOURCE_DATE_EPOCH", "1796083200");
     cmd
 }
 
@@ -252,6 +254,8 @@ pub struct CompareJson {
     pub still_failing: Vec<String>,
     pub suspect: Vec<String>,
     pub flaky: Vec<String>,
+    /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
+    pub unconfirmed: Vec<String>,
     pub accepted: Vec<AcceptedJson>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,

@@ -275,6 +275,85 @@ fn a_crlf_copy_of_the_baseline_fails_the_gate() {
 // ---------------------------------------------------------------------------------
 // Approximate indexes (docs/contract.md §6.5).
 
+#[test]
+fn a_newly_failed_query_of_one_approximate_run_is_unconfirmed() {
+    let dir = demo_copy();
+    candidate_manifest(
+        dir.path(),
+        "2.4.0",
+        &["candidate.csv"],
+        "approximate = true",
+    );
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("Q-21 (ranking; unconfirmed: one run of an approximate index"),
+        "{text}"
+    );
+    assert!(
+        text.contains("decided by the candidate's manifest: approximate"),
+        "{text}"
+    );
+    assert!(
+        stderr(&out).contains("warning: 1 newly failed query is unconfirmed: one run of an approximate index (runs/candidate.toml lists one results file); record repeats from separate builds of the index: `results = [\"build-1.csv\", \"build-2.csv\"]`"),
+        "{}",
+        stderr(&out)
+    );
+    let md = run(dir.path(), &[&DEMO[..], &["--format", "markdown"]].concat());
+    assert!(
+        stdout(&md).contains("unconfirmed: one run of an approximate index"),
+        "{}",
+        stdout(&md)
+    );
+    let args = [&DEMO[..], &["--format", "json"]].concat();
+    let r = crate::common::compare_json(dir.path(), &args, 1);
+    assert_eq!(r.unconfirmed, ["Q-21"]);
+    // Still failing unless --unconfirmed warn.
+    let out = run(
+        dir.path(),
+        &[&DEMO[..], &["--unconfirmed", "warn"]].concat(),
+    );
+    assert_code(&out, 0);
+}
+
+#[test]
+fn approximate_with_repeats_confirms_the_failure() {
+    let dir = demo_copy();
+    candidate_manifest(
+        dir.path(),
+        "2.4.0",
+        &["candidate.csv", "candidate-2.csv"],
+        "approximate = true",
+    );
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 1);
+    assert!(!stdout(&out).contains("unconfirmed"), "{}", stdout(&out));
+    let out = run(
+        dir.path(),
+        &[&DEMO[..], &["--unconfirmed", "warn"]].concat(),
+    );
+    assert_code(&out, 1);
+}
+
+#[test]
+fn approximate_must_be_a_boolean() {
+    let dir = demo_copy();
+    candidate_manifest(
+        dir.path(),
+        "2.4.0",
+        &["candidate.csv"],
+        "approximate = \"yes\"",
+    );
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("runs/candidate.toml:5: `approximate` must be true or false"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 // ---------------------------------------------------------------------------------
 // Ids that never meet the gold (docs/contract.md §2.4).
 
@@ -360,6 +439,29 @@ fn real_hnsw_builds_under_one_version_are_pooled() {
         report["notes"]
     );
     let out = real(&["hnsw-12.toml", "hnsw-34.toml", "--nondeterminism", "warn"]);
+    assert_code(&out, 0);
+}
+
+#[test]
+#[ignore = "needs RAGDIFF_REFERENCE_DIR (../shared/reference): run by .ci/run with --include-ignored"]
+fn real_two_approximate_builds_under_a_raised_version_are_unconfirmed() {
+    let out = real(&["hnsw-1.toml", "hnsw-2.toml"]);
+    assert_code(&out, 1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("29 (ranking; unconfirmed: one run of an approximate index"),
+        "{text}"
+    );
+    assert!(
+        text.contains("90 (ranking; unconfirmed: one run of an approximate index"),
+        "{text}"
+    );
+    assert!(
+        stderr(&out).contains("warning: 2 newly failed queries are unconfirmed: one run of an approximate index (hnsw-1.toml and hnsw-2.toml list one results file each)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = real(&["hnsw-1.toml", "hnsw-2.toml", "--unconfirmed", "warn"]);
     assert_code(&out, 0);
 }
 
