@@ -14,7 +14,10 @@ use std::path::Path;
 /// naming it (`compare` claims `compare` and `compare::drift`); it may import its own
 /// layer and those below, never one above.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("base", &["model", "text", "exit", "interrupt", "progress", "swar"]),
+    (
+        "base",
+        &["model", "text", "exit", "interrupt", "progress", "swar"],
+    ),
     ("read", &["load", "validate", "output"]),
     ("measure", &["metrics", "stats"]),
     ("eval", &["eval"]),
