@@ -403,7 +403,15 @@ fn gate_inputs<'a>(
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );
+    list.extend(policy_file().map(|p| ("policy file", p)));
     list
+}
+
+/// The policy file `ragdiff.toml` in the working directory, when there is one
+/// (docs/contract.md §12.1): compared by its bytes only.
+fn policy_file() -> Option<&'static Path> {
+    let path = Path::new(load::policy::FILE_NAME);
+    path.is_file().then_some(path)
 }
 
 /// The gold's own files, which no run's results may be (docs/contract.md §12.1).
@@ -428,6 +436,7 @@ fn own_files<'a>(
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );
+    own.extend(policy_file().map(|p| ("policy file", p)));
     own
 }
 
