@@ -150,15 +150,15 @@ pub struct CompareArgs {
     /// Also write the label queue to FILE (- for stdout): CSV query_id,doc_id,candidate_rank,baseline_rank,status of every unjudged doc in the candidate's top k of newly failed, regressed and still-failing queries
     #[arg(long, value_name = "FILE")]
     pub export_label_queue: Option<PathBuf>,
-    /// What a suspect new failure does (a newly failed query whose top k gained unjudged docs): fail the gate, or only warn
-    #[arg(long, value_enum, default_value_t = Suspects::Fail)]
-    pub suspects: Suspects,
-    /// Seed of the resampling generator
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Draws for the bootstrap CI and the randomization test
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    pub resamples: u32,
+    /// What a suspect new failure does (a newly failed query whose top k gained unjudged docs): fail the gate, or only warn [default: fail]
+    #[arg(long, value_enum)]
+    pub suspects: Option<Suspects>,
+    /// Seed of the resampling generator [default: 0]
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Draws for the bootstrap CI and the randomization test [default: 1000]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub resamples: Option<u32>,
     /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap
     #[arg(long, value_name = "METRIC=VALUE")]
     pub max_drop: Vec<String>,
@@ -172,11 +172,14 @@ pub struct CompareArgs {
     #[arg(long, value_name = "REV")]
     pub changed_since: Option<String>,
     /// Fail when RR, Recall, Hit or nDCG drops with Holm-adjusted p < 0.05, overall or in a segment that is not too few
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_fail_on_significant_drop")]
     pub fail_on_significant_drop: bool,
-    /// Segments with fewer queries are shown but not tested ("too few to test")
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..))]
-    pub min_segment_queries: u32,
+    /// Undo `fail_on_significant_drop = true` of ragdiff.toml
+    #[arg(long, overrides_with = "fail_on_significant_drop")]
+    pub no_fail_on_significant_drop: bool,
+    /// Segments with fewer queries are shown but not tested ("too few to test") [default: 10]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
+    pub min_segment_queries: Option<u32>,
     /// Fail unless the 95% CI of the mean delta lies above -MARGIN; METRIC is rr|mrr|recall|hit|ndcg (repeatable)
     #[arg(long, value_name = "METRIC=MARGIN")]
     pub non_inferior: Vec<String>,
@@ -187,37 +190,51 @@ pub struct CompareArgs {
     #[arg(long, value_name = "METRIC=VALUE")]
     pub max_drop_per_segment: Vec<String>,
     /// Refuse an unfrozen gold set (exit 2)
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_require_frozen")]
     pub require_frozen: bool,
+    /// Undo `require_frozen = true` of ragdiff.toml
+    #[arg(long, overrides_with = "require_frozen")]
+    pub no_require_frozen: bool,
     /// Report only: never fail the gate (exit 2 and 3 still apply)
     #[arg(long)]
     pub no_gate: bool,
     /// Fail on every flaky query (RR@k 0 in some repeats of a run, > 0 in others)
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_strict_flaky")]
     pub strict_flaky: bool,
-    /// What non-deterministic retrieval under one index version does (a query whose RR, Recall or nDCG differs between two pooled repeats): fail the gate, or only warn
-    #[arg(long, value_enum, default_value_t = crate::gate::Severity::Fail)]
-    pub nondeterminism: crate::gate::Severity,
+    /// Undo `strict_flaky = true` of ragdiff.toml
+    #[arg(long, overrides_with = "strict_flaky")]
+    pub no_strict_flaky: bool,
+    /// What non-deterministic retrieval under one index version does (a query whose RR, Recall or nDCG differs between two pooled repeats): fail the gate, or only warn [default: fail]
+    #[arg(long, value_enum)]
+    pub nondeterminism: Option<crate::gate::Severity>,
     /// What a newly failed query does when a side that says `approximate = true` lists one results file (unconfirmed): fail the gate, or only warn
     #[arg(long, value_enum, default_value_t = crate::gate::Severity::Fail)]
     pub unconfirmed: crate::gate::Severity,
-    /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG; newly failed and fixed stay RR@k-defined
-    #[arg(long, value_enum, default_value_t = crate::gate::Primary::Rr)]
-    pub primary: crate::gate::Primary,
-    /// Persistence of rank-biased overlap (drift), 0 < P < 1
-    #[arg(
-        long,
-        value_name = "P",
-        default_value_t = 0.9,
-        allow_negative_numbers = true
-    )]
-    pub rbo_p: f64,
+    /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG; newly failed and fixed stay RR@k-defined [default: rr]
+    #[arg(long, value_enum)]
+    pub primary: Option<crate::gate::Primary>,
+    /// Persistence of rank-biased overlap (drift), 0 < P < 1 [default: 0.9]
+    #[arg(long, value_name = "P", allow_negative_numbers = true)]
+    pub rbo_p: Option<f64>,
     /// Fail when the mean rank-biased overlap of all queries in both runs is below VALUE
     #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]
     pub min_rbo: Option<f64>,
     /// Also report RR, Recall, Hit, P and nDCG at each of these cutoffs (e.g. 1,3,10; each 1..=depth); never gating, statuses stay at k
     #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
     pub cutoffs: Vec<u32>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// Which `ragdiff.toml` applies (docs/contract.md §8.6).
+#[derive(Debug, Clone, Args, Default)]
+pub struct ConfigArgs {
+    /// The policy file to apply [default: ragdiff.toml, looked for from here up to the git root]
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Apply no ragdiff.toml: the flags' defaults
+    #[arg(long)]
+    pub no_config: bool,
 }
 
 /// `accept`: which newly failed queries, why, and the comparison they failed in.
@@ -246,4 +263,6 @@ pub struct AcceptArgs {
     /// Evaluation cutoff, as for compare
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub k: Option<u32>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }

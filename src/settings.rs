@@ -4,9 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::{CompareArgs, EvalArgs, EvalFormat, FreezeArgs, PromoteArgs, ValidateArgs};
-use crate::gate::Policy;
+use crate::cli::{
+    CompareArgs, ConfigArgs, EvalArgs, EvalFormat, FreezeArgs, PromoteArgs, ValidateArgs,
+};
+use crate::gate::{Policy, Severity, Suspects};
 use crate::load;
+use crate::load::policy::{GateKeys, Located, PolicyFile};
 use crate::metrics::Metric;
 use crate::model::Side;
 use crate::report::Format;
@@ -273,6 +276,8 @@ pub struct Compare {
     /// `--changed-since REV` (docs/contract.md §12.1).
     pub changed_since: Option<String>,
     pub require_frozen: bool,
+    /// The `ragdiff.toml` that applied, if any (docs/contract.md §8.6).
+    pub policy: Option<PolicyFile>,
     /// `--primary` (docs/contract.md §6.2).
     pub primary: Metric,
     /// `--min-segment-queries` (docs/contract.md §6.6).
@@ -377,23 +382,115 @@ pub fn parse_max_drop(text: &str) -> Result<(Metric, f64), String> {
     MAX_DROP.parse(text)
 }
 
-/// The gate's policy from its flags (the allow-list comes later: it needs the gold).
-fn gate_policy(args: &CompareArgs, diag: &mut Diagnostics) -> Policy {
-    Policy {
-        max_drop: MAX_DROP.parse_all(&args.max_drop, diag),
-        allowed: crate::gate::AllowList::default(),
-        fail_on_significant_drop: args.fail_on_significant_drop,
-        enforced: !args.no_gate,
-        non_inferior: NON_INFERIOR.parse_all(&args.non_inferior, diag),
-        non_inferior_per_segment: NON_INFERIOR_PER_SEGMENT
-            .parse_all(&args.non_inferior_per_segment, diag),
-        max_drop_per_segment: MAX_DROP_PER_SEGMENT.parse_all(&args.max_drop_per_segment, diag),
-        suspects: args.suspects,
-        strict_flaky: args.strict_flaky,
-        nondeterminism: args.nondeterminism,
-        unconfirmed: args.unconfirmed,
-        min_rbo: args.min_rbo,
+/// The gate's policy from its flags over the policy file's `[gate]` (the allow-list
+/// comes later: it needs the gold).
+fn gate_policy(args: &CompareArgs, file: &GateKeys, diag: &mut Diagnostics) -> Policy {
+    fn thresholds(
+        flag: &ThresholdFlag,
+        given: &[String],
+        file: &Option<Located<Vec<(Metric, f64)>>>,
+        diag: &mut Diagnostics,
+    ) -> Vec<(Metric, f64)> {
+        merge_thresholds(file, flag.parse_all(given, diag))
     }
+    Policy {
+        max_drop: thresholds(&MAX_DROP, &args.max_drop, &file.max_drop, diag),
+        allowed: crate::gate::AllowList::default(),
+        fail_on_significant_drop: switch(
+            args.fail_on_significant_drop,
+            args.no_fail_on_significant_drop,
+            &file.fail_on_significant_drop,
+        ),
+        enforced: !args.no_gate,
+        non_inferior: thresholds(&NON_INFERIOR, &args.non_inferior, &file.non_inferior, diag),
+        non_inferior_per_segment: thresholds(
+            &NON_INFERIOR_PER_SEGMENT,
+            &args.non_inferior_per_segment,
+            &file.non_inferior_per_segment,
+            diag,
+        ),
+        max_drop_per_segment: thresholds(
+            &MAX_DROP_PER_SEGMENT,
+            &args.max_drop_per_segment,
+            &file.max_drop_per_segment,
+            diag,
+        ),
+        suspects: args.suspects.unwrap_or(match value(&file.suspects_warn) {
+            Some(true) => Suspects::Warn,
+            _ => Suspects::Fail,
+        }),
+        strict_flaky: switch(args.strict_flaky, args.no_strict_flaky, &file.strict_flaky),
+        nondeterminism: args
+            .nondeterminism
+            .unwrap_or(match value(&file.nondeterminism_warn) {
+                Some(true) => Severity::Warn,
+                _ => Severity::Fail,
+            }),
+        unconfirmed: args.unconfirmed,
+        min_rbo: args.min_rbo.or(value(&file.min_rbo)),
+    }
+}
+
+/// A policy value, its line dropped.
+fn value<T: Clone>(l: &Option<Located<T>>) -> Option<T> {
+    l.as_ref().map(|l| l.value.clone())
+}
+
+/// A boolean: `--KEY` or `--no-KEY` (the last given wins, by clap), else the file's
+/// value, else false.
+fn switch(on: bool, off: bool, file: &Option<Located<bool>>) -> bool {
+    if on || off {
+        on
+    } else {
+        value(file).unwrap_or(false)
+    }
+}
+
+/// The file's `METRIC = VALUE` entries with those the flags name replaced: a flag
+/// replaces the file's entry for its metric and keeps the others (docs/contract.md §8.6).
+fn merge_thresholds(
+    file: &Option<Located<Vec<(Metric, f64)>>>,
+    flags: Vec<(Metric, f64)>,
+) -> Vec<(Metric, f64)> {
+    let mut out: Vec<(Metric, f64)> = value(file)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(m, _)| !flags.iter().any(|(f, _)| f == m))
+        .collect();
+    out.extend(flags);
+    out
+}
+
+/// The policy that applies: `--config FILE`, none with `--no-config`, else the nearest
+/// `ragdiff.toml` from the working directory up to the git root (outside a git
+/// repository: the working directory only). Its problems are input errors (exit 2).
+pub fn find_policy(config: &ConfigArgs, diag: &mut Diagnostics) -> Option<PolicyFile> {
+    if config.no_config {
+        return None;
+    }
+    let path = match &config.config {
+        Some(p) => p.clone(),
+        None => discover_policy()?,
+    };
+    load::policy::read(&path, diag)
+}
+
+/// The nearest `ragdiff.toml`, as a path relative to the working directory.
+fn discover_policy() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    let in_git = cwd.ancestors().any(|d| d.join(".git").exists());
+    let mut rel = PathBuf::new();
+    for dir in cwd.ancestors() {
+        let candidate = dir.join(load::policy::FILE_NAME);
+        if candidate.is_file() {
+            return Some(rel.join(load::policy::FILE_NAME));
+        }
+        if !in_git || dir.join(".git").exists() {
+            return None;
+        }
+        rel.push("..");
+    }
+    None
 }
 
 /// The two run manifests: those given, else the defaults; each must be a manifest.
@@ -422,34 +519,77 @@ impl Compare {
     /// that are not manifests, drift flags.
     pub fn new(args: CompareArgs) -> Result<Self, InvalidInput> {
         let outputs = Outputs::new(&args)?;
-        let cutoffs = sorted_cutoffs(&args.cutoffs);
-        let release_memory = cutoffs.is_empty() && !outputs.wants_label_queue();
         let mut diag = Diagnostics::default();
-        let gate = gate_policy(&args, &mut diag);
-        let runs = run_manifests(args.runs, &mut diag);
-        check_drift_flags(args.rbo_p, args.min_rbo, &mut diag);
+        let policy = find_policy(&args.config, &mut diag);
         diag.check()?;
+        let empty = PolicyFile::default();
+        let file = policy.as_ref().unwrap_or(&empty);
+        let (g, c) = (&file.gate, &file.compare);
+        let cutoffs = if args.cutoffs.is_empty() {
+            sorted_cutoffs(&value(&c.cutoffs).unwrap_or_default())
+        } else {
+            sorted_cutoffs(&args.cutoffs)
+        };
+        let release_memory = cutoffs.is_empty() && !outputs.wants_label_queue();
+        let gate = gate_policy(&args, g, &mut diag);
+        let runs = if args.runs.is_empty()
+            && let (Some(b), Some(c)) = (&file.baseline, &file.candidate)
+        {
+            vec![b.value.clone(), c.value.clone()]
+        } else if args.runs.is_empty() && (file.baseline.is_some() || file.candidate.is_some()) {
+            let or = |p: &Option<Located<PathBuf>>, d: &str| {
+                value(p).unwrap_or_else(|| PathBuf::from(d))
+            };
+            vec![
+                or(&file.baseline, load::DEFAULT_BASELINE),
+                or(&file.candidate, load::DEFAULT_CANDIDATE),
+            ]
+        } else {
+            args.runs
+        };
+        let runs = run_manifests(runs, &mut diag);
+        let rbo_p = args.rbo_p.or(value(&c.rbo_p)).unwrap_or(0.9);
+        check_drift_flags(rbo_p, gate.min_rbo, &mut diag);
+        diag.check()?;
+        let primary = match args.primary {
+            Some(p) => p.metric(),
+            None => match value(&g.primary).as_deref() {
+                Some("recall") => Metric::Recall,
+                Some("hit") => Metric::Hit,
+                Some("ndcg") => Metric::Ndcg,
+                Some("ap") => Metric::Ap,
+                _ => Metric::Rr,
+            },
+        };
         Ok(Self {
-            gold: args.gold.gold,
+            gold: args.gold.gold.or(value(&file.gold)),
             runs,
             k: args.k,
             outputs,
             resampling: Resampling {
-                resamples: args.resamples,
-                seed: args.seed,
+                resamples: args.resamples.or(value(&c.resamples)).unwrap_or(1000),
+                seed: args.seed.or(value(&c.seed)).unwrap_or(0),
             },
             gate,
             allow_failed: AllowFailed {
                 ids: args.allow_failed,
-                file: args.allow_failed_file,
+                file: args.allow_failed_file.or(value(&g.allow_failed_file)),
             },
             changed_since: args.changed_since,
-            require_frozen: args.require_frozen,
-            primary: args.primary.metric(),
-            min_segment_queries: args.min_segment_queries as usize,
-            rbo_p: args.rbo_p,
+            require_frozen: switch(
+                args.require_frozen,
+                args.no_require_frozen,
+                &g.require_frozen,
+            ),
+            primary,
+            min_segment_queries: args
+                .min_segment_queries
+                .or(value(&g.min_segment_queries))
+                .unwrap_or(10) as usize,
+            rbo_p,
             cutoffs,
             release_memory,
+            policy,
         })
     }
 }
@@ -519,11 +659,26 @@ impl Accept {
                 "--reason holds a control character (a newline, tab or similar); write it on one line",
             ));
         }
+        // The allow-list: the flag's, else the policy's, else the default.
+        let mut diag = Diagnostics::default();
+        let policy = find_policy(&args.config, &mut diag);
+        diag.check()?;
         let list = args
             .allow_failed_file
+            .or_else(|| {
+                policy
+                    .as_ref()
+                    .and_then(|p| value(&p.gate.allow_failed_file))
+            })
             .unwrap_or_else(|| PathBuf::from(DEFAULT_ALLOW_LIST));
-        // The comparison exactly as `compare` would run it: its own flags' defaults.
+        // The comparison exactly as `compare` would run it: its own flags' defaults
+        // and the same policy file.
         let mut argv: Vec<std::ffi::OsString> = vec!["compare".into()];
+        if let Some(p) = &policy {
+            argv.extend(["--config".into(), p.path.clone().into_os_string()]);
+        } else {
+            argv.push("--no-config".into());
+        }
         if let Some(g) = args.gold.gold {
             argv.extend(["--gold".into(), g.into_os_string()]);
         }

@@ -69,7 +69,7 @@ pub struct CompareKeys {
 }
 
 /// A checked `ragdiff.toml`: paths resolved against its folder.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PolicyFile {
     pub path: PathBuf,
     /// The file's sha256 in hex: the reports name the policy by it.
