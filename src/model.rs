@@ -506,7 +506,7 @@ impl Observed {
 /// One run read against a gold set: what was observed for each gold query, by the
 /// gold query's index (`None`: the run did not list that query).
 #[derive(Debug, Clone)]
-pub struct EvaluatedRun {
+pub struct ObservedRun {
     pub meta: RunMeta,
     pub observed: Vec<Option<Observed>>,
     /// What further repeats observed, one vector per repeat after the first
@@ -527,7 +527,7 @@ pub struct DocMapInfo {
     pub sha256: String,
 }
 
-impl EvaluatedRun {
+impl ObservedRun {
     /// Drop what every repeat observed for the gold queries in `range` (their rows
     /// are built: docs/contract.md §12, memory).
     pub fn release(&mut self, range: std::ops::Range<usize>) {

@@ -8,7 +8,7 @@ use crate::compare::{self, Comparison};
 use crate::exit::{self, Refused};
 use crate::gate;
 use crate::load::{self, allow};
-use crate::model::{EvaluatedRun, GoldSet, Pairing, RunMeta, Side};
+use crate::model::{GoldSet, ObservedRun, Pairing, RunMeta, Side};
 use crate::output;
 use crate::report::{self, CompareReport, Decided};
 use crate::settings;
@@ -243,7 +243,7 @@ fn read_both(
     metas: Side<RunMeta>,
     k: u32,
     diag: &mut Diagnostics,
-) -> anyhow::Result<(Side<EvaluatedRun>, Pairing)> {
+) -> anyhow::Result<(Side<ObservedRun>, Pairing)> {
     let pairing = new_pairing(gold, s.rbo_p);
     let files: Vec<_> = metas
         .iter()
@@ -260,7 +260,7 @@ fn read_both(
         defer_trec: false,
     };
     let runs = load::read_runs_keeping(metas.into_iter().collect(), gold, &[], keep, diag);
-    let runs: Side<Option<EvaluatedRun>> = <[Option<EvaluatedRun>; 2]>::try_from(runs)
+    let runs: Side<Option<ObservedRun>> = <[Option<ObservedRun>; 2]>::try_from(runs)
         .unwrap_or_else(|_| [None, None])
         .into();
     let runs = runs.map(|run| diag.require(run)).transpose()?;
@@ -440,7 +440,7 @@ fn own_files<'a>(
 /// while reading, so the baseline is read once more to find just the queued docs.
 fn label_queue(
     gold: &GoldSet,
-    runs: &Side<EvaluatedRun>,
+    runs: &Side<ObservedRun>,
     cmp: &Comparison,
 ) -> anyhow::Result<Vec<compare::holes::LabelItem>> {
     let Side {

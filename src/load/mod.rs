@@ -19,7 +19,7 @@ pub use parse::{csvio, json, jsonl, lines};
 
 use std::path::{Path, PathBuf};
 
-use crate::model::{DataFormat, EvaluatedRun, GoldMeta, GoldSet, RunMeta};
+use crate::model::{DataFormat, GoldMeta, GoldSet, ObservedRun, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
 /// Default locations, relative to the working directory (docs/contract.md §2.7).
@@ -189,7 +189,7 @@ pub fn read_runs(
     gold: &GoldSet,
     extra_ok: &[&str],
     diag: &mut Diagnostics,
-) -> Vec<Option<EvaluatedRun>> {
+) -> Vec<Option<ObservedRun>> {
     read_runs_keeping(metas, gold, extra_ok, run::Keep::NONE, diag)
 }
 
@@ -201,7 +201,7 @@ pub fn read_runs_keeping(
     extra_ok: &[&str],
     keep: run::Keep,
     diag: &mut Diagnostics,
-) -> Vec<Option<EvaluatedRun>> {
+) -> Vec<Option<ObservedRun>> {
     repeats::read_runs_with(metas, gold, extra_ok, keep, diag)
 }
 

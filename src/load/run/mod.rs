@@ -10,7 +10,7 @@ use std::io::Read;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::lines::{Guard, GuardError};
-use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Id, Observed, RankedDoc, RunMeta};
+use crate::model::{DataFormat, GoldSet, Hit, Id, Observed, ObservedRun, RankedDoc, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 use doc_table::DocTable;
 
@@ -64,7 +64,7 @@ pub fn read(
     gold: &GoldSet,
     extra_ok: &[&str],
     progress: Progress,
-) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+) -> (Option<ObservedRun>, Diagnostics, Option<String>) {
     read_keeping(meta, gold, extra_ok, Keep::NONE, progress)
 }
 
@@ -75,7 +75,7 @@ pub fn read_keeping(
     extra_ok: &[&str],
     keep: Keep,
     progress: Progress,
-) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+) -> (Option<ObservedRun>, Diagnostics, Option<String>) {
     let display = meta.results.display().to_string();
     let path = meta.results.clone();
     let source = || -> Result<Box<dyn Read>, ProblemKind> {
@@ -101,7 +101,7 @@ pub fn read_bytes(
     bytes: &[u8],
     gold: &GoldSet,
     extra_ok: &[&str],
-) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+) -> (Option<ObservedRun>, Diagnostics, Option<String>) {
     let (run, diag, version, _) = read_bytes_with(meta, bytes, gold, extra_ok, Keep::NONE);
     (run, diag, version)
 }
@@ -113,7 +113,7 @@ pub fn read_bytes_keeping(
     gold: &GoldSet,
     extra_ok: &[&str],
     keep: Keep,
-) -> (Option<EvaluatedRun>, Diagnostics, Option<String>) {
+) -> (Option<ObservedRun>, Diagnostics, Option<String>) {
     let (run, diag, version, _) = read_bytes_with(meta, bytes, gold, extra_ok, keep);
     (run, diag, version)
 }
@@ -124,7 +124,7 @@ pub fn read_bytes_with_stats(
     bytes: &[u8],
     gold: &GoldSet,
     extra_ok: &[&str],
-) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
+) -> (Option<ObservedRun>, Diagnostics, Option<String>, ReadStats) {
     read_bytes_with(meta, bytes, gold, extra_ok, Keep::NONE)
 }
 
@@ -134,7 +134,7 @@ fn read_bytes_with(
     gold: &GoldSet,
     extra_ok: &[&str],
     keep: Keep,
-) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
+) -> (Option<ObservedRun>, Diagnostics, Option<String>, ReadStats) {
     let display = meta.results.display().to_string();
     let source = || -> Result<Box<dyn Read + '_>, ProblemKind> { Ok(Box::new(bytes)) };
     read_from(meta, &display, &source, gold, (extra_ok, keep), &|_| {})
@@ -149,7 +149,7 @@ fn read_from<'s>(
     gold: &GoldSet,
     (extra_ok, keep): (&[&str], Keep),
     progress: Progress,
-) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
+) -> (Option<ObservedRun>, Diagnostics, Option<String>, ReadStats) {
     let mut diag = Diagnostics::default();
     let open = |diag: &mut Diagnostics| match source() {
         Ok(r) => Some(r),
@@ -297,11 +297,8 @@ impl<'g> Collector<'g> {
         let n = std::mem::take(&mut self.not_in_gold_count) as usize;
         // Natural order, as every list of ids in a warning (docs/contract.md §5.2).
         crate::text::sort_natural(&mut self.not_in_gold);
-        let more = n.saturating_sub(self.not_in_gold.len());
         let mut ids = self.not_in_gold.join(", ");
-        if more > 0 {
-            ids.push_str(&format!(" … and {more} more"));
-        }
+        ids.push_str(&crate::text::and_more(n, self.not_in_gold.len()));
         diag.warn(format!(
             "{}: {n} run quer{} not in the gold set: left out of the metrics, as trec_eval does; compare counts them in drift: {ids}",
             self.display,
@@ -525,11 +522,8 @@ impl<'g> Collector<'g> {
         self.note_tie_order(diag);
         let list = |ids: &mut Vec<String>, total: usize| {
             crate::text::sort_natural(ids);
-            let more = total.saturating_sub(ids.len());
             let mut s = ids.join(", ");
-            if more > 0 {
-                s.push_str(&format!(" … and {more} more"));
-            }
+            s.push_str(&crate::text::and_more(total, ids.len()));
             s
         };
         self.warn_not_in_gold(diag);
@@ -566,22 +560,21 @@ impl<'g> Collector<'g> {
             // met in the file.
             crate::text::sort_natural(&mut self.tie_order);
             let shown: Vec<String> = self.tie_order.iter().take(SAMPLE).cloned().collect();
-            let more = n - shown.len();
             diag.note(format!(
                 "{}: {n} quer{} tied scores ordered differently from trec_eval's doc-id tie-break (numbers follow trec_eval): {}{}",
                 self.display,
                 if n == 1 { "y has" } else { "ies have" },
                 shown.join(", "),
-                if more > 0 { format!(" … and {more} more") } else { String::new() }
+                crate::text::and_more(n, shown.len())
             ));
         }
     }
 
-    fn into_run(self, mut meta: RunMeta) -> EvaluatedRun {
+    fn into_run(self, mut meta: RunMeta) -> ObservedRun {
         if !meta.depth_declared {
             meta.depth = self.longest.max(1);
         }
-        EvaluatedRun {
+        ObservedRun {
             meta,
             observed: self.observed,
             repeats: Vec::new(),

@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{Collector, Progress, ReadStats, hash_bytes, read_error};
 use crate::load::lines::{self, Guard, parse_rank, split_fields};
-use crate::model::{EvaluatedRun, RunMeta};
+use crate::model::{ObservedRun, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// A TREC run: one pass when its queries are grouped (the usual export), a second
@@ -20,7 +20,7 @@ pub(super) fn read_trec_run<'c, 's>(
     collector: &dyn Fn() -> Collector<'c>,
     mut diag: Diagnostics,
     progress: Progress,
-) -> (Option<EvaluatedRun>, Diagnostics, Option<String>, ReadStats) {
+) -> (Option<ObservedRun>, Diagnostics, Option<String>, ReadStats) {
     let mut c = collector();
     if c.keep.defer_trec {
         c.defer_offers();
