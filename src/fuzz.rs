@@ -95,7 +95,8 @@ pub fn parse(input: Input, bytes: &[u8]) -> Diagnostics {
                     depth_declared: declared,
                     ..RunMeta::bare(&PathBuf::from("fuzz"), format)
                 };
-                let (run, d, _) = run::read_bytes(meta, bytes, &gold, &[]);
+                let run::ReadOutcome { run, diag: d, .. } =
+                    run::RunReader::new(&gold).read(run::Source::bytes(meta, bytes));
                 if let Some(run) = run {
                     for (q, obs) in gold.queries.iter().zip(&run.observed) {
                         let _ = crate::metrics::evaluate(q, obs.as_ref(), 3, 1);

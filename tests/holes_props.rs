@@ -106,7 +106,9 @@ fn read(
         top: k,
         ..run::Keep::NONE
     };
-    let (r, diag, _) = run::read_bytes_keeping(meta, text.as_bytes(), gold, &[], keep);
+    let run::ReadOutcome { run: r, diag, .. } = run::RunReader::new(gold)
+        .keep(keep)
+        .read(run::Source::bytes(meta, text.as_bytes()));
     assert!(diag.problems.is_empty(), "{:?}\n{text}", diag.problems);
     r.expect("a run")
 }

@@ -236,7 +236,8 @@ fn parse_gold(text: &str, format: DataFormat) -> GoldSet {
 
 #[track_caller]
 fn read_run(text: &str, format: DataFormat, depth: u32, gold: &GoldSet) -> ObservedRun {
-    let (r, diag, _) = run::read_bytes(run_meta(format, depth), text.as_bytes(), gold, &[]);
+    let run::ReadOutcome { run: r, diag, .. } = run::RunReader::new(gold)
+        .read(run::Source::bytes(run_meta(format, depth), text.as_bytes()));
     assert!(diag.problems.is_empty(), "{:?}\n{text}", diag.problems);
     r.expect("a run")
 }

@@ -228,11 +228,18 @@ fn header(bytes: &[u8]) -> Vec<String> {
 }
 
 /// Today's date in UTC, `YYYY-MM-DD` (the civil date of the days since 1970-01-01:
-/// Howard Hinnant's `civil_from_days`).
+/// Howard Hinnant's `civil_from_days`). `SOURCE_DATE_EPOCH` (the reproducible-builds
+/// convention: seconds since 1970) stands for now when set, so reports that show the
+/// date can be reproduced.
 pub fn today_utc() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let from_env = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let secs = from_env.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    });
     let (y, m, d) = civil_from_days((secs / 86_400) as i64);
     format!("{y:04}-{m:02}-{d:02}")
 }

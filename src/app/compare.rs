@@ -112,6 +112,7 @@ pub(super) fn report(
     report.changed_inputs = inputs.changed;
     report.baseline.doc_map = runs.baseline.doc_map.clone();
     report.candidate.doc_map = runs.candidate.doc_map.clone();
+    report.accept_hint = accept_hint(&report, s);
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before
@@ -120,6 +121,63 @@ pub(super) fn report(
     release_freed_memory();
     phases.mark("report");
     Ok(report)
+}
+
+/// The allow-list lines that would accept the new failures that fail the gate, with
+/// a `REASON` placeholder, and the `ragdiff accept` command that writes them (§8.5).
+fn accept_hint(report: &CompareReport, s: &settings::Compare) -> Option<report::AcceptHint> {
+    let ids = report.gate.causes.iter().find_map(|c| match c {
+        gate::Reason::NewlyFailed { ids, .. } => Some(ids),
+        _ => None,
+    })?;
+    let version = report.candidate.index_version.as_deref().unwrap_or("");
+    let today = super::accept::today_utc();
+    // At most this many lines and ids; the rest are counted (a report stays short).
+    const SHOWN: usize = 10;
+    let more = ids.len().saturating_sub(SHOWN);
+    let mut lines: Vec<String> = ids
+        .iter()
+        .take(SHOWN)
+        .map(|id| allow::line(&[id, "REASON", version, &today]))
+        .collect();
+    if more > 0 {
+        lines.push(format!("… and {more} more"));
+    }
+    let list = s
+        .allow_failed
+        .file
+        .clone()
+        .unwrap_or_else(|| settings::DEFAULT_ALLOW_LIST.into());
+    let shell = |t: &str| {
+        if !t.is_empty()
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.:/@+".contains(&b))
+        {
+            t.to_string()
+        } else {
+            format!("'{}'", t.replace('\'', "'\\''"))
+        }
+    };
+    let mut command = String::from("ragdiff accept");
+    for id in ids.iter().take(SHOWN) {
+        command.push(' ');
+        command.push_str(&shell(id));
+    }
+    if more > 0 {
+        command.push_str(&format!(" … ({more} more ids)"));
+    }
+    command.push_str(" --reason 'REASON'");
+    if let Some(file) = &s.allow_failed.file {
+        command.push_str(&format!(
+            " --allow-failed-file {}",
+            shell(&file.display().to_string())
+        ));
+    }
+    Some(report::AcceptHint {
+        list: list.display().to_string(),
+        lines,
+        command,
+    })
 }
 
 /// A run's index version as its manifest spells it (semver's text is canonical).
@@ -408,7 +466,15 @@ fn gate_inputs<'a>(
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );
+    list.extend(policy_file().map(|p| ("policy file", p)));
     list
+}
+
+/// The policy file `ragdiff.toml` in the working directory, when there is one
+/// (docs/contract.md §12.1): compared by its bytes only.
+fn policy_file() -> Option<&'static Path> {
+    let path = Path::new(load::policy::FILE_NAME);
+    path.is_file().then_some(path)
 }
 
 /// The gold's own files, which no run's results may be (docs/contract.md §12.1).
@@ -433,6 +499,7 @@ fn own_files<'a>(
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );
+    own.extend(policy_file().map(|p| ("policy file", p)));
     own
 }
 

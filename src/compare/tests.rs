@@ -111,7 +111,9 @@ fn run_of<'a>(
             DataFormat::Csv,
         )
     };
-    let (run, diag, _) = crate::load::run::read_bytes(meta, csv.as_bytes(), gold, &[]);
+    use crate::load::run::{ReadOutcome, RunReader, Source};
+    let ReadOutcome { run, diag, .. } =
+        RunReader::new(gold).read(Source::bytes(meta, csv.as_bytes()));
     assert!(diag.problems.is_empty(), "{:?}\n{csv}", diag.problems);
     run.expect("the run is read")
 }

@@ -21,7 +21,7 @@ struct Job<'k> {
     keep: run::Keep<'k>,
 }
 
-type Read = (Option<ObservedRun>, Diagnostics, Option<String>);
+type Read = run::ReadOutcome;
 
 /// Read every repeat of `metas` against `gold`; the first repeat of each run keeps
 /// what `keep` names (the others nothing: everything that needs one list reads the
@@ -110,7 +110,11 @@ fn read_all(jobs: Vec<Job<'_>>, gold: &GoldSet, extra_ok: &[&str]) -> Vec<Read> 
                     let Some(job) = jobs.get(i).and_then(|j| j.lock().ok()?.take()) else {
                         break;
                     };
-                    let r = run::read_keeping(job.meta, gold, extra_ok, job.keep, &inc);
+                    let r = run::RunReader::new(gold)
+                        .extra_ok(extra_ok)
+                        .keep(job.keep)
+                        .progress(&inc)
+                        .read(run::Source::file(job.meta));
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(r);
                     }
@@ -186,7 +190,13 @@ fn assemble(
         .map(|m| m.results.display().to_string())
         .collect();
     let mut repeated = Repeated::default();
-    for (i, (run, d, v)) in reads.into_iter().enumerate() {
+    for (i, r) in reads.into_iter().enumerate() {
+        let run::ReadOutcome {
+            run,
+            diag: d,
+            index_version: v,
+            ..
+        } = r;
         diag.problems.extend(d.problems);
         for w in d.warnings {
             repeated.warn(&displays, i, w, diag);

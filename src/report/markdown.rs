@@ -276,10 +276,22 @@ fn render_with(
     let mut s = fixed.head.clone();
     by_segment(&mut s, r, seg_rows);
     newly_failed(&mut s, r, &rows.newly_failed, nf_rows);
+    accept_hint(&mut s, r);
     s.push_str(&fixed.middle);
     per_query(&mut s, rows, rows.unchanged(r), n_rows);
     s.push_str(&fixed.tail);
     s
+}
+
+/// The allow-list lines that would accept the failing new failures (§8.5).
+fn accept_hint(s: &mut String, r: &CompareReport) {
+    if let Some(h) = &r.accept_hint {
+        let _ = writeln!(s, "To accept them, add to {}:\n", code(&h.list));
+        for line in &h.lines {
+            let _ = writeln!(s, "- {}", code(line));
+        }
+        let _ = writeln!(s, "\nor run {}\n", code(&h.command));
+    }
 }
 
 /// The verdict with its reasons, then one line of context.

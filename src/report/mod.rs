@@ -274,6 +274,18 @@ pub struct CompareReport {
     /// (docs/contract.md §12.1); absent without the flag or when git could not say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_inputs: Option<crate::model::ChangedInputs>,
+    /// When newly failed queries fail the gate: the allow-list lines that would
+    /// accept them and the command that writes them (docs/contract.md §8.5).
+    #[serde(skip)]
+    pub accept_hint: Option<AcceptHint>,
+}
+
+/// The allow-list lines that would accept the failing new failures, and the command.
+#[derive(Debug, Clone)]
+pub struct AcceptHint {
+    pub list: String,
+    pub lines: Vec<String>,
+    pub command: String,
 }
 
 impl CompareReport {
@@ -320,6 +332,7 @@ impl CompareReport {
             min_segment_queries: crate::compare::segments::MIN_QUERIES,
             row_tags: Vec::new(),
             changed_inputs: None,
+            accept_hint: None,
         }
     }
 

@@ -123,6 +123,17 @@ pub fn render_eval(r: &EvalReport) -> String {
     out
 }
 
+/// The allow-list lines that would accept the failing new failures (§8.5).
+fn accept_hint(out: &mut String, r: &CompareReport) {
+    if let Some(h) = &r.accept_hint {
+        out.push_str(&format!("to accept them, add to {}:\n", safe_id(&h.list)));
+        for line in &h.lines {
+            out.push_str(&format!("  {}\n", safe_id(line)));
+        }
+        out.push_str(&format!("or run: {}\n", safe_id(&h.command)));
+    }
+}
+
 /// Notes at the end of a terminal report, after a blank line.
 fn notes(out: &mut String, notes: &[String]) {
     if !notes.is_empty() {
@@ -216,6 +227,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     non_inferiority(&mut out, r);
     by_segment(&mut out, r);
     id_lists(&mut out, r, &rows.newly_failed);
+    accept_hint(&mut out, r);
     noise_lines(&mut out, r);
     if !rows.changed.is_empty() {
         out.push('\n');

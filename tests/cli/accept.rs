@@ -111,13 +111,9 @@ fn read(dir: &tempfile::TempDir) -> Vec<u8> {
     std::fs::read(dir.path().join("runs/accepted-failures.csv")).expect("the list")
 }
 
-/// Today in UTC as `date -u +%F` prints it (the test and ragdiff read one clock).
+/// The date the tests' `SOURCE_DATE_EPOCH` names (tests/cli/common.rs).
 fn today() -> String {
-    let out = std::process::Command::new("date")
-        .args(["-u", "+%F"])
-        .output()
-        .expect("date runs");
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    "2026-12-01".to_string()
 }
 
 #[test]
@@ -307,4 +303,27 @@ fn promote_leaves_the_allow_list_alone() {
     ];
     assert_code(&run(dir.path(), &args), 0);
     assert_eq!(read(&dir), before);
+}
+
+#[test]
+fn a_failing_gate_prints_the_lines_that_would_accept() {
+    let out = run(crate_dir(), &["compare"]);
+    assert_code(&out, 1);
+    let so = stdout(&out);
+    assert_line(&so, "to accept them, add to runs/accepted-failures.csv:");
+    assert_line(&so, "Q-21,REASON,2.4.0,2026-12-01");
+    assert_line(&so, "or run: ragdiff accept Q-21 --reason 'REASON'");
+    let md = run(crate_dir(), &["compare", "--format", "markdown"]);
+    assert_line(&stdout(&md), "- `Q-21,REASON,2.4.0,2026-12-01`");
+    // Accepted: no lines to suggest.
+    let ok = run(
+        crate_dir(),
+        &[
+            "compare",
+            "--allow-failed-file",
+            "runs/accepted-failures.csv",
+        ],
+    );
+    assert_code(&ok, 0);
+    assert!(!stdout(&ok).contains("to accept them"), "{}", stdout(&ok));
 }

@@ -26,7 +26,9 @@ pub fn ragdiff(dir: impl AsRef<Path>) -> Command {
         .env_remove("GITHUB_ACTIONS")
         .env_remove("CI")
         .env_remove("COLUMNS")
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        // 2026-12-01 UTC: the date reports and `accept` write (reproducible).
+        .env("SOURCE_DATE_EPOCH", "1796083200");
     cmd
 }
 

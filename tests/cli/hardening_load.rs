@@ -384,6 +384,7 @@ fn run_meta(depth: u32) -> ragdiff::model::RunMeta {
 /// the gold does not have.
 #[test]
 fn a_query_never_holds_more_than_depth_lines() {
+    use ragdiff::load::run::{ReadOutcome, RunReader, Source};
     let gold = ragdiff::fuzz::small_gold(); // queries 1, 2, 3, Q-1
     let mut grouped = String::new();
     trec_lines(&mut grouped, "1", 300_000);
@@ -394,8 +395,8 @@ fn a_query_never_holds_more_than_depth_lines() {
     trec_lines(&mut interleaved, "1", 300_000);
     trec_lines(&mut interleaved, "2", 1);
     for (what, text) in [("grouped", &grouped), ("interleaved", &interleaved)] {
-        let (_, diag, _, stats) =
-            ragdiff::load::run::read_bytes_with_stats(run_meta(5), text.as_bytes(), &gold, &[]);
+        let ReadOutcome { diag, stats, .. } =
+            RunReader::new(&gold).read(Source::bytes(run_meta(5), text.as_bytes()));
         assert!(
             (1..=5).contains(&stats.max_held),
             "{what}: a query held {} lines",
@@ -413,8 +414,8 @@ fn a_query_never_holds_more_than_depth_lines() {
     // the count means something: within depth, every line is held
     let mut within = String::new();
     trec_lines(&mut within, "1", 5);
-    let (_, diag, _, stats) =
-        ragdiff::load::run::read_bytes_with_stats(run_meta(5), within.as_bytes(), &gold, &[]);
+    let ReadOutcome { diag, stats, .. } =
+        RunReader::new(&gold).read(Source::bytes(run_meta(5), within.as_bytes()));
     assert!(diag.problems.is_empty(), "{:?}", diag.problems);
     assert_eq!(stats.max_held, 5);
 }

@@ -589,3 +589,43 @@ fn a_map_on_one_side_only_is_named_in_every_report_and_warns() {
         stdout(&out)
     );
 }
+
+#[test]
+fn the_policy_file_is_listed_by_changed_since_and_is_never_results() {
+    let dir = demo_copy();
+    std::fs::write(dir.path().join("ragdiff.toml"), "[gate]\nblock = \"all\"\n").expect("written");
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    let sha = git(dir.path(), &["rev-parse", "HEAD"]);
+    std::fs::write(
+        dir.path().join("ragdiff.toml"),
+        "[gate]\nblock = \"none\"\n",
+    )
+    .expect("written");
+    let mut args = DEMO.to_vec();
+    args.extend(["--changed-since", &sha]);
+    let out = run(dir.path(), &args);
+    let line = format!(
+        "this pull request changes the gate's inputs since {sha}: policy file ragdiff.toml (changed)"
+    );
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+    // The policy as a candidate repeat.
+    edit(
+        dir.path(),
+        "runs/candidate.toml",
+        "\"candidate-3.csv\"]",
+        "\"candidate-3.csv\", \"../ragdiff.toml\"]\nformat = \"csv\"",
+    );
+    let out = run(dir.path(), &DEMO);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("runs/../ragdiff.toml: run results are the policy file ragdiff.toml"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -55,36 +55,25 @@ impl Keep<'_> {
     };
 }
 
-/// Read a run against `gold`. `extra_ok` lists columns expected beside the run's own
-/// (the one-file layout). Problems go to the returned diagnostics; the run is `None`
-/// when the file could not be read at all. The third value is the one index version
-/// an `index_version` column names, if any.
-pub fn read(
-    meta: RunMeta,
-    gold: &GoldSet,
-    extra_ok: &[&str],
-    progress: Progress,
-) -> (Option<ObservedRun>, Diagnostics, Option<String>) {
-    read_keeping(meta, gold, extra_ok, Keep::NONE, progress)
+/// What reading one run gave: the run (`None` when the file could not be read at
+/// all), its problems and warnings, the one index version an `index_version` column
+/// names (the one-file layout), and what reading cost.
+pub struct ReadOutcome {
+    pub run: Option<ObservedRun>,
+    pub diag: Diagnostics,
+    pub index_version: Option<String>,
+    pub stats: ReadStats,
 }
 
-/// [`read`], keeping the unjudged docs `keep` names by id.
-pub fn read_keeping(
-    meta: RunMeta,
-    gold: &GoldSet,
-    extra_ok: &[&str],
-    keep: Keep,
-    progress: Progress,
-) -> (Option<ObservedRun>, Diagnostics, Option<String>) {
-    let display = meta.results.display().to_string();
-    let path = meta.results.clone();
-    let source = || -> Result<Box<dyn Read>, ProblemKind> {
-        crate::load::fs::open_regular(&path, "run results", &display)
-            .map(|f| Box::new(f) as Box<dyn Read>)
-    };
-    let (run, diag, version, _) =
-        read_from(meta, &display, &source, gold, (extra_ok, keep), progress);
-    (run, diag, version)
+impl ReadOutcome {
+    fn unread(diag: Diagnostics, stats: ReadStats) -> Self {
+        Self {
+            run: None,
+            diag,
+            index_version: None,
+            stats,
+        }
+    }
 }
 
 /// What reading a run cost, for tests of the memory bound.
@@ -95,49 +84,84 @@ pub struct ReadStats {
     pub max_held: usize,
 }
 
-/// Read run results from memory (the fuzz targets and tests use this).
-pub fn read_bytes(
+/// Where a run's results are read from: the file its metadata names, or bytes in
+/// memory (the fuzz targets and tests).
+pub struct Source<'b> {
     meta: RunMeta,
-    bytes: &[u8],
-    gold: &GoldSet,
-    extra_ok: &[&str],
-) -> (Option<ObservedRun>, Diagnostics, Option<String>) {
-    let (run, diag, version, _) = read_bytes_with(meta, bytes, gold, extra_ok, Keep::NONE);
-    (run, diag, version)
+    bytes: Option<&'b [u8]>,
 }
 
-/// [`read_bytes`], keeping the unjudged docs `keep` names by id.
-pub fn read_bytes_keeping(
-    meta: RunMeta,
-    bytes: &[u8],
-    gold: &GoldSet,
-    extra_ok: &[&str],
-    keep: Keep,
-) -> (Option<ObservedRun>, Diagnostics, Option<String>) {
-    let (run, diag, version, _) = read_bytes_with(meta, bytes, gold, extra_ok, keep);
-    (run, diag, version)
+impl<'b> Source<'b> {
+    /// The results file `meta` names.
+    pub fn file(meta: RunMeta) -> Self {
+        Self { meta, bytes: None }
+    }
+
+    /// `bytes`, read as the results of `meta`'s run.
+    pub fn bytes(meta: RunMeta, bytes: &'b [u8]) -> Self {
+        Self {
+            meta,
+            bytes: Some(bytes),
+        }
+    }
 }
 
-/// [`read_bytes`], also saying what reading cost.
-pub fn read_bytes_with_stats(
-    meta: RunMeta,
-    bytes: &[u8],
-    gold: &GoldSet,
-    extra_ok: &[&str],
-) -> (Option<ObservedRun>, Diagnostics, Option<String>, ReadStats) {
-    read_bytes_with(meta, bytes, gold, extra_ok, Keep::NONE)
+/// Reads runs against one gold set: the one way in for every format.
+/// `RunReader::new(&gold).keep(keep).read(Source::file(meta))`.
+#[derive(Clone, Copy)]
+pub struct RunReader<'a> {
+    gold: &'a GoldSet,
+    extra_ok: &'a [&'a str],
+    keep: Keep<'a>,
+    progress: Progress<'a>,
 }
 
-fn read_bytes_with(
-    meta: RunMeta,
-    bytes: &[u8],
-    gold: &GoldSet,
-    extra_ok: &[&str],
-    keep: Keep,
-) -> (Option<ObservedRun>, Diagnostics, Option<String>, ReadStats) {
-    let display = meta.results.display().to_string();
-    let source = || -> Result<Box<dyn Read + '_>, ProblemKind> { Ok(Box::new(bytes)) };
-    read_from(meta, &display, &source, gold, (extra_ok, keep), &|_| {})
+impl<'a> RunReader<'a> {
+    /// Keeping nothing by id, no extra column allowed, no progress shown.
+    pub fn new(gold: &'a GoldSet) -> Self {
+        Self {
+            gold,
+            extra_ok: &[],
+            keep: Keep::NONE,
+            progress: &|_| {},
+        }
+    }
+
+    /// Columns expected beside the run's own (the one-file layout).
+    pub fn extra_ok(self, extra_ok: &'a [&'a str]) -> Self {
+        Self { extra_ok, ..self }
+    }
+
+    /// The unjudged docs to keep by id, and the lists to offer drift's pairing.
+    pub fn keep(self, keep: Keep<'a>) -> Self {
+        Self { keep, ..self }
+    }
+
+    /// Told how many more bytes were read (files only).
+    pub fn progress(self, progress: Progress<'a>) -> Self {
+        Self { progress, ..self }
+    }
+
+    /// Read one run. Problems go to the outcome's diagnostics, never a panic.
+    pub fn read(&self, source: Source) -> ReadOutcome {
+        let Source { meta, bytes } = source;
+        let display = meta.results.display().to_string();
+        let extra = (self.extra_ok, self.keep);
+        match bytes {
+            Some(bytes) => {
+                let open = || -> Result<Box<dyn Read + '_>, ProblemKind> { Ok(Box::new(bytes)) };
+                read_from(meta, &display, &open, self.gold, extra, &|_| {})
+            }
+            None => {
+                let path = meta.results.clone();
+                let open = || -> Result<Box<dyn Read>, ProblemKind> {
+                    crate::load::fs::open_regular(&path, "run results", &display)
+                        .map(|f| Box::new(f) as Box<dyn Read>)
+                };
+                read_from(meta, &display, &open, self.gold, extra, self.progress)
+            }
+        }
+    }
 }
 
 /// Read from `source`, which can be opened again: a TREC run whose queries turn out
@@ -149,7 +173,7 @@ fn read_from<'s>(
     gold: &GoldSet,
     (extra_ok, keep): (&[&str], Keep),
     progress: Progress,
-) -> (Option<ObservedRun>, Diagnostics, Option<String>, ReadStats) {
+) -> ReadOutcome {
     let mut diag = Diagnostics::default();
     let open = |diag: &mut Diagnostics| match source() {
         Ok(r) => Some(r),
@@ -159,10 +183,10 @@ fn read_from<'s>(
         }
     };
     let Some(input) = open(&mut diag) else {
-        return (None, diag, None, ReadStats::default());
+        return ReadOutcome::unread(diag, ReadStats::default());
     };
     let Some(input) = json::check_content(input, meta.format, display, &mut diag) else {
-        return (None, diag, None, ReadStats::default());
+        return ReadOutcome::unread(diag, ReadStats::default());
     };
     let depth = meta.depth_declared.then_some(meta.depth);
     // Every format keeps the same things (unjudged docs by id, lists for drift).
@@ -178,8 +202,7 @@ fn read_from<'s>(
                 DataFormat::Json => json::read(input, &mut c, &mut diag, progress),
                 _ => jsonl::read(input, &mut c, &mut diag, progress),
             }
-            let stats = c.stats;
-            (Some(c.into_run(meta)), diag, None, stats)
+            c.outcome(meta, diag, None)
         }
         DataFormat::Csv => {
             let mut c = collector();
@@ -192,8 +215,7 @@ fn read_from<'s>(
                 progress,
             );
             c.finish_csv(&mut diag);
-            let stats = c.stats;
-            (Some(c.into_run(meta)), diag, version, stats)
+            c.outcome(meta, diag, version)
         }
         DataFormat::Trec => {
             trec::read_trec_run(meta, display, input, &open, &collector, diag, progress)
@@ -567,6 +589,22 @@ impl<'g> Collector<'g> {
                 shown.join(", "),
                 crate::text::and_more(n, shown.len())
             ));
+        }
+    }
+
+    /// The outcome of a reading that ended (whole or with problems).
+    fn outcome(
+        self,
+        meta: RunMeta,
+        diag: Diagnostics,
+        index_version: Option<String>,
+    ) -> ReadOutcome {
+        let stats = self.stats;
+        ReadOutcome {
+            run: Some(self.into_run(meta)),
+            diag,
+            index_version,
+            stats,
         }
     }
 

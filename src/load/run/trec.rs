@@ -5,9 +5,9 @@ use std::io::Read;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Collector, Progress, ReadStats, hash_bytes, read_error};
+use super::{Collector, Progress, ReadOutcome, hash_bytes, read_error};
 use crate::load::lines::{self, Guard, parse_rank, split_fields};
-use crate::model::{ObservedRun, RunMeta};
+use crate::model::RunMeta;
 use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// A TREC run: one pass when its queries are grouped (the usual export), a second
@@ -20,7 +20,7 @@ pub(super) fn read_trec_run<'c, 's>(
     collector: &dyn Fn() -> Collector<'c>,
     mut diag: Diagnostics,
     progress: Progress,
-) -> (Option<ObservedRun>, Diagnostics, Option<String>, ReadStats) {
+) -> ReadOutcome {
     let mut c = collector();
     if c.keep.defer_trec {
         c.defer_offers();
@@ -35,8 +35,7 @@ pub(super) fn read_trec_run<'c, 's>(
     ) {
         c.finish_trec(&mut diag);
         c.offer_deferred();
-        let stats = c.stats;
-        return (Some(c.into_run(meta)), diag, None, stats);
+        return c.outcome(meta, diag, None);
     }
     let first = c.stats;
     if let Some(pairing) = c.keep.pairing
@@ -46,7 +45,7 @@ pub(super) fn read_trec_run<'c, 's>(
     }
     let mut diag = Diagnostics::default();
     let Some(input) = open(&mut diag) else {
-        return (None, diag, None, first);
+        return ReadOutcome::unread(diag, first);
     };
     let mut c = collector();
     // A poisoned pairing ignores what this pass offers (the caller pairs again); it
@@ -64,10 +63,8 @@ pub(super) fn read_trec_run<'c, 's>(
     );
     c.finish_trec(&mut diag);
     c.offer_deferred();
-    let stats = ReadStats {
-        max_held: c.stats.max_held.max(first.max_held),
-    };
-    (Some(c.into_run(meta)), diag, None, stats)
+    c.stats.max_held = c.stats.max_held.max(first.max_held);
+    c.outcome(meta, diag, None)
 }
 
 /// One TREC query's lines, waiting for its last line.
