@@ -13,7 +13,7 @@ use crate::output;
 use crate::report::{self, CompareReport, Decided};
 use crate::settings;
 use crate::text::plural;
-use crate::validate::{Diagnostics, Location, ProblemKind, resolve_k};
+use crate::validate::{Diagnostics, ProblemKind, resolve_k};
 
 /// The inputs once their manifests are read and checked, before any run is read.
 struct Inputs {
@@ -64,7 +64,14 @@ pub(super) fn report(
     // Each side keeps its top k's unjudged docs by id: suspects and the label queue
     // need them (docs/contract.md §6.3); memory stays gold x k. Drift pairs the two
     // runs' lists as they are read (§6.5).
-    let (mut runs, pairing) = read_both(s, &gold, metas, inputs.k, &mut diag)?;
+    let load::BothRuns { mut runs, pairing } = load::read_both(
+        &gold,
+        metas,
+        inputs.k,
+        s.outputs.wants_label_queue(),
+        &|| new_pairing(&gold, s.rbo_p),
+        &mut diag,
+    )?;
     release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
     let opts = compare::Options {
@@ -294,82 +301,12 @@ fn failure_lines(err: &anyhow::Error) -> Option<(String, Vec<String>)> {
     ))
 }
 
-/// Read both runs side by side; drift pairs their lists as they are read (§6.5).
-fn read_both(
-    s: &settings::Compare,
-    gold: &GoldSet,
-    metas: Side<RunMeta>,
-    k: u32,
-    diag: &mut Diagnostics,
-) -> anyhow::Result<(Side<ObservedRun>, Pairing)> {
-    let pairing = new_pairing(gold, s.rbo_p);
-    let files: Vec<_> = metas
-        .iter()
-        .flat_map(|m| m.results_paths().map(std::path::Path::to_path_buf))
-        .collect();
-    let before: Vec<_> = files.iter().map(|p| load::fs::fingerprint(p)).collect();
-    let keep = load::run::Keep {
-        top: k,
-        wanted: None,
-        pairing: Some(&pairing),
-        side: 0,
-        every_query: s.outputs.wants_label_queue(),
-        doc_map: None,
-        defer_trec: false,
-    };
-    let runs = load::read_runs_keeping(metas.into_iter().collect(), gold, &[], keep, diag);
-    let runs: Side<Option<ObservedRun>> = <[Option<ObservedRun>; 2]>::try_from(runs)
-        .unwrap_or_else(|_| [None, None])
-        .into();
-    let runs = runs.map(|run| diag.require(run)).transpose()?;
-    if !pairing.is_poisoned() {
-        return Ok((runs, pairing));
-    }
-    let pairing = pair_again(gold, runs.as_ref().map(|r| &r.meta), s.rbo_p)?;
-    // Drift must come from the files the metrics came from.
-    for (path, before) in files.iter().zip(before) {
-        if load::fs::fingerprint(path) != before {
-            diag.problem(
-                Location::file(path.display().to_string()),
-                ProblemKind::ChangedWhileRead,
-            );
-        }
-    }
-    diag.check()?;
-    Ok((runs, pairing))
-}
-
 /// Drift's pairing of the two runs' lists by RBO with persistence `p` (§6.5).
 fn new_pairing(gold: &GoldSet, p: f64) -> Pairing {
     Pairing::new(
         gold.queries.len(),
         Box::new(move |a, b| crate::metrics::rbo::rbo_ext(a, b, p)),
     )
-}
-
-/// A TREC run turned out interleaved after offering lists that may have been partial
-/// (docs/contract.md §6.5): read both runs again, each offering its lists only once its
-/// reading ends whole. Costs a second read of both runs, for interleaved runs only.
-fn pair_again(gold: &GoldSet, metas: Side<&RunMeta>, p: f64) -> anyhow::Result<Pairing> {
-    let pairing = new_pairing(gold, p);
-    let keep = load::run::Keep {
-        pairing: Some(&pairing),
-        defer_trec: true,
-        ..load::run::Keep::NONE
-    };
-    let mut diag = Diagnostics::default();
-    // Drift pairs the first repeats only: the other repeats are not read again.
-    let metas = metas
-        .map(|m| m.repeat_metas().swap_remove(0))
-        .into_iter()
-        .collect();
-    let again = load::read_runs_keeping(metas, gold, &[], keep, &mut diag);
-    // The files were valid a moment ago; should one have changed, say so (exit 2).
-    diag.check()?;
-    for run in again {
-        diag.require(run)?;
-    }
-    Ok(pairing)
 }
 
 /// The gates asked for that the comparison may leave without a test.

@@ -2,6 +2,7 @@
 //! Paths resolve here; nothing outside `load` touches the file system for input.
 
 pub mod allow;
+mod both;
 pub mod changed;
 pub mod docmap;
 pub mod fs;
@@ -15,6 +16,7 @@ pub mod run;
 pub mod tags;
 
 // The tokenizers by their older paths, so `crate::load::lines` and the like still name them.
+pub use both::{BothRuns, read_both};
 pub use parse::{csvio, json, jsonl, lines};
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,90 @@
+//! Both runs of a comparison, read side by side, drift pairing their lists as they
+//! are read (docs/contract.md §6.5); an interleaved TREC run's re-read for drift is
+//! here, behind [`read_both`].
+
+use crate::load::{self, run};
+use crate::model::{GoldSet, ObservedRun, Pairing, RunMeta, Side};
+use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
+
+/// Both runs, read, and drift's pairing of their lists.
+pub struct BothRuns {
+    pub runs: Side<ObservedRun>,
+    pub pairing: Pairing,
+}
+
+/// Read both runs side by side, each keeping its top `k` unjudged docs (of every
+/// query when `every_query`: the label queue is exported), offering its lists to a
+/// pairing `new_pairing` makes. Any problem is an error, every problem in `diag`.
+pub fn read_both(
+    gold: &GoldSet,
+    metas: Side<RunMeta>,
+    k: u32,
+    every_query: bool,
+    new_pairing: &dyn Fn() -> Pairing,
+    diag: &mut Diagnostics,
+) -> Result<BothRuns, InvalidInput> {
+    let pairing = new_pairing();
+    let files: Vec<_> = metas
+        .iter()
+        .flat_map(|m| m.results_paths().map(std::path::Path::to_path_buf))
+        .collect();
+    let before: Vec<_> = files.iter().map(|p| load::fs::fingerprint(p)).collect();
+    let keep = run::Keep {
+        top: k,
+        wanted: None,
+        pairing: Some(&pairing),
+        side: 0,
+        every_query,
+        doc_map: None,
+        defer_trec: false,
+    };
+    let runs = load::read_runs_keeping(metas.into_iter().collect(), gold, &[], keep, diag);
+    let runs: Side<Option<ObservedRun>> = <[Option<ObservedRun>; 2]>::try_from(runs)
+        .unwrap_or_else(|_| [None, None])
+        .into();
+    let runs = runs.map(|run| diag.require(run)).transpose()?;
+    if !pairing.is_poisoned() {
+        return Ok(BothRuns { runs, pairing });
+    }
+    let pairing = pair_again(gold, runs.as_ref().map(|r| &r.meta), new_pairing())?;
+    // Drift must come from the files the metrics came from.
+    for (path, before) in files.iter().zip(before) {
+        if load::fs::fingerprint(path) != before {
+            diag.problem(
+                Location::file(path.display().to_string()),
+                ProblemKind::ChangedWhileRead,
+            );
+        }
+    }
+    diag.check()?;
+    Ok(BothRuns { runs, pairing })
+}
+
+/// A TREC run turned out interleaved after offering lists that may have been partial
+/// (docs/contract.md §6.5): read both runs again, each offering its lists to
+/// `pairing` only once its reading ends whole. Costs a second read of both runs, for
+/// interleaved runs only.
+fn pair_again(
+    gold: &GoldSet,
+    metas: Side<&RunMeta>,
+    pairing: Pairing,
+) -> Result<Pairing, InvalidInput> {
+    let keep = run::Keep {
+        pairing: Some(&pairing),
+        defer_trec: true,
+        ..run::Keep::NONE
+    };
+    let mut diag = Diagnostics::default();
+    // Drift pairs the first repeats only: the other repeats are not read again.
+    let metas = metas
+        .map(|m| m.repeat_metas().swap_remove(0))
+        .into_iter()
+        .collect();
+    let again = load::read_runs_keeping(metas, gold, &[], keep, &mut diag);
+    // The files were valid a moment ago; should one have changed, say so (exit 2).
+    diag.check()?;
+    for run in again {
+        diag.require(run)?;
+    }
+    Ok(pairing)
+}
