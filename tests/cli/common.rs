@@ -573,16 +573,29 @@ pub fn write_generated(dir: &Path, queries: &[(String, Change)]) {
 /// The arguments that compare a folder made by [`write_generated`], run from it.
 pub const GENERATED: [&str; 5] = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
 
-/// The folder of the reference data (`RAGDIFF_REFERENCE_DIR`, relative to the crate),
-/// or `None` when it is unset: a user's clone has no `../shared`.
-pub fn reference_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("RAGDIFF_REFERENCE_DIR").filter(|d| !d.is_empty())?;
+/// Why the tests that read the reference data are ignored by a plain `cargo test`.
+pub const NEEDS_REFERENCE: &str =
+    "needs RAGDIFF_REFERENCE_DIR (../shared/reference): run by .ci/run with --include-ignored";
+
+/// The folder of the reference data (`RAGDIFF_REFERENCE_DIR`, relative to the crate).
+/// The tests that call it are `#[ignore]`d (a user's clone has no `../shared`); when
+/// they are run, an unset variable or a missing folder fails them.
+pub fn reference_dir() -> PathBuf {
+    let dir = std::env::var_os("RAGDIFF_REFERENCE_DIR")
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| panic!("RAGDIFF_REFERENCE_DIR is unset: {NEEDS_REFERENCE}"));
     let dir = PathBuf::from(dir);
-    Some(if dir.is_relative() {
+    let dir = if dir.is_relative() {
         crate_dir().join(dir)
     } else {
         dir
-    })
+    };
+    assert!(
+        dir.is_dir(),
+        "RAGDIFF_REFERENCE_DIR={} is not a folder: {NEEDS_REFERENCE}",
+        dir.display()
+    );
+    dir
 }
 
 /// Say plainly that a test was skipped: written to the process's stderr directly,

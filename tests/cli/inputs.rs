@@ -3,7 +3,7 @@
 //! format, parity of one run in all four formats, and ids in natural order.
 
 use crate::common::{
-    EvalJson, assert_code, eval_json, fixture, reference_dir, render, run, say_skipped, stderr,
+    EvalJson, assert_code, eval_json, fixture, reference_dir, render, run, stderr,
 };
 
 fn formats() -> std::path::PathBuf {
@@ -44,11 +44,9 @@ fn one_run_same_numbers_in_every_format() {
 /// The Vaswani runs (tests/fixtures/vaswani) converted by
 /// tests/fixtures/inputs/convert.py score exactly as the TREC originals.
 #[test]
+#[ignore = "needs RAGDIFF_REFERENCE_DIR (../shared/reference): run by .ci/run with --include-ignored"]
 fn vaswani_runs_same_numbers_in_every_format() {
-    let Some(reference) = reference_dir() else {
-        say_skipped("skipped: RAGDIFF_REFERENCE_DIR is unset (the Vaswani qrels live there)");
-        return;
-    };
+    let reference = reference_dir();
     let qrels = reference.join("vaswani/qrels").display().to_string();
     for r in ["a", "b"] {
         let trec = fixture(&format!("vaswani/run.{r}.trec"))
