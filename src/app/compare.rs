@@ -4,11 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use crate::app::{print_warnings, refuse, release_freed_memory};
+use crate::compare::drift::Pairing;
 use crate::compare::{self, Comparison};
 use crate::exit::{self, Refused};
 use crate::gate;
 use crate::load::{self, allow};
-use crate::model::{GoldSet, ObservedRun, Pairing, RunMeta, Side};
+use crate::model::{GoldSet, ObservedRun, RunMeta, Side};
 use crate::output;
 use crate::report::{self, CompareReport, Decided};
 use crate::settings;

@@ -486,7 +486,7 @@ pub struct Options<'a> {
     pub phase_done: &'a dyn Fn(&str),
 }
 
-/// Drift's pairs of lists, as the reader's pairing made them (`model::Pairing::results`):
+/// Drift's pairs of lists, as the reader's pairing made them (`drift::Pairing::results`):
 /// the RBO of each gold query in drift, and of every other query in both runs.
 pub type DriftPairs = (Vec<Option<f64>>, Vec<(crate::model::Id, f64)>);
 

@@ -3,26 +3,26 @@
 //! here, behind [`read_both`].
 
 use crate::load::{self, run};
-use crate::model::{GoldSet, ObservedRun, Pairing, RunMeta, Side};
+use crate::model::{GoldSet, ListSink, ObservedRun, RunMeta, Side};
 use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
 
 /// Both runs, read, and drift's pairing of their lists.
-pub struct BothRuns {
+pub struct BothRuns<P> {
     pub runs: Side<ObservedRun>,
-    pub pairing: Pairing,
+    pub pairing: P,
 }
 
 /// Read both runs side by side, each keeping its top `k` unjudged docs (of every
 /// query when `every_query`: the label queue is exported), offering its lists to a
 /// pairing `new_pairing` makes. Any problem is an error, every problem in `diag`.
-pub fn read_both(
+pub fn read_both<P: ListSink>(
     gold: &GoldSet,
     metas: Side<RunMeta>,
     k: u32,
     every_query: bool,
-    new_pairing: &dyn Fn() -> Pairing,
+    new_pairing: &dyn Fn() -> P,
     diag: &mut Diagnostics,
-) -> Result<BothRuns, InvalidInput> {
+) -> Result<BothRuns<P>, InvalidInput> {
     let pairing = new_pairing();
     let files: Vec<_> = metas
         .iter()
@@ -64,11 +64,11 @@ pub fn read_both(
 /// (docs/contract.md §6.5): read both runs again, each offering its lists to
 /// `pairing` only once its reading ends whole. Costs a second read of both runs, for
 /// interleaved runs only.
-fn pair_again(
+fn pair_again<P: ListSink>(
     gold: &GoldSet,
     metas: Side<&RunMeta>,
-    pairing: Pairing,
-) -> Result<Pairing, InvalidInput> {
+    pairing: P,
+) -> Result<P, InvalidInput> {
     let keep = run::Keep {
         pairing: Some(&pairing),
         defer_trec: true,

@@ -27,7 +27,7 @@ pub struct Keep<'w> {
     pub wanted: Option<&'w Wanted>,
     /// Offer every returned list, as doc hashes, to drift's pairing as side `side`
     /// (0 baseline, 1 candidate; docs/contract.md §6.5).
-    pub pairing: Option<&'w crate::model::Pairing>,
+    pub pairing: Option<&'w dyn crate::model::ListSink>,
     pub side: usize,
     /// Keep the top `top` unjudged docs of every gold query (the label queue is
     /// exported); otherwise only of queries whose gold judges a doc not relevant,
