@@ -457,20 +457,7 @@ fn label_queue(
     if wanted.is_empty() {
         return Ok(items);
     }
-    let keep = load::run::Keep {
-        top: cmp.k,
-        wanted: Some(&wanted),
-        pairing: None,
-        side: 0,
-        every_query: true,
-        doc_map: None,
-        defer_trec: false,
-    };
-    let mut diag = Diagnostics::default();
-    let again = load::read_runs_keeping(vec![baseline.meta.clone()], gold, &[], keep, &mut diag);
-    // The file was valid a moment ago; should it have changed, say so (exit 2).
-    diag.check()?;
-    let again = diag.require(again.into_iter().next().flatten())?;
+    let again = load::read_wanted(&baseline.meta, gold, cmp.k, &wanted)?;
     Ok(compare::holes::label_queue(
         gold, &again, candidate, &cmp.rows, cmp.k,
     ))

@@ -3,7 +3,7 @@
 //! here, behind [`read_both`].
 
 use crate::load::{self, run};
-use crate::model::{GoldSet, ListSink, ObservedRun, RunMeta, Side};
+use crate::model::{GoldSet, ListSink, ObservedRun, RunMeta, Side, Wanted};
 use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
 
 /// Both runs, read, and drift's pairing of their lists.
@@ -87,4 +87,28 @@ fn pair_again<P: ListSink>(
         diag.require(run)?;
     }
     Ok(pairing)
+}
+
+/// The baseline read again for the label queue, keeping by id the unjudged docs
+/// `wanted` at any rank beside every query's top `k` (docs/contract.md §6.3).
+pub fn read_wanted(
+    meta: &RunMeta,
+    gold: &GoldSet,
+    k: u32,
+    wanted: &Wanted,
+) -> Result<ObservedRun, InvalidInput> {
+    let keep = run::Keep {
+        top: k,
+        wanted: Some(wanted),
+        pairing: None,
+        side: 0,
+        every_query: true,
+        doc_map: None,
+        defer_trec: false,
+    };
+    let mut diag = Diagnostics::default();
+    let again = load::read_runs_keeping(vec![meta.clone()], gold, &[], keep, &mut diag);
+    // The file was valid a moment ago; should it have changed, say so (exit 2).
+    diag.check()?;
+    diag.require(again.into_iter().next().flatten())
 }
