@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::metrics::judged::{judged_at_k, unjudged_at_k};
 use crate::metrics::{self, Scores};
-use crate::model::{EvaluatedRun, GoldQuery, GoldSet};
+use crate::model::{GoldQuery, GoldSet, ObservedRun};
 
 pub mod cutoffs;
 
@@ -53,7 +53,7 @@ impl std::ops::Deref for EvalMeans {
 
 /// Score every gold query with a relevant doc; no-answer queries are listed apart.
 /// Rows are in natural order of id (`docs/contract.md §2.8`).
-pub fn score_run(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> (Vec<EvalRow>, Vec<String>) {
+pub fn score_run(gold: &GoldSet, run: &ObservedRun, k: u32) -> (Vec<EvalRow>, Vec<String>) {
     let mut rows = Vec::new();
     let mut no_answer = Vec::new();
     for (qi, q) in gold.queries.iter().enumerate() {
@@ -100,7 +100,7 @@ impl Repeated {
 /// Score gold query `qi` in every repeat of `run` and take the means.
 pub fn over_repeats(
     q: &GoldQuery,
-    run: &EvaluatedRun,
+    run: &ObservedRun,
     qi: usize,
     k: u32,
     min_grade: i64,

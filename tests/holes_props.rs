@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use ragdiff::compare::{Status, compare};
 use ragdiff::load::{gold, run};
 use ragdiff::metrics::judged::{judged_at_k, unjudged_at_k};
-use ragdiff::model::{DataFormat, EvaluatedRun, GoldMeta, GoldSet, RunMeta};
+use ragdiff::model::{DataFormat, GoldMeta, GoldSet, ObservedRun, RunMeta};
 use ragdiff::validate::Diagnostics;
 
 /// One query: relevant docs, two rankings (doc indexes, distinct, rank order).
@@ -83,7 +83,7 @@ fn read(
     depth: u32,
     k: u32,
     version: &str,
-) -> EvaluatedRun {
+) -> ObservedRun {
     let mut text = String::from("id,retrieved_doc_ids\n");
     for (qi, q) in queries.iter().enumerate() {
         let _ = writeln!(text, "Q-{qi},{}", ids(side(q)));

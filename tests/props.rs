@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use ragdiff::load::{gold, run};
 use ragdiff::metrics::{Scores, evaluate, relevant_in_top_k};
-use ragdiff::model::{DataFormat, EvaluatedRun, GoldMeta, GoldSet, RunMeta};
+use ragdiff::model::{DataFormat, GoldMeta, GoldSet, ObservedRun, RunMeta};
 use ragdiff::validate::Diagnostics;
 
 // ---------------------------------------------------------------------------------
@@ -235,7 +235,7 @@ fn parse_gold(text: &str, format: DataFormat) -> GoldSet {
 }
 
 #[track_caller]
-fn read_run(text: &str, format: DataFormat, depth: u32, gold: &GoldSet) -> EvaluatedRun {
+fn read_run(text: &str, format: DataFormat, depth: u32, gold: &GoldSet) -> ObservedRun {
     let run::ReadOutcome { run: r, diag, .. } = run::RunReader::new(gold)
         .read(run::Source::bytes(run_meta(format, depth), text.as_bytes()));
     assert!(diag.problems.is_empty(), "{:?}\n{text}", diag.problems);
@@ -243,7 +243,7 @@ fn read_run(text: &str, format: DataFormat, depth: u32, gold: &GoldSet) -> Evalu
 }
 
 /// Every gold query's scores at k, by id.
-fn scores(gold: &GoldSet, run: &EvaluatedRun, k: u32) -> BTreeMap<String, Scores> {
+fn scores(gold: &GoldSet, run: &ObservedRun, k: u32) -> BTreeMap<String, Scores> {
     gold.queries
         .iter()
         .zip(&run.observed)

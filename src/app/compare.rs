@@ -4,11 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use crate::app::{print_warnings, refuse, release_freed_memory};
+use crate::compare::drift::Pairing;
 use crate::compare::{self, Comparison};
 use crate::exit::{self, Refused};
 use crate::gate;
 use crate::load::{self, allow};
-use crate::model::{EvaluatedRun, GoldSet, Pairing, RunMeta, Side};
+use crate::model::{GoldSet, ObservedRun, RunMeta, Side};
 use crate::output;
 use crate::report::{self, CompareReport, Decided};
 use crate::settings;
@@ -444,7 +445,7 @@ fn own_files<'a>(
 /// while reading, so the baseline is read once more to find just the queued docs.
 fn label_queue(
     gold: &GoldSet,
-    runs: &Side<EvaluatedRun>,
+    runs: &Side<ObservedRun>,
     cmp: &Comparison,
 ) -> anyhow::Result<Vec<compare::holes::LabelItem>> {
     let Side {
@@ -456,20 +457,7 @@ fn label_queue(
     if wanted.is_empty() {
         return Ok(items);
     }
-    let keep = load::run::Keep {
-        top: cmp.k,
-        wanted: Some(&wanted),
-        pairing: None,
-        side: 0,
-        every_query: true,
-        doc_map: None,
-        defer_trec: false,
-    };
-    let mut diag = Diagnostics::default();
-    let again = load::read_runs_keeping(vec![baseline.meta.clone()], gold, &[], keep, &mut diag);
-    // The file was valid a moment ago; should it have changed, say so (exit 2).
-    diag.check()?;
-    let again = diag.require(again.into_iter().next().flatten())?;
+    let again = load::read_wanted(&baseline.meta, gold, cmp.k, &wanted)?;
     Ok(compare::holes::label_queue(
         gold, &again, candidate, &cmp.rows, cmp.k,
     ))

@@ -8,7 +8,7 @@ use serde::ser::SerializeMap;
 use crate::compare::Comparison;
 use crate::eval::cutoffs::{AT_METRICS, At, ByCutoff};
 use crate::metrics::Metric;
-use crate::model::{EvaluatedRun, GoldSet};
+use crate::model::{GoldSet, ObservedRun};
 
 /// A mean at one cutoff: both sides and the mean of the per-query deltas.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -75,7 +75,7 @@ impl Serialize for MeansAt {
 
 /// Fill every row's `at` (each side's mean over its repeats at each cutoff) and the
 /// means at each cutoff over the compared rows. Nothing when `cutoffs` is empty.
-pub fn attach(cmp: &mut Comparison, gold: &GoldSet, [b, c]: [&EvaluatedRun; 2], cutoffs: &[u32]) {
+pub fn attach(cmp: &mut Comparison, gold: &GoldSet, [b, c]: [&ObservedRun; 2], cutoffs: &[u32]) {
     if cutoffs.is_empty() {
         return;
     }
@@ -85,7 +85,7 @@ pub fn attach(cmp: &mut Comparison, gold: &GoldSet, [b, c]: [&EvaluatedRun; 2], 
             continue;
         };
         let q = &gold.queries[qi];
-        let side = |run: &EvaluatedRun| {
+        let side = |run: &ObservedRun| {
             ByCutoff(
                 cutoffs
                     .iter()

@@ -5,7 +5,9 @@
 use serde::Serialize;
 
 use crate::compare::Comparison;
-use crate::model::{GoldSet, Id};
+use rustc_hash::FxHashMap;
+
+use crate::model::{GoldSet, Id, ListSink};
 use crate::text::natural_cmp;
 
 /// `--rbo-p`'s default persistence.
@@ -64,7 +66,7 @@ pub struct Moved {
 }
 
 /// Drift with persistence `p` from the pairs the runs' lists made while they were
-/// read (`model::Pairing::results`): each per-query row gets its RBO.
+/// read (`drift::Pairing::results`): each per-query row gets its RBO.
 pub fn apply(
     cmp: &mut Comparison,
     gold: &GoldSet,
@@ -114,6 +116,145 @@ fn summarize(p: f64, labelled: impl Iterator<Item = f64>, unlabelled: &[(&str, f
             })
             .collect(),
         labelled_queries: l_n,
+    }
+}
+
+/// How two lists of doc hashes compare (drift's RBO, given by the caller).
+pub type PairFn = Box<dyn Fn(&[u64], &[u64]) -> f64 + Send + Sync>;
+
+/// Drift computed while the two runs are read (docs/contract.md §6.5): each run's
+/// first repeat offers every returned list, as doc hashes, when its ranking is
+/// complete. The first side to offer a query's list leaves it waiting; the second
+/// pairs them and both are dropped. Runs exported in the same query order (grouped
+/// TREC, CSV, JSON in gold order) so hold only the lists one side is ahead by, not
+/// every list of both runs.
+pub struct Pairing {
+    pair: PairFn,
+    state: std::sync::Mutex<PairState>,
+}
+
+#[derive(Default)]
+struct PairState {
+    gold: Vec<Slot>,
+    other: FxHashMap<Id, Slot>,
+    /// Lists waiting now, and the most that ever waited at once.
+    waiting: usize,
+    peak: usize,
+    /// A side offered a list that turned out partial (an interleaved TREC run): every
+    /// value is void and later offers are ignored; the caller pairs again.
+    poisoned: bool,
+}
+
+#[derive(Default)]
+enum Slot {
+    #[default]
+    Empty,
+    /// One side's list, waiting for the other side's.
+    Waiting(usize, Box<[u64]>),
+    Done(f64),
+}
+
+impl Pairing {
+    pub fn new(gold_queries: usize, pair: PairFn) -> Self {
+        let mut gold = Vec::with_capacity(gold_queries);
+        gold.resize_with(gold_queries, Slot::default);
+        Self {
+            pair,
+            state: std::sync::Mutex::new(PairState {
+                gold,
+                ..PairState::default()
+            }),
+        }
+    }
+
+    /// The most lists that ever waited at once (the memory drift cost).
+    pub fn peak_waiting(&self) -> usize {
+        self.state.lock().map_or(0, |st| st.peak)
+    }
+
+    /// Every pair's value: per gold query (`None` when a run did not list it), and the
+    /// queries not in the gold that both runs listed.
+    pub fn results(self) -> (Vec<Option<f64>>, Vec<(Id, f64)>) {
+        let st = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        let done = |s: &Slot| match s {
+            Slot::Done(r) => Some(*r),
+            _ => None,
+        };
+        let gold = st.gold.iter().map(done).collect();
+        let other = st
+            .other
+            .iter()
+            .filter_map(|(id, s)| Some((id.clone(), done(s)?)))
+            .collect();
+        (gold, other)
+    }
+}
+
+impl ListSink for Pairing {
+    /// Side `side` (0 baseline, 1 candidate) returned `list` for a query: gold query
+    /// `qi`, or `qid` when the gold does not have it.
+    fn offer(&self, side: usize, qi: Option<usize>, qid: &str, list: &[u64]) {
+        let waiting = {
+            let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            if st.poisoned {
+                return;
+            }
+            let slot = match qi {
+                Some(qi) => &mut st.gold[qi],
+                None => st.other.entry(Id::from(qid)).or_default(),
+            };
+            let theirs = match std::mem::take(slot) {
+                Slot::Waiting(other, theirs) if other != side => Some(theirs),
+                before => {
+                    // The same side again cannot happen for a valid run: keep the newer.
+                    let fresh = !matches!(before, Slot::Waiting(..));
+                    *slot = Slot::Waiting(side, list.into());
+                    if fresh {
+                        st.waiting += 1;
+                        st.peak = st.peak.max(st.waiting);
+                    }
+                    None
+                }
+            };
+            match theirs {
+                Some(t) => {
+                    st.waiting -= 1;
+                    t
+                }
+                None => return,
+            }
+        };
+        // Paired outside the lock, baseline first.
+        let rbo = if side == 1 {
+            (self.pair)(&waiting, list)
+        } else {
+            (self.pair)(list, &waiting)
+        };
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.poisoned {
+            return;
+        }
+        match qi {
+            Some(qi) => st.gold[qi] = Slot::Done(rbo),
+            None => {
+                st.other.insert(Id::from(qid), Slot::Done(rbo));
+            }
+        }
+    }
+
+    /// Some list offered was partial: drop everything (the memory too) and ignore
+    /// later offers; [`Pairing::is_poisoned`] tells the caller to pair again with
+    /// lists offered only when complete.
+    fn poison(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.poisoned = true;
+        st.gold.iter_mut().for_each(|s| *s = Slot::Empty);
+        st.other = FxHashMap::default();
+        st.waiting = 0;
+    }
+
+    fn is_poisoned(&self) -> bool {
+        self.state.lock().map_or(true, |st| st.poisoned)
     }
 }
 
@@ -171,8 +312,9 @@ mod tests {
 
 #[cfg(test)]
 mod pairing_tests {
+    use super::Pairing;
     use crate::metrics::rbo::rbo_ext;
-    use crate::model::Pairing;
+    use crate::model::ListSink;
 
     fn pairing(n: usize) -> Pairing {
         Pairing::new(n, Box::new(|a, b| rbo_ext(a, b, 0.9)))

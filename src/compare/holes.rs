@@ -5,7 +5,7 @@
 use crate::compare::{MeanDelta, QueryRow, Status};
 use crate::metrics::judged::{judged_at_k, unjudged_at_k};
 use crate::metrics::mean;
-use crate::model::{EvaluatedRun, GoldQuery, GoldSet, Id, Observed, RankedDoc};
+use crate::model::{GoldQuery, GoldSet, Id, Observed, ObservedRun, RankedDoc};
 
 /// One query's label holes, per side (JSON keys of the per-query row: its
 /// `Serialize` writes them).
@@ -106,8 +106,8 @@ pub const QUEUED: [Status; 3] = [Status::NewlyFailed, Status::Regressed, Status:
 /// ranks are those `b` kept: the top k, plus any doc it was asked to find.
 pub fn label_queue(
     gold: &GoldSet,
-    b: &EvaluatedRun,
-    c: &EvaluatedRun,
+    b: &ObservedRun,
+    c: &ObservedRun,
     rows: &[QueryRow],
     k: u32,
 ) -> Vec<LabelItem> {

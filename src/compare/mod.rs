@@ -9,7 +9,7 @@ pub mod drift;
 
 use crate::eval::{Means, Repeated};
 use crate::metrics::{self, Metric, Scores};
-use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta};
+use crate::model::{GoldSet, Id, ObservedRun, RunMeta};
 use crate::stats;
 
 pub mod holes;
@@ -181,7 +181,7 @@ pub enum Bump {
 impl Bump {
     /// The bump from the baseline's index version to the candidate's; `Same` when
     /// either has none.
-    pub fn between(b: &EvaluatedRun, c: &EvaluatedRun) -> Bump {
+    pub fn between(b: &ObservedRun, c: &ObservedRun) -> Bump {
         match (&b.meta.index_version, &c.meta.index_version) {
             (Some(bv), Some(cv)) => Bump::of(bv, cv),
             _ => Bump::Same,
@@ -486,7 +486,7 @@ pub struct Options<'a> {
     pub phase_done: &'a dyn Fn(&str),
 }
 
-/// Drift's pairs of lists, as the reader's pairing made them (`model::Pairing::results`):
+/// Drift's pairs of lists, as the reader's pairing made them (`drift::Pairing::results`):
 /// the RBO of each gold query in drift, and of every other query in both runs.
 pub type DriftPairs = (Vec<Option<f64>>, Vec<(crate::model::Id, f64)>);
 
@@ -497,7 +497,7 @@ impl Comparison {
     /// set it only without cutoffs).
     pub fn build(
         gold: &GoldSet,
-        (b, c): (&mut EvaluatedRun, &mut EvaluatedRun),
+        (b, c): (&mut ObservedRun, &mut ObservedRun),
         drift_pairs: DriftPairs,
         opts: &Options,
     ) -> Comparison {
@@ -593,8 +593,8 @@ pub fn sort_rows(rows: &mut [QueryRow]) {
 /// Compare two runs of the same gold set at k.
 pub fn compare(
     gold: &GoldSet,
-    b: &EvaluatedRun,
-    c: &EvaluatedRun,
+    b: &ObservedRun,
+    c: &ObservedRun,
     k: u32,
     resamples: u32,
     seed: u64,
@@ -605,8 +605,8 @@ pub fn compare(
 /// [`compare`] with improved and regressed decided by `primary` (docs/contract.md §6.2).
 pub fn compare_with(
     gold: &GoldSet,
-    b: &EvaluatedRun,
-    c: &EvaluatedRun,
+    b: &ObservedRun,
+    c: &ObservedRun,
     k: u32,
     (resamples, seed): (u32, u64),
     primary: Metric,
@@ -633,7 +633,7 @@ const MAX_RELEASES: usize = 16;
 /// at once. The same comparison as [`compare`].
 pub fn compare_releasing(
     gold: &GoldSet,
-    (b, c): (&mut EvaluatedRun, &mut EvaluatedRun),
+    (b, c): (&mut ObservedRun, &mut ObservedRun),
     k: u32,
     (resamples, seed): (u32, u64),
     primary: Metric,
@@ -749,7 +749,7 @@ struct Lists {
 }
 
 impl Lists {
-    fn new(b: &EvaluatedRun, c: &EvaluatedRun) -> Self {
+    fn new(b: &ObservedRun, c: &ObservedRun) -> Self {
         let repeats = [b.meta.repeat_count() as u32, c.meta.repeat_count() as u32];
         Self {
             repeats,
@@ -759,7 +759,7 @@ impl Lists {
         }
     }
 
-    fn add(&mut self, b: &EvaluatedRun, c: &EvaluatedRun, qi: usize) {
+    fn add(&mut self, b: &ObservedRun, c: &ObservedRun, qi: usize) {
         let hash = |o: Option<&crate::model::Observed>| o.map(|o| o.list_hash);
         let bl: Vec<Option<u64>> = b.observed_in_repeats(qi).map(hash).collect();
         let cl: Vec<Option<u64>> = c.observed_in_repeats(qi).map(hash).collect();
@@ -801,7 +801,7 @@ impl Lists {
 /// (each row is its query's alone, so the rows are the same in any split).
 fn rows_of(
     gold: &GoldSet,
-    runs: (&EvaluatedRun, &EvaluatedRun),
+    runs: (&ObservedRun, &ObservedRun),
     k: u32,
     rule: Rule,
     range: std::ops::Range<usize>,
@@ -822,7 +822,7 @@ fn rows_of(
 /// The rows of the gold's queries in `range`.
 fn rows_in(
     gold: &GoldSet,
-    (b, c): (&EvaluatedRun, &EvaluatedRun),
+    (b, c): (&ObservedRun, &ObservedRun),
     k: u32,
     rule: Rule,
     range: std::ops::Range<usize>,

@@ -12,7 +12,7 @@ use semver::Version;
 use super::*;
 use crate::gate::{self, Policy};
 use crate::metrics::{Metric, Scores};
-use crate::model::{DataFormat, EvaluatedRun, GoldMeta, GoldQuery, GoldSet, Judgement, RunMeta};
+use crate::model::{DataFormat, GoldMeta, GoldQuery, GoldSet, Judgement, ObservedRun, RunMeta};
 
 /// Every generated run's depth; k ranges over 1..=DEPTH.
 const DEPTH: u32 = 6;
@@ -95,7 +95,7 @@ fn run_of<'a>(
     gold: &GoldSet,
     version: &str,
     lists: impl Iterator<Item = &'a Vec<u8>>,
-) -> EvaluatedRun {
+) -> ObservedRun {
     let mut csv = String::from("id,retrieved_doc_ids\n");
     for (i, list) in lists.enumerate() {
         let docs: Vec<String> = list.iter().map(|d| format!("d{d}")).collect();
@@ -119,7 +119,7 @@ fn run_of<'a>(
 }
 
 /// Gold, baseline (1.0.0) and candidate (1.1.0).
-fn build(queries: &[GenQuery]) -> (GoldSet, EvaluatedRun, EvaluatedRun) {
+fn build(queries: &[GenQuery]) -> (GoldSet, ObservedRun, ObservedRun) {
     let gold = gold_of(queries);
     let b = run_of(&gold, "1.0.0", queries.iter().map(|q| &q.baseline));
     let c = run_of(&gold, "1.1.0", queries.iter().map(GenQuery::candidate));

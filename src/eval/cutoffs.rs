@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 
 use crate::metrics::{self, Metric, Scores};
-use crate::model::{EvaluatedRun, GoldSet};
+use crate::model::{GoldSet, ObservedRun};
 
 /// The metrics reported at each extra cutoff (AP reads the whole list).
 pub const AT_METRICS: [Metric; 5] = [
@@ -94,7 +94,7 @@ pub fn at_cutoffs(
 /// `at_cutoffs` for every gold query with a relevant doc, by id.
 pub fn run_at_cutoffs(
     gold: &GoldSet,
-    run: &EvaluatedRun,
+    run: &ObservedRun,
     cutoffs: &[u32],
 ) -> rustc_hash::FxHashMap<String, ByCutoff> {
     gold.queries

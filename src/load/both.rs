@@ -3,26 +3,26 @@
 //! here, behind [`read_both`].
 
 use crate::load::{self, run};
-use crate::model::{EvaluatedRun, GoldSet, Pairing, RunMeta, Side};
+use crate::model::{GoldSet, ListSink, ObservedRun, RunMeta, Side, Wanted};
 use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
 
 /// Both runs, read, and drift's pairing of their lists.
-pub struct BothRuns {
-    pub runs: Side<EvaluatedRun>,
-    pub pairing: Pairing,
+pub struct BothRuns<P> {
+    pub runs: Side<ObservedRun>,
+    pub pairing: P,
 }
 
 /// Read both runs side by side, each keeping its top `k` unjudged docs (of every
 /// query when `every_query`: the label queue is exported), offering its lists to a
 /// pairing `new_pairing` makes. Any problem is an error, every problem in `diag`.
-pub fn read_both(
+pub fn read_both<P: ListSink>(
     gold: &GoldSet,
     metas: Side<RunMeta>,
     k: u32,
     every_query: bool,
-    new_pairing: &dyn Fn() -> Pairing,
+    new_pairing: &dyn Fn() -> P,
     diag: &mut Diagnostics,
-) -> Result<BothRuns, InvalidInput> {
+) -> Result<BothRuns<P>, InvalidInput> {
     let pairing = new_pairing();
     let files: Vec<_> = metas
         .iter()
@@ -39,7 +39,7 @@ pub fn read_both(
         defer_trec: false,
     };
     let runs = load::read_runs_keeping(metas.into_iter().collect(), gold, &[], keep, diag);
-    let runs: Side<Option<EvaluatedRun>> = <[Option<EvaluatedRun>; 2]>::try_from(runs)
+    let runs: Side<Option<ObservedRun>> = <[Option<ObservedRun>; 2]>::try_from(runs)
         .unwrap_or_else(|_| [None, None])
         .into();
     let runs = runs.map(|run| diag.require(run)).transpose()?;
@@ -64,11 +64,11 @@ pub fn read_both(
 /// (docs/contract.md §6.5): read both runs again, each offering its lists to
 /// `pairing` only once its reading ends whole. Costs a second read of both runs, for
 /// interleaved runs only.
-fn pair_again(
+fn pair_again<P: ListSink>(
     gold: &GoldSet,
     metas: Side<&RunMeta>,
-    pairing: Pairing,
-) -> Result<Pairing, InvalidInput> {
+    pairing: P,
+) -> Result<P, InvalidInput> {
     let keep = run::Keep {
         pairing: Some(&pairing),
         defer_trec: true,
@@ -87,4 +87,28 @@ fn pair_again(
         diag.require(run)?;
     }
     Ok(pairing)
+}
+
+/// The baseline read again for the label queue, keeping by id the unjudged docs
+/// `wanted` at any rank beside every query's top `k` (docs/contract.md §6.3).
+pub fn read_wanted(
+    meta: &RunMeta,
+    gold: &GoldSet,
+    k: u32,
+    wanted: &Wanted,
+) -> Result<ObservedRun, InvalidInput> {
+    let keep = run::Keep {
+        top: k,
+        wanted: Some(wanted),
+        pairing: None,
+        side: 0,
+        every_query: true,
+        doc_map: None,
+        defer_trec: false,
+    };
+    let mut diag = Diagnostics::default();
+    let again = load::read_runs_keeping(vec![meta.clone()], gold, &[], keep, &mut diag);
+    // The file was valid a moment ago; should it have changed, say so (exit 2).
+    diag.check()?;
+    diag.require(again.into_iter().next().flatten())
 }

@@ -16,12 +16,12 @@ pub mod run;
 pub mod tags;
 
 // The tokenizers by their older paths, so `crate::load::lines` and the like still name them.
-pub use both::{BothRuns, read_both};
+pub use both::{BothRuns, read_both, read_wanted};
 pub use parse::{csvio, json, jsonl, lines};
 
 use std::path::{Path, PathBuf};
 
-use crate::model::{DataFormat, EvaluatedRun, GoldMeta, GoldSet, RunMeta};
+use crate::model::{DataFormat, GoldMeta, GoldSet, ObservedRun, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
 /// Default locations, relative to the working directory (docs/contract.md §2.7).
@@ -191,7 +191,7 @@ pub fn read_runs(
     gold: &GoldSet,
     extra_ok: &[&str],
     diag: &mut Diagnostics,
-) -> Vec<Option<EvaluatedRun>> {
+) -> Vec<Option<ObservedRun>> {
     read_runs_keeping(metas, gold, extra_ok, run::Keep::NONE, diag)
 }
 
@@ -203,7 +203,7 @@ pub fn read_runs_keeping(
     extra_ok: &[&str],
     keep: run::Keep,
     diag: &mut Diagnostics,
-) -> Vec<Option<EvaluatedRun>> {
+) -> Vec<Option<ObservedRun>> {
     repeats::read_runs_with(metas, gold, extra_ok, keep, diag)
 }
 

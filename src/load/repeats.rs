@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::load::docmap::DocMap;
 use crate::load::run;
-use crate::model::{EvaluatedRun, GoldSet, RunMeta};
+use crate::model::{GoldSet, ObservedRun, RunMeta};
 use crate::progress;
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
@@ -32,7 +32,7 @@ pub fn read_runs_with(
     extra_ok: &[&str],
     keep: run::Keep,
     diag: &mut Diagnostics,
-) -> Vec<Option<EvaluatedRun>> {
+) -> Vec<Option<ObservedRun>> {
     let maps = doc_maps(&metas, gold, diag);
     let mut jobs = Vec::new();
     for (i, meta) in metas.iter().enumerate() {
@@ -181,7 +181,7 @@ fn assemble(
     reads: Vec<Read>,
     gold: &GoldSet,
     diag: &mut Diagnostics,
-) -> Option<EvaluatedRun> {
+) -> Option<ObservedRun> {
     let mut runs = Vec::with_capacity(reads.len());
     let mut version = None;
     let displays: Vec<String> = meta
@@ -210,7 +210,7 @@ fn assemble(
         runs.push(run);
     }
     repeated.finish(diag);
-    let mut runs: Vec<EvaluatedRun> = runs.into_iter().collect::<Option<Vec<_>>>()?;
+    let mut runs: Vec<ObservedRun> = runs.into_iter().collect::<Option<Vec<_>>>()?;
     let mut first = runs.remove(0);
     check_same_queries(gold, &first, &runs, diag);
     if first.meta.index_version.is_none() {
@@ -237,14 +237,14 @@ fn assemble(
 /// a query out; its repeats must agree on which).
 fn check_same_queries(
     gold: &GoldSet,
-    first: &EvaluatedRun,
-    others: &[EvaluatedRun],
+    first: &ObservedRun,
+    others: &[ObservedRun],
     diag: &mut Diagnostics,
 ) {
     if others.is_empty() {
         return;
     }
-    let all: Vec<&EvaluatedRun> = std::iter::once(first).chain(others).collect();
+    let all: Vec<&ObservedRun> = std::iter::once(first).chain(others).collect();
     for (qi, _) in first.observed.iter().enumerate() {
         let listed = all.iter().filter(|r| r.observed[qi].is_some()).count();
         if listed == 0 || listed == all.len() {

@@ -17,7 +17,7 @@ use crate::compare::{Bump, Comparison, MeansReport, QueryRow, Status, ZeroRr};
 use crate::eval::{EvalMeans, EvalRow};
 use crate::gate::{Accepted, Verdict};
 use crate::metrics::Metric;
-use crate::model::{EvaluatedRun, GoldSet, Id, RunMeta, Side};
+use crate::model::{GoldSet, Id, ObservedRun, RunMeta, Side};
 use crate::text::{escape_data, escape_property, name_ids_with, safe_id};
 
 /// The report formats. `eval` writes table or JSON; `compare` any of them. Also
@@ -168,7 +168,7 @@ impl EvalReport {
     pub fn with_cutoffs(
         mut self,
         gold: &GoldSet,
-        run: &EvaluatedRun,
+        run: &ObservedRun,
         cutoffs: &[u32],
         sort: crate::eval::cutoffs::SortBy,
     ) -> Self {
@@ -186,7 +186,7 @@ impl EvalReport {
 
     pub fn new(
         gold: &GoldSet,
-        run: &EvaluatedRun,
+        run: &ObservedRun,
         k: u32,
         warnings: Vec<String>,
         notes: Vec<String>,
@@ -640,7 +640,7 @@ impl RunContext {
     }
 
     /// [`RunContext::of`] a run read, with the chunk map it went through.
-    pub fn of_run(run: &EvaluatedRun) -> Self {
+    pub fn of_run(run: &ObservedRun) -> Self {
         Self {
             doc_map: run.doc_map.clone(),
             ..Self::of(&run.meta)

@@ -10,7 +10,7 @@ use std::io::Read;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::lines::{Guard, GuardError};
-use crate::model::{DataFormat, EvaluatedRun, GoldSet, Hit, Id, Observed, RankedDoc, RunMeta};
+use crate::model::{DataFormat, GoldSet, Hit, Id, Observed, ObservedRun, RankedDoc, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 use doc_table::DocTable;
 
@@ -27,7 +27,7 @@ pub struct Keep<'w> {
     pub wanted: Option<&'w Wanted>,
     /// Offer every returned list, as doc hashes, to drift's pairing as side `side`
     /// (0 baseline, 1 candidate; docs/contract.md §6.5).
-    pub pairing: Option<&'w crate::model::Pairing>,
+    pub pairing: Option<&'w dyn crate::model::ListSink>,
     pub side: usize,
     /// Keep the top `top` unjudged docs of every gold query (the label queue is
     /// exported); otherwise only of queries whose gold judges a doc not relevant,
@@ -59,7 +59,7 @@ impl Keep<'_> {
 /// all), its problems and warnings, the one index version an `index_version` column
 /// names (the one-file layout), and what reading cost.
 pub struct ReadOutcome {
-    pub run: Option<EvaluatedRun>,
+    pub run: Option<ObservedRun>,
     pub diag: Diagnostics,
     pub index_version: Option<String>,
     pub stats: ReadStats,
@@ -319,11 +319,8 @@ impl<'g> Collector<'g> {
         let n = std::mem::take(&mut self.not_in_gold_count) as usize;
         // Natural order, as every list of ids in a warning (docs/contract.md §5.2).
         crate::text::sort_natural(&mut self.not_in_gold);
-        let more = n.saturating_sub(self.not_in_gold.len());
         let mut ids = self.not_in_gold.join(", ");
-        if more > 0 {
-            ids.push_str(&format!(" … and {more} more"));
-        }
+        ids.push_str(&crate::text::and_more(n, self.not_in_gold.len()));
         diag.warn(format!(
             "{}: {n} run quer{} not in the gold set: left out of the metrics, as trec_eval does; compare counts them in drift: {ids}",
             self.display,
@@ -547,11 +544,8 @@ impl<'g> Collector<'g> {
         self.note_tie_order(diag);
         let list = |ids: &mut Vec<String>, total: usize| {
             crate::text::sort_natural(ids);
-            let more = total.saturating_sub(ids.len());
             let mut s = ids.join(", ");
-            if more > 0 {
-                s.push_str(&format!(" … and {more} more"));
-            }
+            s.push_str(&crate::text::and_more(total, ids.len()));
             s
         };
         self.warn_not_in_gold(diag);
@@ -588,13 +582,12 @@ impl<'g> Collector<'g> {
             // met in the file.
             crate::text::sort_natural(&mut self.tie_order);
             let shown: Vec<String> = self.tie_order.iter().take(SAMPLE).cloned().collect();
-            let more = n - shown.len();
             diag.note(format!(
                 "{}: {n} quer{} tied scores ordered differently from trec_eval's doc-id tie-break (numbers follow trec_eval): {}{}",
                 self.display,
                 if n == 1 { "y has" } else { "ies have" },
                 shown.join(", "),
-                if more > 0 { format!(" … and {more} more") } else { String::new() }
+                crate::text::and_more(n, shown.len())
             ));
         }
     }
@@ -615,11 +608,11 @@ impl<'g> Collector<'g> {
         }
     }
 
-    fn into_run(self, mut meta: RunMeta) -> EvaluatedRun {
+    fn into_run(self, mut meta: RunMeta) -> ObservedRun {
         if !meta.depth_declared {
             meta.depth = self.longest.max(1);
         }
-        EvaluatedRun {
+        ObservedRun {
             meta,
             observed: self.observed,
             repeats: Vec::new(),
