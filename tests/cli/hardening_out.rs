@@ -188,6 +188,9 @@ fn run_with_closed_stderr_env(
         .env_remove("GITHUB_ACTIONS")
         .env_remove("CI")
         .env("NO_COLOR", "1")
+        // The same date as `common::run`'s (the FAIL hint's `accepted_at`): a run
+        // after midnight UTC must not differ from it by the clock alone.
+        .env("SOURCE_DATE_EPOCH", "1796083200")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(writer);
