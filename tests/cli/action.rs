@@ -34,30 +34,35 @@ pub fn step_script(action: &str, id: &str) -> String {
         .join("\n")
 }
 
-#[test]
-fn the_gate_step_passes_every_line_of_a_multi_line_args() {
+/// The action's gate step, ready to run in `dir` with `fake` installed as the
+/// `ragdiff` it calls, and the environment every step of the action sees; the caller
+/// adds its own variables and runs it.
+pub fn gate_step(dir: &Path, fake: &Path) -> Command {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let action = std::fs::read_to_string(root.join("action.yml")).expect("action.yml");
     let script = step_script(&action, "gate");
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let bin = dir.path().join("root").join("bin");
+    let bin = dir.join("root").join("bin");
     std::fs::create_dir_all(&bin).expect("bin");
-    std::fs::copy(
-        root.join("tests/fixtures/action/fake-ragdiff"),
-        bin.join("ragdiff"),
-    )
-    .expect("fake ragdiff");
-    let argv = dir.path().join("argv.txt");
-    let out = Command::new("bash")
-        .args(["-e", "-c", &script])
-        .current_dir(dir.path())
-        .env("RAGDIFF_ROOT", dir.path().join("root"))
-        .env("RUNNER_TEMP", dir.path())
-        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
-        .env("GITHUB_OUTPUT", dir.path().join("output.txt"))
-        .env("RAGDIFF_GOLD", "")
+    std::fs::copy(fake, bin.join("ragdiff")).expect("fake ragdiff");
+    let mut cmd = Command::new("bash");
+    cmd.args(["-e", "-c", &script])
+        .current_dir(dir)
+        .env("RAGDIFF_ROOT", dir.join("root"))
+        .env("RUNNER_TEMP", dir)
+        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+        .env("GITHUB_OUTPUT", dir.join("output.txt"))
         .env("RAGDIFF_BASELINE", "runs/baseline.toml")
-        .env("RAGDIFF_CANDIDATE", "runs/candidate.toml")
+        .env("RAGDIFF_CANDIDATE", "runs/candidate.toml");
+    cmd
+}
+
+#[test]
+fn the_gate_step_passes_every_line_of_a_multi_line_args() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let argv = dir.path().join("argv.txt");
+    let out = gate_step(dir.path(), &root.join("tests/fixtures/action/fake-ragdiff"))
+        .env("RAGDIFF_GOLD", "")
         .env("RAGDIFF_ALLOW_FAILED_FILE", "")
         .env(
             "RAGDIFF_ARGS",
@@ -89,28 +94,11 @@ fn the_gate_step_passes_every_line_of_a_multi_line_args() {
 
 #[test]
 fn the_gate_step_passes_no_extra_argument_for_an_empty_args() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let action = std::fs::read_to_string(root.join("action.yml")).expect("action.yml");
-    let script = step_script(&action, "gate");
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let bin = dir.path().join("root").join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
-    std::fs::copy(
-        root.join("tests/fixtures/action/fake-ragdiff"),
-        bin.join("ragdiff"),
-    )
-    .expect("fake ragdiff");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let argv = dir.path().join("argv.txt");
-    let out = Command::new("bash")
-        .args(["-e", "-c", &script])
-        .current_dir(dir.path())
-        .env("RAGDIFF_ROOT", dir.path().join("root"))
-        .env("RUNNER_TEMP", dir.path())
-        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
-        .env("GITHUB_OUTPUT", dir.path().join("output.txt"))
+    let out = gate_step(dir.path(), &root.join("tests/fixtures/action/fake-ragdiff"))
         .env("RAGDIFF_GOLD", "")
-        .env("RAGDIFF_BASELINE", "runs/baseline.toml")
-        .env("RAGDIFF_CANDIDATE", "runs/candidate.toml")
         .env("RAGDIFF_ALLOW_FAILED_FILE", "")
         .env("RAGDIFF_ARGS", "")
         .env("FAKE_ARGV", &argv)

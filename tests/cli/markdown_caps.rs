@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{assert_code, crate_dir, demo_copy, fixture, run};
+use crate::common::{assert_code, demo_copy, fixture, run};
 
 const DEMO: [&str; 5] = [
     "compare",
@@ -114,21 +114,8 @@ fn the_failure_markdown_never_replaces_an_input() {
 
 #[test]
 fn the_action_appends_the_markdown_to_the_summary_on_exit_2() {
-    let action = std::fs::read_to_string(crate_dir().join("action.yml")).expect("action.yml");
-    let script = crate::action::step_script(&action, "gate");
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let bin = dir.path().join("root").join("bin");
-    std::fs::create_dir_all(&bin).expect("bin");
-    std::fs::copy(fixture("tamper/fake-ragdiff-exit2"), bin.join("ragdiff")).expect("fake");
-    let out = std::process::Command::new("bash")
-        .args(["-e", "-c", &script])
-        .current_dir(dir.path())
-        .env("RAGDIFF_ROOT", dir.path().join("root"))
-        .env("RUNNER_TEMP", dir.path())
-        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
-        .env("GITHUB_OUTPUT", dir.path().join("output.txt"))
-        .env("RAGDIFF_BASELINE", "runs/baseline.toml")
-        .env("RAGDIFF_CANDIDATE", "runs/candidate.toml")
+    let out = crate::action::gate_step(dir.path(), &fixture("tamper/fake-ragdiff-exit2"))
         .output()
         .expect("bash runs");
     assert_eq!(out.status.code(), Some(2), "{out:?}");
