@@ -2,6 +2,7 @@
 //! looks. Ids only: never question text or document content.
 
 pub mod csv;
+pub mod fit;
 pub mod json;
 pub mod label_queue;
 pub mod markdown;

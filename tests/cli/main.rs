@@ -34,3 +34,4 @@ mod special_files;
 mod tamper;
 mod validate;
 mod verdict;
+mod width;
