@@ -264,6 +264,9 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
             if r.is_accepted(&q.id) {
                 s.push_str("; accepted");
             }
+            if r.is_not_blocking(&q.id) {
+                s.push_str("; does not block");
+            }
             s.push(')');
             s
         })

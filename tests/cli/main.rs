@@ -20,6 +20,7 @@ mod inputs;
 mod interrupt;
 mod leak;
 mod markdown_caps;
+mod must_pass;
 mod parity;
 mod policy_file;
 mod report;
