@@ -21,6 +21,7 @@ mod interrupt;
 mod leak;
 mod markdown_caps;
 mod parity;
+mod policy_changed;
 mod policy_file;
 mod report;
 mod rest14;
