@@ -428,8 +428,19 @@ fn gate_inputs<'a>(
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );
-    list.extend(policy_file().map(|p| ("policy file", p)));
+    list.extend(applied_policy(s).map(|p| (load::changed::POLICY_FILE, p)));
     list
+}
+
+/// The policy file that applies (docs/contract.md §12.1); when none does, where the
+/// working directory's would be, if it has none (one the revision had was removed);
+/// none under `--no-config` beside a file that is there but does not apply.
+fn applied_policy(s: &settings::Compare) -> Option<&Path> {
+    let here = Path::new(load::policy::FILE_NAME);
+    match &s.policy {
+        Some(p) => Some(p.path.as_path()),
+        None => (!here.exists()).then_some(here),
+    }
 }
 
 /// The policy file `ragdiff.toml` in the working directory, when there is one

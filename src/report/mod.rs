@@ -349,8 +349,13 @@ impl CompareReport {
     }
 
     /// The verdict block's line about `--changed-since` (docs/contract.md §12.1),
-    /// paths through `path` (escaped and capped by each format).
-    pub fn changed_line(&self, path: &dyn Fn(&str) -> String) -> Option<String> {
+    /// paths through `path` and what changed in the policy through `text` (escaped
+    /// and capped by each format).
+    pub fn changed_line(
+        &self,
+        path: &dyn Fn(&str) -> String,
+        text: &dyn Fn(&str) -> String,
+    ) -> Option<String> {
         let c = self.changed_inputs.as_ref()?;
         let rev = safe_id(&c.since);
         if c.changed.is_empty() {
@@ -363,11 +368,15 @@ impl CompareReport {
             .changed
             .iter()
             .map(|i| {
-                let mut s = format!("{} {} ({})", i.input, path(&i.path), i.change);
-                for d in &i.details {
-                    s.push_str(&format!("; {}", safe_id(d)));
-                }
-                s
+                let details: Vec<String> = i.details.iter().map(|d| text(d)).collect();
+                let sep = if details.is_empty() { "" } else { ": " };
+                format!(
+                    "{} {} ({}{sep}{})",
+                    i.input,
+                    path(&i.path),
+                    i.change,
+                    details.join("; ")
+                )
             })
             .collect();
         Some(format!(

@@ -195,7 +195,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
             r.decided_by_candidate.join(", ")
         ));
     }
-    if let Some(line) = r.changed_line(&safe_id) {
+    if let Some(line) = r.changed_line(&safe_id, &safe_id) {
         out.push_str(&format!("      {line}\n"));
     }
     out.push_str(&context(&r.gold, &r.baseline, r.k, &r.index_versions()));

@@ -22,6 +22,7 @@ mod leak;
 mod markdown_caps;
 mod must_pass;
 mod parity;
+mod policy_changed;
 mod policy_file;
 mod report;
 mod rest14;
