@@ -227,7 +227,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
             r.decided_by_candidate.join(", ")
         ));
     }
-    if let Some(line) = r.changed_line(&safe_id) {
+    if let Some(line) = r.changed_line(&safe_id, &safe_id) {
         out.push_str(&format!("      {line}\n"));
     }
     out.push_str(&context(&r.gold, &r.baseline, r.k, &r.index_versions()));
@@ -293,6 +293,9 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
             }
             if r.is_accepted(&q.id) {
                 s.push_str("; accepted");
+            }
+            if r.is_not_blocking(&q.id) {
+                s.push_str("; does not block");
             }
             s.push(')');
             s
