@@ -237,6 +237,11 @@ pub enum ProblemKind {
     AllowedNotInGold { query: String },
     #[error("allow-listed query {query} has no reason; say why its failure is accepted")]
     AllowNoReason { query: String },
+    #[error("{}", unknown_block_tag(unknown, known))]
+    UnknownBlockTag {
+        unknown: Vec<String>,
+        known: Vec<String>,
+    },
     #[error("`{key}`: {value} is not {expected}")]
     PolicyValue {
         key: String,
@@ -615,4 +620,21 @@ pub fn has_control(s: &str) -> bool {
             || c == 0x7f
             || (c == 0xc2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)))
     })
+}
+
+/// `[gate] block` names tags no gold query carries (docs/contract.md §8.7).
+fn unknown_block_tag(unknown: &[String], known: &[String]) -> String {
+    let tags: Vec<String> = unknown
+        .iter()
+        .map(|t| format!("`tag:{}`", crate::text::safe_id(t)))
+        .collect();
+    let known = if known.is_empty() {
+        "the gold has no tags".to_string()
+    } else {
+        format!("the gold's tags: {}", crate::text::name_ids(known))
+    };
+    format!(
+        "`block` names {} that no gold query carries ({known}); fix the tag or tag the queries",
+        tags.join(", ")
+    )
 }
