@@ -379,10 +379,109 @@ impl GoldSet {
     }
 }
 
+/// A run's index version as its manifest spells it (docs/contract.md §2.2): any
+/// printable string of at most [`IndexVersion::MAX_CHARS`] characters, trimmed; a
+/// semantic version is also kept parsed, for the bump and its order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexVersion {
+    text: String,
+    semver: Option<Version>,
+}
+
+impl IndexVersion {
+    pub const MAX_CHARS: usize = 128;
+
+    /// `text` as an index version, or why it cannot be one.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        let chars = text.chars().count();
+        if text.is_empty() {
+            return Err("is empty; name the index build (a version, a commit, a date)".into());
+        }
+        if text.chars().any(char::is_control) {
+            return Err("contains a control character (a newline, tab or similar)".into());
+        }
+        if chars > Self::MAX_CHARS {
+            return Err(format!(
+                "has {chars} characters, more than {}",
+                Self::MAX_CHARS
+            ));
+        }
+        Ok(Self {
+            text: text.to_string(),
+            semver: Version::parse(text).ok(),
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The version parsed, when it is a semantic version.
+    pub fn semver(&self) -> Option<&Version> {
+        self.semver.as_ref()
+    }
+}
+
+impl std::fmt::Display for IndexVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// One value of a run manifest's `[meta]` table.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub enum MetaValue {
+    Text(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+impl std::fmt::Display for MetaValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Text(s) => f.write_str(s),
+            Self::Int(i) => write!(f, "{i}"),
+            Self::Float(x) => write!(f, "{x}"),
+            Self::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// A run manifest's `[meta]` keys in the manifest's order (a JSON object in that
+/// order).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TeamMeta(pub Vec<(String, MetaValue)>);
+
+impl TeamMeta {
+    /// At most this many keys.
+    pub const MAX_KEYS: usize = 64;
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl serde::Serialize for TeamMeta {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
 /// What a run manifest (or a bare run file) says about the run.
 #[derive(Debug, Clone)]
 pub struct RunMeta {
-    pub index_version: Option<Version>,
+    pub index_version: Option<IndexVersion>,
+    /// The manifest's `[meta]` table, in its order: the team's own keys, carried into
+    /// reports and never gated on (docs/contract.md §2.2).
+    pub team_meta: TeamMeta,
     pub corpus: Option<String>,
     /// The depth the retriever was asked for; for a bare file, the longest list.
     pub depth: u32,
@@ -411,6 +510,7 @@ impl RunMeta {
     pub fn bare(results: &std::path::Path, format: DataFormat) -> Self {
         Self {
             index_version: None,
+            team_meta: TeamMeta::default(),
             corpus: None,
             depth: 0,
             depth_declared: false,

@@ -112,6 +112,10 @@ pub enum ProblemKind {
     KPinned { k: u32 },
     #[error("{key} = {value:?} is not a semantic version (like \"1.2.0\")")]
     InvalidSemver { key: &'static str, value: String },
+    #[error("index_version {reason}")]
+    BadIndexVersion { reason: String },
+    #[error("[meta] has {count} keys, more than 64; keep the team's own metadata to 64 keys")]
+    MetaTooMany { count: usize },
     #[error("frozen_at = {value:?} is not a date like \"2026-09-19\"")]
     InvalidDate { value: String },
     #[error("sha256 = {value:?} is not 64 hex digits; run `ragdiff freeze` to record it")]

@@ -89,7 +89,8 @@ fn read(
         let _ = writeln!(text, "Q-{qi},{}", ids(side(q)));
     }
     let meta = RunMeta {
-        index_version: Some(semver::Version::parse(version).expect("a version")),
+        index_version: Some(ragdiff::model::IndexVersion::parse(version).expect("a version")),
+        team_meta: Default::default(),
         corpus: None,
         depth,
         depth_declared: true,

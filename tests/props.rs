@@ -212,6 +212,7 @@ fn gold_meta(format: DataFormat) -> GoldMeta {
 fn run_meta(format: DataFormat, depth: u32) -> RunMeta {
     RunMeta {
         index_version: None,
+        team_meta: Default::default(),
         corpus: None,
         depth,
         depth_declared: true,

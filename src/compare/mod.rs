@@ -176,14 +176,21 @@ pub enum Bump {
     Patch,
     Same,
     Older,
+    /// Different versions, one of them not semantic: equal or not, no order.
+    NotSemver,
 }
 
 impl Bump {
     /// The bump from the baseline's index version to the candidate's; `Same` when
-    /// either has none.
+    /// either has none or both are spelled alike, `NotSemver` when they differ and
+    /// one is not a semantic version (docs/contract.md §6.1).
     pub fn between(b: &ObservedRun, c: &ObservedRun) -> Bump {
         match (&b.meta.index_version, &c.meta.index_version) {
-            (Some(bv), Some(cv)) => Bump::of(bv, cv),
+            (Some(bv), Some(cv)) if bv.as_str() == cv.as_str() => Bump::Same,
+            (Some(bv), Some(cv)) => match (bv.semver(), cv.semver()) {
+                (Some(bs), Some(cs)) => Bump::of(bs, cs),
+                _ => Bump::NotSemver,
+            },
             _ => Bump::Same,
         }
     }
@@ -210,6 +217,7 @@ impl Bump {
             Bump::Patch => "patch",
             Bump::Same => "same",
             Bump::Older => "older",
+            Bump::NotSemver => "not semver",
         }
     }
 }

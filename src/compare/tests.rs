@@ -102,7 +102,8 @@ fn run_of<'a>(
         csv.push_str(&format!("q{i:02},{}\n", docs.join(";")));
     }
     let meta = RunMeta {
-        index_version: Some(Version::parse(version).expect("a version")),
+        index_version: Some(crate::model::IndexVersion::parse(version).expect("a version")),
+        team_meta: Default::default(),
         corpus: Some("c".into()),
         depth: DEPTH,
         depth_declared: true,

@@ -121,13 +121,9 @@ fn entry(
         problems.push(ProblemKind::AllowNoReason { query: id.clone() });
     }
     if let Some(v) = &index_version
-        && semver::Version::parse(v).is_err()
+        && let Err(reason) = crate::model::IndexVersion::parse(v)
     {
-        let value = v.clone();
-        problems.push(ProblemKind::InvalidSemver {
-            key: "index_version",
-            value,
-        });
+        problems.push(ProblemKind::BadIndexVersion { reason });
     }
     if let Some(d) = &accepted_at
         && !crate::load::manifest::is_date(d)
@@ -238,16 +234,17 @@ mod tests {
 
     #[test]
     fn every_rule_is_checked() {
-        let (out, problems) = read(
-            "id,reason,index_version,accepted_at\nQ-1,a,2.4.0,\nQ-1,b,2.4.0,\nQ-2, ,2.4.0,\nQ-3,c,two,\nQ-4,d,2.4.0,01/12/2026\nQ-5,\"x\ny\",2.4.0,\n",
-        );
+        let long = "v".repeat(130);
+        let (out, problems) = read(&format!(
+            "id,reason,index_version,accepted_at\nQ-1,a,2.4.0,\nQ-1,b,2.4.0,\nQ-2, ,2.4.0,\nQ-3,c,{long},\nQ-4,d,2.4.0,01/12/2026\nQ-5,\"x\ny\",2.4.0,\n",
+        ));
         assert_eq!(out.len(), 1);
         assert_eq!(
             problems,
             [
                 "a.csv:3: query Q-1 is accepted twice for index_version 2.4.0 (first on line 2); keep one line",
                 "a.csv:4: allow-listed query Q-2 has no reason; say why its failure is accepted",
-                "a.csv:5: index_version = \"two\" is not a semantic version (like \"1.2.0\")",
+                "a.csv:5: index_version has 130 characters, more than 128",
                 "a.csv:6: accepted_at = \"01/12/2026\" is not a date like \"2026-09-19\"",
                 "a.csv:7: the `reason` cell holds a control character (a newline, tab or similar); write it on one line",
             ]

@@ -8,12 +8,14 @@ use semver::Version;
 use toml_edit::{Document, Table};
 
 use crate::load::fs::{check_path, read_file};
-use crate::model::{DataFormat, FrozenMeaning, GoldMeta, RunMeta, TagsFile};
+use crate::model::{
+    DataFormat, FrozenMeaning, GoldMeta, IndexVersion, MetaValue, RunMeta, TagsFile, TeamMeta,
+};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
 const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags";
 const RUN_KEYS: &str =
-    "index_version, corpus, depth, results, format, doc_map, approximate, filters";
+    "index_version, corpus, depth, results, format, doc_map, approximate, filters, meta";
 
 /// A parsed manifest with its raw text, for line numbers.
 pub struct ManifestDoc {
@@ -229,6 +231,20 @@ impl Keys<'_> {
                 let loc = self.loc(key);
                 self.diag
                     .problem(loc, ProblemKind::InvalidSemver { key, value: s });
+                None
+            }
+        }
+    }
+
+    /// The run's `index_version`: any printable string (docs/contract.md §2.2).
+    fn index_version(&mut self) -> Option<IndexVersion> {
+        let s = self.string("index_version", true)?;
+        match IndexVersion::parse(&s) {
+            Ok(v) => Some(v),
+            Err(reason) => {
+                let loc = self.loc("index_version");
+                self.diag
+                    .problem(loc, ProblemKind::BadIndexVersion { reason });
                 None
             }
         }
@@ -512,7 +528,8 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
     let table = m.doc.as_table();
     let mut keys = Keys { m, table, diag };
     keys.unknown(RUN_KEYS);
-    let index_version = keys.semver("index_version", true);
+    let index_version = keys.index_version();
+    let team_meta = team_meta(m, table, keys.diag);
     let corpus = keys.string("corpus", true);
     let depth = keys.positive("depth", true);
     let format = keys.format();
@@ -565,6 +582,7 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
     let results_all: Vec<(String, PathBuf)> = results.collect();
     Some(RunMeta {
         index_version,
+        team_meta,
         corpus,
         depth: depth?,
         depth_declared: true,
@@ -577,6 +595,59 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
         doc_map: doc_map.flatten(),
         approximate,
     })
+}
+
+/// A run manifest's `[meta]` table (docs/contract.md §2.2): at most
+/// [`TeamMeta::MAX_KEYS`] keys of strings, numbers and booleans, kept in order.
+fn team_meta(m: &ManifestDoc, table: &Table, diag: &mut Diagnostics) -> TeamMeta {
+    let mut out = TeamMeta::default();
+    let Some(item) = table.get("meta") else {
+        return out;
+    };
+    let Some(t) = item.as_table_like() else {
+        diag.problem(
+            m.key_location(table, "meta"),
+            ProblemKind::WrongType {
+                key: "meta".into(),
+                expected: "a table of keys (`[meta]`)",
+            },
+        );
+        return out;
+    };
+    if t.len() > TeamMeta::MAX_KEYS {
+        diag.problem(
+            m.key_location(table, "meta"),
+            ProblemKind::MetaTooMany { count: t.len() },
+        );
+        return out;
+    }
+    for (k, v) in t.iter() {
+        let value = match v.as_value() {
+            Some(toml_edit::Value::String(s)) => Some(MetaValue::Text(s.value().clone())),
+            Some(toml_edit::Value::Integer(i)) => Some(MetaValue::Int(*i.value())),
+            Some(toml_edit::Value::Float(f)) if f.value().is_finite() => {
+                Some(MetaValue::Float(*f.value()))
+            }
+            Some(toml_edit::Value::Boolean(b)) => Some(MetaValue::Bool(*b.value())),
+            _ => None,
+        };
+        match value {
+            Some(value) => out.0.push((k.to_string(), value)),
+            None => {
+                let line = t
+                    .get_key_value(k)
+                    .and_then(|(key, _)| m.line_of(key.span()));
+                diag.problem(
+                    Location::at(m.display.clone(), line),
+                    ProblemKind::WrongType {
+                        key: format!("meta.{k}"),
+                        expected: "a string, a finite number or a boolean",
+                    },
+                );
+            }
+        }
+    }
+    out
 }
 
 /// Whether a path names a manifest rather than a data file.

@@ -214,7 +214,7 @@ fn assemble(
     let mut first = runs.remove(0);
     check_same_queries(gold, &first, &runs, diag);
     if first.meta.index_version.is_none() {
-        first.meta.index_version = version.and_then(|v| semver::Version::parse(&v).ok());
+        first.meta.index_version = version.and_then(|v| crate::model::IndexVersion::parse(&v).ok());
     }
     let depth = runs
         .iter()

@@ -253,6 +253,7 @@ impl Fixed {
         noise(&mut middle, r);
         chart(&mut middle, r);
         let mut tail = String::new();
+        team_meta(&mut tail, r);
         warnings(&mut tail, r);
         let _ = writeln!(
             tail,
@@ -682,6 +683,42 @@ fn non_inferiority(s: &mut String, r: &CompareReport) {
         );
     }
     s.push('\n');
+}
+
+/// The runs' own `[meta]` keys (docs/contract.md §2.2) inside `<details>`: one row per
+/// key of either side, in the baseline's order, then the candidate's new keys.
+fn team_meta(s: &mut String, r: &CompareReport) {
+    let (b, c) = (&r.baseline.team_meta.0, &r.candidate.team_meta.0);
+    if b.is_empty() && c.is_empty() {
+        return;
+    }
+    let mut keys: Vec<&str> = b.iter().map(|(k, _)| k.as_str()).collect();
+    keys.extend(
+        c.iter()
+            .map(|(k, _)| k.as_str())
+            .filter(|k| !b.iter().any(|(bk, _)| bk == k)),
+    );
+    let value = |side: &[(String, crate::model::MetaValue)], key: &str| {
+        side.iter()
+            .find(|(k, _)| k == key)
+            .map_or_else(|| "-".to_string(), |(_, v)| escape_input(&v.to_string()))
+    };
+    let _ = writeln!(
+        s,
+        "<details><summary>Run metadata ({} keys, not gated on)</summary>\n",
+        keys.len()
+    );
+    let _ = writeln!(s, "| key | baseline | candidate |\n|---|---|---|");
+    for key in keys {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} |",
+            code(key),
+            value(b, key),
+            value(c, key)
+        );
+    }
+    let _ = writeln!(s, "\n</details>\n");
 }
 
 /// ` · **repeats** baseline 3, candidate 5` when a side has more than one

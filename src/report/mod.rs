@@ -425,11 +425,15 @@ impl CompareReport {
     /// them).
     pub fn index_versions_with_each(&self, each: &dyn Fn(&str) -> String, arrow: &str) -> String {
         let v = |r: &RunContext| each(r.index_version.as_deref().unwrap_or("-"));
+        // docs/contract.md §6.1: versions that are not both semantic have no order.
+        let bump = match self.bump {
+            Bump::NotSemver => "version bump: not semver",
+            b => b.name(),
+        };
         format!(
-            "{} {arrow} {} ({})",
+            "{} {arrow} {} ({bump})",
             v(&self.baseline),
             v(&self.candidate),
-            self.bump.name()
         )
     }
 
@@ -647,6 +651,13 @@ pub struct RunContext {
     /// The chunk map the run's ids went through (§2.11), absent without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub doc_map: Option<crate::model::DocMapInfo>,
+    /// The manifest's `[meta]` keys, unchanged and never gated on (§2.2); absent
+    /// without them.
+    #[serde(
+        rename = "meta",
+        skip_serializing_if = "crate::model::TeamMeta::is_empty"
+    )]
+    pub team_meta: crate::model::TeamMeta,
 }
 
 impl RunContext {
@@ -659,6 +670,7 @@ impl RunContext {
             results: meta.results_display.clone(),
             repeats: meta.repeat_count(),
             doc_map: None,
+            team_meta: meta.team_meta.clone(),
         }
     }
 

@@ -80,7 +80,7 @@ fn each_broken_allow_list_is_exit_2_with_file_and_line() {
         ),
         (
             "bad-version.csv",
-            "2: index_version = \"v2.4\" is not a semantic version (like \"1.2.0\")",
+            "2: index_version has 130 characters, more than 128",
         ),
         (
             "bad-date.csv",

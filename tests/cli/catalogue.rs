@@ -172,7 +172,7 @@ pub(crate) fn prepare(folder: &str, setup: Setup) -> (PathBuf, Option<tempfile::
 ], &[], &[])]
 #[case::manifest_unknown_keys("invalid/unknown-key", Setup::InPlace, VALIDATE, 2, &[
     "gold.toml:6: unknown key `cutoff`; known keys: name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags",
-    "run.toml:5: unknown key `top_k`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters",
+    "run.toml:5: unknown key `top_k`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, meta",
 ], &[], &[])]
 #[case::manifest_wrong_types("catalogue/wrong-types", Setup::InPlace, VALIDATE, 2, &[
     "gold.toml:3: `version` must be a string",

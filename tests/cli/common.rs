@@ -145,6 +145,9 @@ pub struct RunJson {
     /// Present only when the run has a chunk map (docs/contract.md §2.11).
     #[serde(default)]
     pub doc_map: Option<DocMapJson>,
+    /// The manifest's `[meta]`, present only when it has one (docs/contract.md §2.2).
+    #[serde(default)]
+    pub meta: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -303,6 +306,7 @@ pub enum Bump {
     Patch,
     Same,
     Older,
+    NotSemver,
 }
 
 /// Why a query newly failed.

@@ -286,12 +286,12 @@ fn many_unknown_manifest_keys_are_linear() {
     let err = stderr(&out);
     assert_line(
         &err,
-        "run.toml:5: unknown key `unknown_0`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters",
+        "run.toml:5: unknown key `unknown_0`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, meta",
     );
     // the 200th kept problem has the right line: the line index is exact
     assert_line(
         &err,
-        "run.toml:204: unknown key `unknown_199`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters",
+        "run.toml:204: unknown key `unknown_199`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, meta",
     );
     assert_line(&err, "run.toml: … and 99800 more problems not shown");
 }
@@ -364,6 +364,7 @@ fn trec_lines(out: &mut String, qid: &str, lines: usize) {
 fn run_meta(depth: u32) -> ragdiff::model::RunMeta {
     ragdiff::model::RunMeta {
         index_version: None,
+        team_meta: Default::default(),
         corpus: None,
         depth,
         depth_declared: true,
@@ -463,7 +464,7 @@ fn one_file_layout_refuses_a_bad_index_version() {
     assert_code(&out, 2);
     assert_line(
         &stderr(&out),
-        "cases.csv:3: index_version = \"not-a-version\" is not a semantic version (like \"1.2.0\")",
+        "cases.csv:3: index_version has 130 characters, more than 128",
     );
 }
 

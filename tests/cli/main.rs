@@ -36,4 +36,5 @@ mod special_files;
 mod tamper;
 mod validate;
 mod verdict;
+mod versions;
 mod width;

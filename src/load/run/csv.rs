@@ -130,14 +130,8 @@ fn note_version(
     if v.is_empty() || !seen.insert(v.to_string()) {
         return;
     }
-    if semver::Version::parse(v).is_err() {
-        diag.problem(
-            at,
-            ProblemKind::InvalidSemver {
-                key: "index_version",
-                value: v.to_string(),
-            },
-        );
+    if let Err(reason) = crate::model::IndexVersion::parse(v) {
+        diag.problem(at, ProblemKind::BadIndexVersion { reason });
     }
     if versions.len() < 2 {
         versions.push(v.to_string());
