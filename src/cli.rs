@@ -213,6 +213,9 @@ pub struct CompareArgs {
     /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG; newly failed and fixed stay RR@k-defined [default: rr]
     #[arg(long, value_enum)]
     pub primary: Option<crate::gate::Primary>,
+    /// Compare both runs at a common depth N: each list cut to its first N docs before anything is computed (N at most the smaller declared depth)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub depth: Option<u32>,
     /// Persistence of rank-biased overlap (drift), 0 < P < 1 [default: 0.9]
     #[arg(long, value_name = "P", allow_negative_numbers = true)]
     pub rbo_p: Option<f64>,

@@ -501,6 +501,9 @@ pub struct RunMeta {
     /// `approximate = true`: an approximate-nearest-neighbour index, whose one run
     /// cannot confirm a new failure (docs/contract.md §6.5).
     pub approximate: bool,
+    /// `compare --depth N`: every list is cut to its first N docs as it is read,
+    /// after the declared depth is checked (docs/contract.md §6.1).
+    pub cut: Option<u32>,
 }
 
 impl RunMeta {
@@ -522,6 +525,7 @@ impl RunMeta {
             more_results: Vec::new(),
             doc_map: None,
             approximate: false,
+            cut: None,
         }
     }
 
@@ -537,6 +541,12 @@ impl RunMeta {
     }
 
     /// One single-file run per repeat, the first being this run's `results`.
+    /// The depth the comparison sees: the cut when there is one, else the declared
+    /// (or measured) depth.
+    pub fn compared_depth(&self) -> u32 {
+        self.cut.unwrap_or(self.depth)
+    }
+
     pub fn repeat_metas(&self) -> Vec<RunMeta> {
         let first = Self {
             more_results: Vec::new(),

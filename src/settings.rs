@@ -284,6 +284,8 @@ pub struct Compare {
     pub min_segment_queries: usize,
     /// `--rbo-p`, the drift's persistence (docs/contract.md §6.5).
     pub rbo_p: f64,
+    /// `--depth N`: both runs cut to N (docs/contract.md §6.1).
+    pub depth: Option<u32>,
     /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
     pub cutoffs: Vec<u32>,
     /// The memory-releasing comparison: each query's observations are dropped once
@@ -589,6 +591,7 @@ impl Compare {
                 .or(value(&g.min_segment_queries))
                 .unwrap_or(10) as usize,
             rbo_p,
+            depth: args.depth.or(value(&c.depth)),
             cutoffs,
             release_memory,
             policy,

@@ -584,14 +584,14 @@ pub fn resolve_k(
             return None;
         }
         (Some(k), None) | (None, Some(k)) => k,
-        (None, None) => run.depth.max(1),
+        (None, None) => run.compared_depth().max(1),
     };
-    if run.depth_declared && k > run.depth {
+    if run.depth_declared && k > run.compared_depth() {
         diag.problem(
             Location::file(location),
             ProblemKind::KAboveDepth {
                 k,
-                depth: run.depth,
+                depth: run.compared_depth(),
             },
         );
         return None;

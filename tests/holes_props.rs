@@ -102,6 +102,7 @@ fn read(
         more_results: Vec::new(),
         doc_map: None,
         approximate: false,
+        cut: None,
     };
     let keep = run::Keep {
         top: k,

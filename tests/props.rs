@@ -224,6 +224,7 @@ fn run_meta(format: DataFormat, depth: u32) -> RunMeta {
         more_results: Vec::new(),
         doc_map: None,
         approximate: false,
+        cut: None,
     }
 }
 

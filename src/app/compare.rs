@@ -321,6 +321,29 @@ fn gates_asked(s: &settings::Compare) -> compare::GatesAsked {
     }
 }
 
+/// `--depth N` (docs/contract.md §6.1): both sides cut to N, which must not exceed
+/// either declared depth.
+fn cut_at(metas: &mut Side<RunMeta>, n: u32, diag: &mut Diagnostics) {
+    for (side, m) in [
+        ("baseline", &metas.baseline),
+        ("candidate", &metas.candidate),
+    ] {
+        if n > m.depth {
+            diag.usage(format!(
+                "--depth {n} is larger than the {side}'s depth {}; a common depth is at most the smaller declared depth ({})",
+                m.depth,
+                metas.baseline.depth.min(metas.candidate.depth)
+            ));
+        }
+    }
+    metas.baseline.cut = Some(n);
+    metas.candidate.cut = Some(n);
+    diag.note(format!(
+        "compared at depth {n} (baseline {}, candidate {})",
+        metas.baseline.depth, metas.candidate.depth
+    ));
+}
+
 /// Read the gold, both manifests and the allow-list; resolve k; check that no
 /// export would overwrite an input. Every problem at once (exit 2).
 fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Inputs> {
@@ -330,7 +353,10 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
         .and_then(|p| load::load_gold(p, s.require_frozen, &[], diag));
     let metas = s.runs.as_ref().map(|r| load::run_meta(r, diag));
     let gold = diag.require(gold)?;
-    let metas = metas.map(|m| diag.require(m)).transpose()?;
+    let mut metas = metas.map(|m| diag.require(m)).transpose()?;
+    if let Some(n) = s.depth {
+        cut_at(&mut metas, n, diag);
+    }
     let mut inputs: Vec<&Path> = vec![gold.meta.data.as_path()];
     inputs.extend(gold.meta.manifest.as_deref());
     inputs.extend(gold.meta.tags_file.iter().map(|t| t.path.as_path()));
@@ -346,7 +372,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     load::own_files::check(&both.into_array(), &own_files(&gold, both, s), diag);
     let bm = &metas.baseline;
     let k = resolve_k(&gold, s.k, bm, &s.runs.baseline.display().to_string(), diag);
-    crate::app::eval::check_cutoffs(&s.cutoffs, bm.depth, diag);
+    crate::app::eval::check_cutoffs(&s.cutoffs, bm.compared_depth(), diag);
     let mut allowed = allow::check_allowed_ids(&s.allow_failed.ids, &gold, diag);
     if let Some(file) = &s.allow_failed.file {
         allowed.extend(allow::read_allow_file(file, &gold, diag));

@@ -277,7 +277,11 @@ impl std::fmt::Display for Difference {
                 baseline,
                 candidate,
             } => {
-                write!(f, "depth:   baseline {baseline}, candidate {candidate}")
+                write!(
+                    f,
+                    "depth:   baseline {baseline}, candidate {candidate} (--depth N compares both at a common depth N <= {})",
+                    baseline.min(candidate)
+                )
             }
             Self::FilterOnlyIn { side, key, value } => {
                 write!(f, "filters: {key}={value} only in {side}")
@@ -315,7 +319,7 @@ pub fn differences(gold: &GoldSet, b: &RunMeta, c: &RunMeta) -> Vec<Difference> 
             }
         }
     }
-    if b.depth != c.depth {
+    if b.compared_depth() != c.compared_depth() {
         out.push(Difference::Depth {
             baseline: b.depth,
             candidate: c.depth,

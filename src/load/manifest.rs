@@ -594,6 +594,7 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
         more_results: results_all,
         doc_map: doc_map.flatten(),
         approximate,
+        cut: None,
     })
 }
 

@@ -16,7 +16,7 @@ pub const FILE_NAME: &str = "ragdiff.toml";
 
 const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare";
 const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, primary";
-const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p";
+const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p, depth";
 
 /// A value and the line it was on.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +66,8 @@ pub struct CompareKeys {
     pub seed: Option<Located<u64>>,
     pub cutoffs: Option<Located<Vec<u32>>>,
     pub rbo_p: Option<Located<f64>>,
+    /// `--depth` (docs/contract.md §6.1).
+    pub depth: Option<Located<u32>>,
 }
 
 /// A checked `ragdiff.toml`: paths resolved against its folder.
@@ -192,6 +194,9 @@ fn compare(keys: &mut Keys, t: &Table) -> CompareKeys {
         rbo_p: keys.number(t, "rbo_p", "a number strictly between 0 and 1", |v| {
             v > 0.0 && v < 1.0
         }),
+        depth: keys
+            .whole(t, "depth", "a whole number >= 1", 1, u32::MAX.into())
+            .map(narrow),
     }
 }
 

@@ -130,6 +130,7 @@ fn compare_settings(out: &mut Settings, c: &CompareKeys) {
         seed,
         cutoffs,
         rbo_p,
+        depth,
     } = c;
     out.value("resamples", resamples);
     out.value("seed", seed);
@@ -141,6 +142,7 @@ fn compare_settings(out: &mut Settings, c: &CompareKeys) {
         }),
     );
     out.value("rbo_p", rbo_p);
+    out.value("depth", depth);
 }
 
 fn block_text(b: &Block) -> String {

@@ -643,7 +643,11 @@ pub fn cutoff_mean_rows(r: &CompareReport) -> Vec<[String; 8]> {
 pub struct RunContext {
     pub index_version: Option<String>,
     pub corpus: Option<String>,
+    /// The depth compared: `--depth N` when given, else the declared depth (§6.1).
     pub depth: u32,
+    /// The manifest's depth, present only under `--depth` (§6.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared_depth: Option<u32>,
     pub filters: BTreeMap<String, String>,
     pub results: String,
     /// How many results files (repeats) the run has (§6.5); `results` is the first.
@@ -665,7 +669,8 @@ impl RunContext {
         Self {
             index_version: meta.index_version.as_ref().map(ToString::to_string),
             corpus: meta.corpus.clone(),
-            depth: meta.depth,
+            depth: meta.compared_depth(),
+            declared_depth: meta.cut.map(|_| meta.depth),
             filters: meta.filters.clone(),
             results: meta.results_display.clone(),
             repeats: meta.repeat_count(),

@@ -139,6 +139,9 @@ pub struct RunJson {
     #[serde(deserialize_with = "nullable")]
     pub corpus: Option<String>,
     pub depth: u32,
+    /// Present only under `compare --depth` (docs/contract.md §6.1).
+    #[serde(default)]
+    pub declared_depth: Option<u32>,
     pub filters: std::collections::BTreeMap<String, String>,
     pub results: String,
     pub repeats: usize,

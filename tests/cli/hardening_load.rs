@@ -376,6 +376,7 @@ fn run_meta(depth: u32) -> ragdiff::model::RunMeta {
         more_results: Vec::new(),
         doc_map: None,
         approximate: false,
+        cut: None,
     }
 }
 

@@ -6,6 +6,7 @@ mod action;
 mod catalogue;
 mod common;
 mod compare;
+mod depth;
 mod destinations;
 mod drift;
 mod eval;

@@ -190,9 +190,11 @@ fn read_from<'s>(
     };
     let depth = meta.depth_declared.then_some(meta.depth);
     // Every format keeps the same things (unjudged docs by id, lists for drift).
+    let cut = meta.cut;
     let collector = || {
         let mut c = Collector::new(gold, display, depth, gold.stand_in);
         c.keep = keep;
+        c.cut = cut;
         c
     };
     match meta.format {
@@ -239,6 +241,8 @@ struct Collector<'g> {
     gold: &'g GoldSet,
     display: String,
     depth: Option<u32>,
+    /// `compare --depth N`: lists are cut to N once checked against `depth`.
+    cut: Option<u32>,
     /// No usable gold (it failed to load): check each ranking's own structure only.
     structure_only: bool,
     /// A CSV header with the required columns was read, and every row after it
@@ -276,6 +280,7 @@ impl<'g> Collector<'g> {
             gold,
             display: display.to_string(),
             depth,
+            cut: None,
             structure_only,
             header_ok: false,
             other_lines: FxHashMap::default(),
@@ -402,6 +407,11 @@ impl<'g> Collector<'g> {
             );
         }
         self.longest = self.longest.max(len);
+        // docs/contract.md §6.1: a common depth, before anything is computed.
+        let docs = match self.cut {
+            Some(n) => &docs[..docs.len().min(n as usize)],
+            None => docs,
+        };
         // With a chunk map the rest sees documents (docs/contract.md §2.11).
         let mapped;
         let chunk_line;
