@@ -22,6 +22,7 @@ mod leak;
 mod markdown_caps;
 mod parity;
 mod policy_file;
+mod record;
 mod report;
 mod rest14;
 mod review;
