@@ -429,6 +429,8 @@ pub struct GateJson {
     pub codes: Vec<ReasonCode>,
     pub enforced: bool,
     pub non_inferiority: Vec<NonInferiorityJson>,
+    /// Newly failed ids `[gate] block` leaves to the other rules (§8.7).
+    pub not_blocking: Vec<String>,
 }
 
 /// `gate.codes`: one per reason, in the same order.

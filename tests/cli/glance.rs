@@ -244,8 +244,9 @@ fn table_width(text: &str) -> usize {
         .unwrap_or(0)
 }
 
-/// The per-query table fits COLUMNS, dropping gained, lost, ΔnDCG, nDCG, Hit in
-/// that order; ids never wrap; without COLUMNS and a terminal it is not narrowed.
+/// The per-query table fits COLUMNS, dropping gained, lost, ΔnDCG, nDCG, Hit, Recall,
+/// RR, first rel in that order, then stacking one query per block; ids never wrap;
+/// without COLUMNS and a terminal it is not narrowed.
 #[test]
 fn the_terminal_table_fits_columns() {
     let wide = stdout(&run(crate_dir(), &["compare"]));
@@ -286,13 +287,34 @@ fn the_terminal_table_fits_columns() {
     }
     assert!(t120.contains("(left out to fit 120 columns: gained, lost, ΔnDCG, nDCG; the CSV and JSON reports hold them)"), "{t120}");
     assert!(full.contains("gained"));
-    // Narrower than every column can give: the cells wrap, each id stays whole.
+    // Narrower: the columns of the narrowest table stay, each id whole.
     let t50 = at("50");
     assert!(table_width(&t50) <= 50, "{t50}");
     for id in ["Q-21", "Q-22", "Q-17", "Q-23"] {
         assert!(t50.contains(&format!("│ {id} ")), "{id} whole:\n{t50}");
     }
-    assert!(t50.contains("gained, lost, ΔnDCG, nDCG, Hit"), "{t50}");
+    let note: Vec<&str> = t50
+        .split("(left out to fit 50 columns: ")
+        .nth(1)
+        .expect("the note")
+        .split_whitespace()
+        .take(8)
+        .collect();
+    assert_eq!(
+        note.join(" "),
+        "gained, lost, ΔnDCG, nDCG, Hit, Recall, RR, first",
+        "{t50}"
+    );
+    // Narrower than the narrowest table: one query per block, no line too wide.
+    let t30 = at("30");
+    let blocks = t30
+        .split("\nQ-21\n  status     newly_failed\n")
+        .nth(1)
+        .expect("Q-21's block");
+    let blocks = blocks.split("unchanged:").next().unwrap_or_default();
+    // (Prose piped is never wrapped; the blocks fit.)
+    assert!(blocks.lines().all(|l| l.chars().count() <= 30), "{t30}");
+    assert!(t30.contains("  ΔRR        -0.5000\n"), "{t30}");
 }
 
 /// The CSV export's header, exactly as the contract gives it, and the lost and

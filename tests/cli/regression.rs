@@ -309,28 +309,3 @@ fn an_export_into_a_missing_folder_is_refused_up_front() {
         "nothing was compared"
     );
 }
-
-/// A JSONL gold's `tags` are not read yet (docs/contract.md §6.6): a warning says so
-/// and names the side file that works, instead of dropping them silently.
-#[test]
-fn jsonl_gold_tags_are_not_dropped_silently() {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    std::fs::write(
-        dir.path().join("gold.jsonl"),
-        "{\"id\": \"Q-1\", \"expected_doc_ids\": [\"D-1\"], \"tags\": [\"lang:en\"]}\n{\"id\": \"Q-2\", \"expected_doc_ids\": [\"D-2\"]}\n",
-    )
-    .expect("written");
-    std::fs::write(
-        dir.path().join("run.csv"),
-        "id,retrieved_doc_ids\nQ-1,D-1\nQ-2,D-3\n",
-    )
-    .expect("written");
-    let out = crate::common::run(dir.path(), &["eval", "gold.jsonl", "run.csv"]);
-    crate::common::assert_code(&out, 0);
-    assert!(
-        crate::common::stderr(&out)
-            .contains("gold.jsonl: 1 line carries `tags`, which a JSONL gold does not read yet"),
-        "{}",
-        crate::common::render(&out)
-    );
-}
