@@ -396,6 +396,9 @@ fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: u
         if let Some(marker) = suspect_marker(q, k) {
             failure.push_str(&format!(" · **{marker}**"));
         }
+        if r.is_not_blocking(&q.id) {
+            failure.push_str(" · does not block");
+        }
         let _ = writeln!(
             s,
             "| {} | {failure} | {} | {} | {accepted} |",
