@@ -78,6 +78,7 @@ fn timings_name_each_phase_on_stderr_only_when_asked() {
             "read",
             "compare",
             "segments, drift, cutoffs",
+            "suspects",
             "report",
             "outputs"
         ]
@@ -518,14 +519,14 @@ fn demo_json_keys() {
     "filters-value.toml",
     &["filters: access: baseline public, candidate internal"]
 )]
-#[case::depth_differs("base.toml", "depth.toml", &["depth:   baseline 4, candidate 10"])]
+#[case::depth_differs("base.toml", "depth.toml", &["depth:   baseline 4, candidate 10 (--depth N compares both at a common depth N <= 4)"])]
 #[case::several_differences(
     "base.toml",
     "several.toml",
     &[
         "corpus:  baseline small-questions, candidate other-questions",
         "corpus:  gold small-questions, candidate other-questions (the run answered other questions)",
-        "depth:   baseline 4, candidate 10",
+        "depth:   baseline 4, candidate 10 (--depth N compares both at a common depth N <= 4)",
         "filters: access: baseline public, candidate internal",
         "filters: lang=ru only in candidate",
     ]
