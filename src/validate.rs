@@ -326,6 +326,13 @@ pub enum ProblemKind {
     TagsNotFrozen { path: String },
     #[error("cannot write {path}: {reason}")]
     Write { path: String, reason: String },
+    #[error(
+        "the first line has key `{found}` where a JSONL run has `{expected}`: rename it (a JSONL run line is {{\"id\": …, \"retrieved_doc_ids\": […]}}, optionally \"scores\"); nothing else was read"
+    )]
+    NearMiss {
+        found: String,
+        expected: &'static str,
+    },
     #[error("malformed JSON: {reason}")]
     MalformedJson { reason: String },
     #[error(

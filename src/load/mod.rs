@@ -19,7 +19,7 @@ pub mod tags;
 
 // The tokenizers by their older paths, so `crate::load::lines` and the like still name them.
 pub use both::{BothRuns, read_both, read_wanted, returned_by};
-pub use parse::{csvio, json, jsonl, lines};
+pub use parse::{csvio, json, jsonl, lines, long};
 
 use std::path::{Path, PathBuf};
 

@@ -19,12 +19,21 @@ fn bad() -> std::path::PathBuf {
 #[test]
 fn one_run_same_numbers_in_every_format() {
     let mut seen: Vec<(String, EvalJson)> = Vec::new();
-    for gold in ["gold.qrels", "gold.json", "gold.jsonl"] {
+    for gold in [
+        "gold.qrels",
+        "gold.json",
+        "gold.jsonl",
+        "gold.long.csv",
+        "gold.beir.tsv",
+    ] {
         for run in [
             "run-csv.toml",
             "run-trec.toml",
             "run-json.toml",
             "run-jsonl.toml",
+            "run-long.toml",
+            "run-pyterrier.toml",
+            "run-rank.toml",
         ] {
             let json = eval_json(formats(), &["eval", gold, run, "--format", "json"]);
             seen.push((format!("{gold} {run}"), json));
@@ -57,7 +66,15 @@ fn vaswani_runs_same_numbers_in_every_format() {
             &["eval", &qrels, &trec, "--k", "10", "--format", "json"],
         );
         assert_eq!(base.per_query.len(), 93);
-        for ext in ["csv", "json", "jsonl", "scores.jsonl"] {
+        for ext in [
+            "csv",
+            "json",
+            "jsonl",
+            "scores.jsonl",
+            "long.csv",
+            "long.tsv",
+            "rank.csv",
+        ] {
             let file = format!("run.{r}.{ext}");
             let json = eval_json(
                 fixture("inputs/vaswani"),

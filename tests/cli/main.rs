@@ -22,6 +22,7 @@ mod injection;
 mod input_limits;
 mod inputs;
 mod interrupt;
+mod long_tables;
 mod markdown_caps;
 mod must_pass;
 mod outputs;

@@ -59,7 +59,15 @@ pub fn parse(
         return None;
     }
     let mut tag_rows = Vec::new();
+    // docs/contract.md §2.15: a CSV or TSV file whose header names a long table.
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    let long = match meta.format {
+        DataFormat::Csv => crate::load::long::detect(first),
+        DataFormat::Trec => crate::load::long::detect(first).filter(|c| c.delimiter == b'\t'),
+        _ => None,
+    };
     let raw = match meta.format {
+        _ if long.is_some() => long::parse_long(bytes, long.expect("checked"), &display, diag),
         DataFormat::Csv => csv::parse_csv(bytes, &display, extra_ok, diag),
         DataFormat::Trec => qrels::parse_qrels(bytes, &display, diag),
         DataFormat::Json => json::parse_json(bytes, &display, diag),
@@ -97,6 +105,7 @@ pub fn parse(
 mod csv;
 mod json;
 mod jsonl;
+mod long;
 mod qrels;
 
 pub use csv::NON_RELEVANT;

@@ -8,7 +8,13 @@ use crate::validate::{Diagnostics, Location, ProblemKind, id_problem};
 
 /// A CSV reader over `input` with ragdiff's settings.
 pub fn reader<R: Read>(input: R) -> csv::Reader<R> {
+    reader_with(input, b',')
+}
+
+/// [`reader`] with another delimiter (a tab for TSV).
+pub fn reader_with<R: Read>(input: R, delimiter: u8) -> csv::Reader<R> {
     csv::ReaderBuilder::new()
+        .delimiter(delimiter)
         .has_headers(false)
         .flexible(true)
         .buffer_capacity(1 << 20)

@@ -106,6 +106,40 @@ pub fn check_ids<'s>(
     ok.then_some(out)
 }
 
+/// A first run line whose keys are close to a known shape but not it (`qid` and
+/// `docs`, as other tools write them): the problem naming the expected key.
+pub fn near_miss(text: &str) -> Option<ProblemKind> {
+    let keys: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text).ok()?;
+    let has = |k: &str| keys.contains_key(k);
+    let query = ["qid", "query_id", "query-id", "topic", "query"];
+    let docs = [
+        "docs",
+        "doc_ids",
+        "docids",
+        "docnos",
+        "results",
+        "retrieved",
+        "ranking",
+    ];
+    if !has("id")
+        && let Some(found) = query.iter().find(|k| has(k))
+    {
+        return Some(ProblemKind::NearMiss {
+            found: (*found).to_string(),
+            expected: "id",
+        });
+    }
+    if !has("retrieved_doc_ids")
+        && let Some(found) = docs.iter().find(|k| has(k))
+    {
+        return Some(ProblemKind::NearMiss {
+            found: (*found).to_string(),
+            expected: "retrieved_doc_ids",
+        });
+    }
+    None
+}
+
 /// Whether a line holds nothing to read.
 pub fn blank(text: &str) -> bool {
     text.trim().is_empty()

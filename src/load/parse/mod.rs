@@ -7,3 +7,4 @@ pub mod csvio;
 pub mod json;
 pub mod jsonl;
 pub mod lines;
+pub mod long;

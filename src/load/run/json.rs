@@ -68,7 +68,7 @@ pub(super) fn read(
 
 /// A JSON run may leave out gold queries: each counts as an empty ranking, as in a
 /// TREC run (`trec_eval -c`); say how many.
-fn missing_warning(c: &Collector, diag: &mut Diagnostics) {
+pub(super) fn missing_warning(c: &Collector, diag: &mut Diagnostics) {
     if c.structure_only {
         return;
     }

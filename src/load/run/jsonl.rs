@@ -18,6 +18,9 @@ pub(super) fn read(
     let display = c.display.clone();
     c.header_ok = true;
     read_jsonl(input, &display, c, diag, progress);
+    if !c.header_ok {
+        return;
+    }
     c.finish_csv(diag);
     c.finish_trec(diag);
 }
@@ -44,6 +47,12 @@ fn read_jsonl(
         |line, text, diag| {
             if jsonl::blank(text) {
                 return true;
+            }
+            if !any && let Some(kind) = jsonl::near_miss(text) {
+                // One problem naming the key, not one per query (docs/contract.md §2.15).
+                diag.problem(Location::line(display, line), kind);
+                c.header_ok = false;
+                return false;
             }
             any = true;
             if let Some(row) = jsonl::parse_line::<RunLine>(text, line, display, diag) {

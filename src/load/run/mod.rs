@@ -197,6 +197,27 @@ fn read_from<'s>(
         c.cut = cut;
         c
     };
+    // docs/contract.md §2.15: a CSV or TSV file whose header names a long table.
+    let (input, long) = match meta.format {
+        DataFormat::Csv | DataFormat::Trec => {
+            let (first, input) = crate::load::long::sniff(input);
+            let long = crate::load::long::detect(&first)
+                .filter(|cols| meta.format == DataFormat::Csv || cols.delimiter == b'\t');
+            (input, long)
+        }
+        _ => (input, None),
+    };
+    if let Some(cols) = long {
+        let mut c = collector();
+        long::read(
+            Box::new(Guard::csv(input)),
+            cols,
+            &mut c,
+            &mut diag,
+            progress,
+        );
+        return c.outcome(meta, diag, None);
+    }
     match meta.format {
         DataFormat::Json | DataFormat::Jsonl => {
             let mut c = collector();
@@ -231,6 +252,7 @@ mod csv;
 mod doc_table;
 mod json;
 mod jsonl;
+mod long;
 mod trec;
 
 /// One list held back from drift's pairing: gold index (or none), query id, hashes.

@@ -241,16 +241,9 @@ fn parse_trec_line<'t>(
     if !ids_ok(qid, doc, same, (display, line_no), diag) {
         return None;
     }
-    let score = match fast_float2::parse::<f64, _>(f[4]) {
-        // `+ 0.0` turns -0.0 into 0.0: trec_eval ranks them as one score (tie broken
-        // by doc id), and `total_cmp` would not.
-        Ok(s) if s.is_finite() => s + 0.0,
-        other => {
-            let reason = match other {
-                Ok(s) if s.is_nan() => "NaN",
-                Ok(_) => "infinite",
-                Err(_) => "not a number",
-            };
+    let score = match parse_score(f[4]) {
+        Ok(s) => s,
+        Err(reason) => {
             diag.problem(
                 Location::line(display, line_no),
                 ProblemKind::BadScore {
@@ -465,5 +458,16 @@ impl TrecReading {
                 if n == 1 { " has" } else { "s have" }
             ));
         }
+    }
+}
+
+/// A score field: a finite number (`-0.0` as `0.0`: trec_eval ranks them as one
+/// score, tie broken by doc id, and `total_cmp` would not), or why not.
+pub(super) fn parse_score(field: &str) -> Result<f64, &'static str> {
+    match fast_float2::parse::<f64, _>(field) {
+        Ok(s) if s.is_finite() => Ok(s + 0.0),
+        Ok(s) if s.is_nan() => Err("NaN"),
+        Ok(_) => Err("infinite"),
+        Err(_) => Err("not a number"),
     }
 }
