@@ -410,7 +410,7 @@ fn by_segment(out: &mut String, r: &CompareReport) {
         plural(r.segments.len(), "tag", "tags"),
         r.min_segment_queries
     ));
-    let mut t = new_table(segment_header(r.k).to_vec());
+    let mut t = new_table(segment_header(r).to_vec());
     for s in r.segments.iter().take(MAX_SEGMENTS) {
         let cells = segment_cells(s, "->", &safe_id);
         t.add_row(
