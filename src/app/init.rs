@@ -81,7 +81,7 @@ pub fn run(args: &crate::cli::InitArgs) -> anyhow::Result<u8> {
         }
     }
     let note = format!(
-        "The gate names {} at the tag of the ragdiff version that wrote this file.",
+        "The gate names {} at the tag of the ragdiff version (the package ragdiff-gate)\n# that wrote this file.",
         action.split('@').next().unwrap_or(&action)
     );
     let workflow = WORKFLOW

@@ -11,6 +11,7 @@ pub mod manifest;
 pub mod own_files;
 pub mod parse;
 pub mod policy;
+pub mod policy_diff;
 pub mod repeats;
 pub mod run;
 pub mod tags;
