@@ -11,6 +11,7 @@ mod drift;
 mod eval;
 mod fatal_signals;
 mod freeze;
+mod gold_ids;
 mod hardening_load;
 mod hardening_out;
 mod hardening_rep;
