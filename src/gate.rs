@@ -451,7 +451,7 @@ fn split_suspects(
         .rows
         .iter()
         .filter(|r| r.holes.suspect)
-        .map(|r| (r.id.as_str(), r.holes.unjudged_entered))
+        .map(|r| (r.id.as_str(), r.holes.suspect_entered))
         .collect();
     let entered = |id: &str| suspects.get(id).copied();
     let (suspect, rest): (Vec<String>, Vec<String>) =

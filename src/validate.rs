@@ -12,6 +12,9 @@ pub struct Location {
     pub file: String,
     pub line: Option<u64>,
     pub usage: bool,
+    /// The JSON pointer (RFC 6901) of the value concerned, in a JSON or JSONL input
+    /// (docs/contract.md §3.1).
+    pub pointer: Option<String>,
 }
 
 impl Location {
@@ -21,6 +24,7 @@ impl Location {
             file: "usage".to_string(),
             line: None,
             usage: true,
+            pointer: None,
         }
     }
 
@@ -29,6 +33,7 @@ impl Location {
             file: file.into(),
             line: None,
             usage: false,
+            pointer: None,
         }
     }
 
@@ -38,6 +43,7 @@ impl Location {
             file: file.into(),
             line,
             usage: false,
+            pointer: None,
         }
     }
 
@@ -46,15 +52,26 @@ impl Location {
             file: file.into(),
             line: Some(line),
             usage: false,
+            pointer: None,
         }
+    }
+
+    /// The same place, at the JSON value `pointer` (already escaped as RFC 6901 asks).
+    pub fn pointer(mut self, pointer: impl Into<String>) -> Self {
+        self.pointer = Some(pointer.into());
+        self
     }
 }
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
-            Some(line) => write!(f, "{}:{}", self.file, line),
-            None => write!(f, "{}", self.file),
+            Some(line) => write!(f, "{}:{}", self.file, line)?,
+            None => write!(f, "{}", self.file)?,
+        }
+        match &self.pointer {
+            Some(p) => write!(f, ": at {p}"),
+            None => Ok(()),
         }
     }
 }
@@ -297,6 +314,10 @@ pub enum ProblemKind {
         "a CSV gold keeps its tags in its `tags` column; remove `tags` from the manifest (a side file is for TREC qrels)"
     )]
     TagsFileForCsv,
+    #[error(
+        "lines carry `tags` and the manifest names a tags file; keep one source of tags (remove the arrays or `tags` from the manifest)"
+    )]
+    TagsTwice,
     #[error(
         "tags_sha256 is recorded but no `tags` file is named; restore `tags` or raise `version` and run `ragdiff freeze`"
     )]

@@ -58,10 +58,9 @@ pub(super) fn report(
     let mut diag = Diagnostics::default();
     let inputs = inputs(s, &mut diag)?;
     comparable(&inputs.gold, &inputs.metas, &mut diag)?;
-    let metas = inputs.metas;
     release_freed_memory();
     phases.mark("inputs");
-    let gold = inputs.gold;
+    let (gold, metas) = (inputs.gold, inputs.metas);
     let same_results = load::same_results(&metas.baseline.results, &metas.candidate.results);
     // Each side keeps its top k's unjudged docs by id: suspects and the label queue
     // need them (docs/contract.md §6.3); memory stays gold x k. Drift pairs the two
@@ -91,7 +90,8 @@ pub(super) fn report(
         phase_done: &|phase| phases.mark(phase),
     };
     let both = (&mut runs.baseline, &mut runs.candidate);
-    let cmp = Comparison::build(&gold, both, pairing.results(), &opts);
+    let mut cmp = Comparison::build(&gold, both, pairing.results(), &opts);
+    confirm_suspects(&gold, &runs.baseline.meta, &mut cmp, phases)?;
     let allowed = gate::AllowList {
         entries: inputs.allowed,
         versions: runs.as_ref().map(|r| version(&r.meta)),
@@ -130,6 +130,24 @@ pub(super) fn report(
     release_freed_memory();
     phases.mark("report");
     Ok(report)
+}
+
+/// Settle the provisional suspects (docs/contract.md §6.3): an unjudged doc that
+/// entered the top k counts only if some baseline repeat returned it for some query,
+/// which one more read of the baseline, for those docs' hashes only, tells.
+fn confirm_suspects(
+    gold: &GoldSet,
+    baseline: &RunMeta,
+    cmp: &mut Comparison,
+    phases: &crate::app::Phases,
+) -> anyhow::Result<()> {
+    let wanted = cmp.suspects.wanted();
+    if !wanted.is_empty() {
+        let returned = load::returned_by(baseline, gold, &wanted)?;
+        cmp.confirm_suspects(&|h| returned.contains(&h));
+    }
+    phases.mark("suspects");
+    Ok(())
 }
 
 /// The allow-list lines that would accept the new failures that fail the gate, with

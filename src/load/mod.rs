@@ -17,7 +17,7 @@ pub mod run;
 pub mod tags;
 
 // The tokenizers by their older paths, so `crate::load::lines` and the like still name them.
-pub use both::{BothRuns, read_both, read_wanted};
+pub use both::{BothRuns, read_both, read_wanted, returned_by};
 pub use parse::{csvio, json, jsonl, lines};
 
 use std::path::{Path, PathBuf};

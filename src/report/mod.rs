@@ -2,6 +2,7 @@
 //! looks. Ids only: never question text or document content.
 
 pub mod csv;
+pub mod fit;
 pub mod json;
 pub mod label_queue;
 pub mod markdown;
@@ -818,7 +819,7 @@ pub const UNCONFIRMED: &str = "unconfirmed: one run of an approximate index";
 pub fn suspect_marker(q: &QueryRow, k: u32) -> Option<String> {
     q.holes
         .suspect
-        .then(|| crate::compare::holes::suspect_marker(q.holes.unjudged_entered, k))
+        .then(|| crate::compare::holes::suspect_marker(q.holes.suspect_entered, k))
 }
 
 /// A rank or "-" when none was returned.
