@@ -380,6 +380,26 @@ pub enum ProblemKind {
         "gold query {query} is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries"
     )]
     RepeatMissingQuery { query: String },
+    #[error("expected {expected}")]
+    QueriesLine { expected: &'static str },
+    #[error(
+        "gold query {query} has no question text; give it one in {from}: record cannot ask the retriever an empty question"
+    )]
+    NoQuestion { query: String, from: String },
+    #[error(
+        "the gold has no questions: name a queries file in its manifest (`queries = \"queries.tsv\"`) or give a CSV gold a `question` column"
+    )]
+    NoQuestions,
+    #[error(
+        "unlabelled query {query} is also a gold query; --include-unlabelled adds questions the gold does not label"
+    )]
+    UnlabelledInGold { query: String },
+    #[error(
+        "queries changed since the gold was frozen: sha256 is {}…, the manifest records {}…; restore the queries file or raise `version` and run `ragdiff freeze`",
+        sha_prefix(actual),
+        sha_prefix(recorded)
+    )]
+    QueriesChanged { recorded: String, actual: String },
 }
 
 /// A problem at a place.

@@ -29,6 +29,7 @@ mod parity;
 mod policy_changed;
 mod policy_file;
 mod promote;
+mod record;
 mod regression;
 mod report;
 mod scale;
