@@ -241,6 +241,24 @@ pub enum ProblemKind {
     AllowedNotInGold { query: String },
     #[error("allow-listed query {query} has no reason; say why its failure is accepted")]
     AllowNoReason { query: String },
+    #[error(
+        "none of the run's doc ids is judged anywhere in the gold, which judges docs for {queries} of it: run ids look like {run}, gold ids like {gold}; write the run's ids as the gold does (a prefix? another scheme?) or map them with `doc_map`"
+    )]
+    IdsNeverMeetGold {
+        queries: String,
+        run: String,
+        gold: String,
+    },
+    #[error(
+        "query {query}: the doc id `{}` holds a list ({why}); {expected}",
+        crate::text::safe_id(cell)
+    )]
+    ListCell {
+        query: String,
+        cell: String,
+        why: &'static str,
+        expected: &'static str,
+    },
     #[error("{}", unknown_block_tag(unknown, known))]
     UnknownBlockTag {
         unknown: Vec<String>,

@@ -416,6 +416,8 @@ fn a_query_never_holds_more_than_depth_lines() {
     // the count means something: within depth, every line is held
     let mut within = String::new();
     trec_lines(&mut within, "1", 5);
+    // query 2 returns its judged doc: ids that never meet the gold are refused
+    within.push_str("2 Q0 c 1 1 t\n");
     let ReadOutcome { diag, stats, .. } =
         RunReader::new(&gold).read(Source::bytes(run_meta(5), within.as_bytes()));
     assert!(diag.problems.is_empty(), "{:?}", diag.problems);

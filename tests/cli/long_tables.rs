@@ -1,4 +1,4 @@
-//! Long tables (docs/contract.md §2.15): runs and golds one row per (query, doc), in
+//! Long tables (docs/contract.md §2.16): runs and golds one row per (query, doc), in
 //! CSV or TSV, told from their header; every rule at file:line; JSONL runs with keys
 //! close to the known shape get one problem. Parity with the other formats is in
 //! inputs.rs. Fixtures: tests/fixtures/inputs/long-bad (README).

@@ -15,6 +15,7 @@ mod eval;
 mod fatal_signals;
 mod freeze;
 mod glance;
+mod gold_ids;
 mod holes;
 mod init;
 mod init_workflow;

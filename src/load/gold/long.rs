@@ -1,4 +1,4 @@
-//! Long-table gold (docs/contract.md §2.15): one row per judged doc, a query column,
+//! Long-table gold (docs/contract.md §2.16): one row per judged doc, a query column,
 //! a doc column and a grade column (`relevance`, `grade` or `score`), in CSV or TSV:
 //! `query_id,doc_id,relevance`, or BEIR's `qrels/*.tsv` (`query-id corpus-id score`).
 //! Grades as TREC qrels'.

@@ -59,7 +59,7 @@ pub fn parse(
         return None;
     }
     let mut tag_rows = Vec::new();
-    // docs/contract.md §2.15: a CSV or TSV file whose header names a long table.
+    // docs/contract.md §2.16: a CSV or TSV file whose header names a long table.
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
     let long = match meta.format {
         DataFormat::Csv => crate::load::long::detect(first),

@@ -1,4 +1,4 @@
-//! Long tables (docs/contract.md §2.15): one row per (query, doc), as pandas,
+//! Long tables (docs/contract.md §2.16): one row per (query, doc), as pandas,
 //! PyTerrier and BEIR write them, in CSV or TSV. Which columns hold what is told
 //! from the header's names; the readers are `load::run::long` and `load::gold::long`.
 

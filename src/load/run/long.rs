@@ -1,4 +1,4 @@
-//! Long-table runs (docs/contract.md §2.15): one row per returned doc, a query
+//! Long-table runs (docs/contract.md §2.16): one row per returned doc, a query
 //! column, a doc column, and a score and/or rank column, in CSV or TSV. With a score
 //! the docs are ordered as a TREC run's (score descending, ties by doc id
 //! descending); without one, by the rank column. Rows of one query may be anywhere
