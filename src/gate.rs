@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::compare::{Comparison, Status, TESTED};
 use crate::metrics::Metric;
-use crate::model::{AllowEntry, AllowSource, Side};
+use crate::model::{AllowEntry, AllowSource, GoldSet, Side};
 use crate::text::{name_ids, name_ids_with, plural, safe_id};
 
 /// Significance level of `--fail-on-significant-drop`.
@@ -36,13 +36,101 @@ pub struct Policy {
     /// `--unconfirmed warn`: a new failure one run of an approximate index cannot
     /// confirm only warns (§6.5).
     pub unconfirmed: Severity,
+    /// `[gate] block`: which newly failed queries fail the gate (docs/contract.md §8.7).
+    pub block: Blocking,
+}
+
+/// `[gate] block` against the gold: which newly failed queries fail the gate
+/// (docs/contract.md §8.7).
+#[derive(Debug, Clone, Default)]
+pub enum Blocking {
+    /// Every newly failed query (the default).
+    #[default]
+    All,
+    /// None: the other rules judge the change.
+    None,
+    /// Only the gold queries carrying one of `tags` (`ids`).
+    Tags {
+        tags: Vec<String>,
+        ids: rustc_hash::FxHashSet<String>,
+    },
+}
+
+impl Blocking {
+    /// The policy's `block` resolved against the gold's tags; `Err` holds the tags
+    /// no gold query carries.
+    pub fn of(block: &crate::load::policy::Block, gold: &GoldSet) -> Result<Self, Vec<String>> {
+        use crate::load::policy::Block;
+        let tags = match block {
+            Block::All => return Ok(Self::All),
+            Block::None => return Ok(Self::None),
+            Block::Tags(tags) => tags,
+        };
+        let wanted: Vec<Option<u32>> = tags
+            .iter()
+            .map(|t| {
+                let i = gold.tags.labels.iter().position(|l| &**l == t.as_str())?;
+                u32::try_from(i).ok()
+            })
+            .collect();
+        let unknown: Vec<String> = tags
+            .iter()
+            .zip(&wanted)
+            .filter(|(_, w)| w.is_none())
+            .map(|(t, _)| t.clone())
+            .collect();
+        if !unknown.is_empty() {
+            return Err(unknown);
+        }
+        let wanted: Vec<u32> = wanted.into_iter().flatten().collect();
+        let ids = gold
+            .queries
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| gold.tags.of(*i).iter().any(|l| wanted.contains(l)))
+            .map(|(_, q)| q.id.to_string())
+            .collect();
+        Ok(Self::Tags {
+            tags: tags.clone(),
+            ids,
+        })
+    }
+
+    /// Whether newly failed query `id` fails the gate.
+    pub fn blocks(&self, id: &str) -> bool {
+        match self {
+            Self::All => true,
+            Self::None => false,
+            Self::Tags { ids, .. } => ids.contains(id),
+        }
+    }
+
+    /// The policy's value as it is written: `"none"`, `"tag:A"`, `["tag:A", "tag:B"]`.
+    pub fn shown(&self) -> String {
+        match self {
+            Self::All => "\"all\"".to_string(),
+            Self::None => "\"none\"".to_string(),
+            Self::Tags { tags, .. } => {
+                let each: Vec<String> = tags
+                    .iter()
+                    .map(|t| format!("\"tag:{}\"", safe_id(t)))
+                    .collect();
+                match each.as_slice() {
+                    [one] => one.clone(),
+                    _ => format!("[{}]", each.join(", ")),
+                }
+            }
+        }
+    }
 }
 
 impl Policy {
-    /// This policy with the allow-list read against the gold (docs/contract.md §8).
-    pub fn with_allowed(&self, allowed: AllowList) -> Policy {
+    /// This policy with the allow-list and `block` read against the gold
+    /// (docs/contract.md §8).
+    pub fn with_gold(&self, allowed: AllowList, block: Blocking) -> Policy {
         Policy {
             allowed,
+            block,
             ..self.clone()
         }
     }
@@ -133,6 +221,12 @@ pub struct Verdict {
     /// up by a promotion.
     #[serde(skip)]
     pub notes: Vec<String>,
+    /// Newly failed queries (not accepted) that `[gate] block` leaves to the other
+    /// rules, in natural order (docs/contract.md §8.7).
+    pub not_blocking: Vec<String>,
+    /// `block` as the policy writes it, when it is not `"all"`.
+    #[serde(skip)]
+    pub block: Option<String>,
 }
 
 /// Why the gate failed, kept structured so each format can write the ids its way.
@@ -267,6 +361,13 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         .collect();
     crate::text::sort_natural(&mut failing);
     let mut warnings = warnings;
+    let (failing, not_blocking): (Vec<String>, Vec<String>) =
+        failing.into_iter().partition(|id| policy.block.blocks(id));
+    let block = (!matches!(policy.block, Blocking::All)).then(|| policy.block.shown());
+    if let (false, Some(b)) = (not_blocking.is_empty(), &block) {
+        warnings.push(not_blocking_warning(&not_blocking, b));
+    }
+    let mut failing = failing;
     if policy.unconfirmed == Severity::Warn && !cmp.unconfirmed.is_empty() {
         let (unconfirmed, rest): (Vec<String>, Vec<String>) = failing
             .into_iter()
@@ -319,8 +420,20 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         causes,
         suspects_warned,
         notes,
+        not_blocking,
+        block,
     };
     (verdict, accepted, warnings)
+}
+
+/// The warning for newly failed queries `block` leaves to the other rules.
+fn not_blocking_warning(ids: &[String], block: &str) -> String {
+    format!(
+        "{} newly failed but {} not fail the gate (block = {block}): {}",
+        plural(ids.len(), "query", "queries"),
+        if ids.len() == 1 { "does" } else { "do" },
+        name_ids_with(ids, &safe_id)
+    )
 }
 
 /// Apply `--suspects` to the failing ids: with `warn`, suspect ones leave the list
@@ -338,7 +451,7 @@ fn split_suspects(
         .rows
         .iter()
         .filter(|r| r.holes.suspect)
-        .map(|r| (r.id.as_str(), r.holes.unjudged_entered))
+        .map(|r| (r.id.as_str(), r.holes.suspect_entered))
         .collect();
     let entered = |id: &str| suspects.get(id).copied();
     let (suspect, rest): (Vec<String>, Vec<String>) =

@@ -575,7 +575,8 @@ pub struct ChangedInput {
     /// What the file is to the gate: "gold manifest", "baseline results", …
     pub input: &'static str,
     pub path: String,
-    /// "changed" (other bytes) or "added" (not in the revision).
+    /// "changed" (other bytes), "added" (not in the revision) or "removed" (the
+    /// policy file only: the revision had it, the working tree has none).
     pub change: &'static str,
     /// What changed in it, when ragdiff can say (the policy's settings).
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -428,6 +428,8 @@ fn gate_policy(args: &CompareArgs, file: &GateKeys, diag: &mut Diagnostics) -> P
             }),
         unconfirmed: args.unconfirmed,
         min_rbo: args.min_rbo.or(value(&file.min_rbo)),
+        // `block` names tags: resolved against the gold once it is read.
+        block: crate::gate::Blocking::All,
     }
 }
 

@@ -321,8 +321,12 @@ impl<W: Write> Drop for LineGuard<W> {
 /// Write `text` to stderr with workflow commands neutralised; a closed or failing
 /// stderr is ignored (messages are best effort; the exit code still says it all).
 pub fn eprint(text: &str) {
+    let text = match stderr_prose_width() {
+        Some(width) => Cow::Owned(wrap_prose(text, width)),
+        None => Cow::Borrowed(text),
+    };
     let mut err = std::io::stderr().lock();
-    let _ = err.write_all(neutralize_commands(text).as_bytes());
+    let _ = err.write_all(neutralize_commands(&text).as_bytes());
 }
 
 /// [`eprint`] with a line break.
@@ -579,5 +583,151 @@ mod tests {
         assert_eq!(safe_id("a\nb"), "a\\nb");
         assert_eq!(safe_id("plain"), "plain");
         assert_eq!(escape_property("a:b,c\n"), "a%3Ab%2Cc%0A");
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Widths and wrapping (docs/contract.md §9.9).
+
+/// The width of `text` in terminal columns (ANSI colour sequences take none).
+pub fn display_width(text: &str) -> usize {
+    textwrap::core::display_width(text)
+}
+
+/// `text` cut to at most `width` columns, ending in "…" when it was cut.
+pub fn cut_to(text: &str, width: usize) -> String {
+    if display_width(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = display_width(c.encode_utf8(&mut [0; 4]));
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+/// One line wrapped at spaces to `width` columns, its continuation lines indented by
+/// `indent`; a word is never broken, and one wider than the room it has is cut with
+/// "…" (an id longer than the width).
+pub fn wrap_words(line: &str, width: usize, indent: usize) -> String {
+    if display_width(line) <= width {
+        return line.to_string();
+    }
+    let lead = line.len() - line.trim_start_matches(' ').len();
+    let indent = indent.min(width / 2);
+    let room = width.saturating_sub(lead.max(indent)).max(1);
+    let words: Vec<String> = line[lead..].split(' ').map(|w| cut_to(w, room)).collect();
+    let first = " ".repeat(lead);
+    let rest = " ".repeat(indent);
+    let options = textwrap::Options::new(width)
+        .initial_indent(&first)
+        .subsequent_indent(&rest)
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::wrap(&words.join(" "), options).join("\n")
+}
+
+/// Every line of `text` longer than `width` wrapped at word boundaries, continuation
+/// lines indented under the line's text: after a padded label (`newly failed      …`)
+/// when it has one, else two columns in.
+pub fn wrap_prose(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&wrap_words(line, width, hanging_indent(line)));
+    }
+    out
+}
+
+/// Where a wrapped line's continuation starts: after the first run of two or more
+/// spaces within the first 24 columns, else two columns in from the line's start.
+fn hanging_indent(line: &str) -> usize {
+    let lead = line.len() - line.trim_start_matches(' ').len();
+    let head: String = line.chars().take(24).collect();
+    if let Some(at) = head.get(lead..).and_then(|h| h.find("  ")) {
+        let after = head[lead + at..].trim_start_matches(' ');
+        if !after.is_empty() {
+            return display_width(&head[..head.len() - after.len()]);
+        }
+    }
+    lead + 2
+}
+
+/// The width to fit: `COLUMNS` when it is a positive number, else the terminal's
+/// width when the stream is a terminal; `None` (never narrowed) otherwise.
+pub fn fit_width(is_terminal: bool) -> Option<usize> {
+    if let Some(c) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        return (c > 0).then_some(c);
+    }
+    if !is_terminal {
+        return None;
+    }
+    comfy_table::Table::new().width().map(usize::from)
+}
+
+/// The width prose on stdout wraps at: only on a terminal.
+pub fn stdout_prose_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    let tty = std::io::stdout().is_terminal();
+    if tty { fit_width(tty) } else { None }
+}
+
+/// The width prose on stderr wraps at: only on a terminal.
+pub fn stderr_prose_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal();
+    if tty { fit_width(tty) } else { None }
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::*;
+
+    #[test]
+    fn prose_wraps_at_spaces_under_its_label_and_never_inside_a_word() {
+        let line = format!(
+            "{:<18}{}",
+            "newly failed", "Q-21 (ranking; lost D-9; suspect: 1 unjudged doc entered the top 3)"
+        );
+        let out = wrap_prose(&line, 40);
+        for l in out.lines() {
+            assert!(display_width(l) <= 40, "{out}");
+        }
+        assert!(
+            out.lines().skip(1).all(|l| l.starts_with(&" ".repeat(18))),
+            "{out}"
+        );
+        assert_eq!(
+            out.split_whitespace().collect::<Vec<_>>(),
+            line.split_whitespace().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_word_wider_than_the_width_is_cut_with_an_ellipsis() {
+        let out = wrap_prose(&format!("warning: {}", "x".repeat(50)), 20);
+        assert!(out.lines().all(|l| display_width(l) <= 20), "{out}");
+        assert!(out.ends_with("xxxxxxxxxxxxxxxxx…"), "{out}");
+        assert_eq!(cut_to("abcdef", 4), "abc…");
+        assert_eq!(cut_to("abc", 4), "abc");
+    }
+
+    #[test]
+    fn short_lines_are_left_alone() {
+        let text = "a  b\n\nc\n";
+        assert_eq!(wrap_prose(text, 10), text);
     }
 }

@@ -12,6 +12,9 @@ pub struct Location {
     pub file: String,
     pub line: Option<u64>,
     pub usage: bool,
+    /// The JSON pointer (RFC 6901) of the value concerned, in a JSON or JSONL input
+    /// (docs/contract.md §3.1).
+    pub pointer: Option<String>,
 }
 
 impl Location {
@@ -21,6 +24,7 @@ impl Location {
             file: "usage".to_string(),
             line: None,
             usage: true,
+            pointer: None,
         }
     }
 
@@ -29,6 +33,7 @@ impl Location {
             file: file.into(),
             line: None,
             usage: false,
+            pointer: None,
         }
     }
 
@@ -38,6 +43,7 @@ impl Location {
             file: file.into(),
             line,
             usage: false,
+            pointer: None,
         }
     }
 
@@ -46,15 +52,26 @@ impl Location {
             file: file.into(),
             line: Some(line),
             usage: false,
+            pointer: None,
         }
+    }
+
+    /// The same place, at the JSON value `pointer` (already escaped as RFC 6901 asks).
+    pub fn pointer(mut self, pointer: impl Into<String>) -> Self {
+        self.pointer = Some(pointer.into());
+        self
     }
 }
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
-            Some(line) => write!(f, "{}:{}", self.file, line),
-            None => write!(f, "{}", self.file),
+            Some(line) => write!(f, "{}:{}", self.file, line)?,
+            None => write!(f, "{}", self.file)?,
+        }
+        match &self.pointer {
+            Some(p) => write!(f, ": at {p}"),
+            None => Ok(()),
         }
     }
 }
@@ -220,6 +237,11 @@ pub enum ProblemKind {
     AllowedNotInGold { query: String },
     #[error("allow-listed query {query} has no reason; say why its failure is accepted")]
     AllowNoReason { query: String },
+    #[error("{}", unknown_block_tag(unknown, known))]
+    UnknownBlockTag {
+        unknown: Vec<String>,
+        known: Vec<String>,
+    },
     #[error("`{key}`: {value} is not {expected}")]
     PolicyValue {
         key: String,
@@ -274,6 +296,10 @@ pub enum ProblemKind {
         "a CSV gold keeps its tags in its `tags` column; remove `tags` from the manifest (a side file is for TREC qrels)"
     )]
     TagsFileForCsv,
+    #[error(
+        "lines carry `tags` and the manifest names a tags file; keep one source of tags (remove the arrays or `tags` from the manifest)"
+    )]
+    TagsTwice,
     #[error(
         "tags_sha256 is recorded but no `tags` file is named; restore `tags` or raise `version` and run `ragdiff freeze`"
     )]
@@ -594,4 +620,21 @@ pub fn has_control(s: &str) -> bool {
             || c == 0x7f
             || (c == 0xc2 && b.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)))
     })
+}
+
+/// `[gate] block` names tags no gold query carries (docs/contract.md §8.7).
+fn unknown_block_tag(unknown: &[String], known: &[String]) -> String {
+    let tags: Vec<String> = unknown
+        .iter()
+        .map(|t| format!("`tag:{}`", crate::text::safe_id(t)))
+        .collect();
+    let known = if known.is_empty() {
+        "the gold has no tags".to_string()
+    } else {
+        format!("the gold's tags: {}", crate::text::name_ids(known))
+    };
+    format!(
+        "`block` names {} that no gold query carries ({known}); fix the tag or tag the queries",
+        tags.join(", ")
+    )
 }

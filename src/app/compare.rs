@@ -22,6 +22,7 @@ struct Inputs {
     metas: Side<RunMeta>,
     k: u32,
     allowed: Vec<crate::model::AllowEntry>,
+    block: gate::Blocking,
     changed: Option<crate::model::ChangedInputs>,
 }
 
@@ -57,10 +58,9 @@ pub(super) fn report(
     let mut diag = Diagnostics::default();
     let inputs = inputs(s, &mut diag)?;
     comparable(&inputs.gold, &inputs.metas, &mut diag)?;
-    let metas = inputs.metas;
     release_freed_memory();
     phases.mark("inputs");
-    let gold = inputs.gold;
+    let (gold, metas) = (inputs.gold, inputs.metas);
     let same_results = load::same_results(&metas.baseline.results, &metas.candidate.results);
     // Each side keeps its top k's unjudged docs by id: suspects and the label queue
     // need them (docs/contract.md §6.3); memory stays gold x k. Drift pairs the two
@@ -90,12 +90,13 @@ pub(super) fn report(
         phase_done: &|phase| phases.mark(phase),
     };
     let both = (&mut runs.baseline, &mut runs.candidate);
-    let cmp = Comparison::build(&gold, both, pairing.results(), &opts);
+    let mut cmp = Comparison::build(&gold, both, pairing.results(), &opts);
+    confirm_suspects(&gold, &runs.baseline.meta, &mut cmp, phases)?;
     let allowed = gate::AllowList {
         entries: inputs.allowed,
         versions: runs.as_ref().map(|r| version(&r.meta)),
     };
-    let policy = s.gate.with_allowed(allowed);
+    let policy = s.gate.with_gold(allowed, inputs.block);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     let metas = runs.as_ref().map(|r| &r.meta);
@@ -129,6 +130,24 @@ pub(super) fn report(
     release_freed_memory();
     phases.mark("report");
     Ok(report)
+}
+
+/// Settle the provisional suspects (docs/contract.md §6.3): an unjudged doc that
+/// entered the top k counts only if some baseline repeat returned it for some query,
+/// which one more read of the baseline, for those docs' hashes only, tells.
+fn confirm_suspects(
+    gold: &GoldSet,
+    baseline: &RunMeta,
+    cmp: &mut Comparison,
+    phases: &crate::app::Phases,
+) -> anyhow::Result<()> {
+    let wanted = cmp.suspects.wanted();
+    if !wanted.is_empty() {
+        let returned = load::returned_by(baseline, gold, &wanted)?;
+        cmp.confirm_suspects(&|h| returned.contains(&h));
+    }
+    phases.mark("suspects");
+    Ok(())
 }
 
 /// The allow-list lines that would accept the new failures that fail the gate, with
@@ -350,6 +369,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     if let Some(file) = &s.allow_failed.file {
         allowed.extend(allow::read_allow_file(file, &gold, diag));
     }
+    let block = blocking(s, &gold, diag);
     let changed = s
         .changed_since
         .as_deref()
@@ -360,7 +380,29 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
         metas,
         k,
         allowed,
+        block,
         changed,
+    })
+}
+
+/// The policy's `[gate] block` against the gold: a tag no gold query carries is an
+/// input error at the policy's line (docs/contract.md §8.7).
+fn blocking(s: &settings::Compare, gold: &GoldSet, diag: &mut Diagnostics) -> gate::Blocking {
+    let Some((policy, block)) = s
+        .policy
+        .as_ref()
+        .and_then(|p| Some((p, p.gate.block.as_ref()?)))
+    else {
+        return gate::Blocking::All;
+    };
+    gate::Blocking::of(&block.value, gold).unwrap_or_else(|unknown| {
+        let mut known: Vec<String> = gold.tags.labels.iter().map(|l| l.to_string()).collect();
+        crate::text::sort_natural(&mut known);
+        diag.problem(
+            crate::validate::Location::at(policy.path.display().to_string(), block.line),
+            ProblemKind::UnknownBlockTag { unknown, known },
+        );
+        gate::Blocking::All
     })
 }
 
@@ -404,8 +446,19 @@ fn gate_inputs<'a>(
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );
-    list.extend(policy_file().map(|p| ("policy file", p)));
+    list.extend(applied_policy(s).map(|p| (load::changed::POLICY_FILE, p)));
     list
+}
+
+/// The policy file that applies (docs/contract.md §12.1); when none does, where the
+/// working directory's would be, if it has none (one the revision had was removed);
+/// none under `--no-config` beside a file that is there but does not apply.
+fn applied_policy(s: &settings::Compare) -> Option<&Path> {
+    let here = Path::new(load::policy::FILE_NAME);
+    match &s.policy {
+        Some(p) => Some(p.path.as_path()),
+        None => (!here.exists()).then_some(here),
+    }
 }
 
 /// The policy file `ragdiff.toml` in the working directory, when there is one

@@ -575,6 +575,18 @@ pub struct Comparison {
     pub segments: Vec<segments::Segment>,
     /// Means at each extra cutoff (docs/contract.md §6.7); set by [`cutoffs::attach`].
     pub means_at: cutoffs::MeansAt,
+    /// The rows whose `suspect` waits for the baseline's check (docs/contract.md
+    /// §6.3): [`Comparison::confirm_suspects`] settles them.
+    pub suspects: holes::Suspects,
+}
+
+impl Comparison {
+    /// Settle every provisional suspect: `returned(hash)` says whether some baseline
+    /// repeat returned that doc for some query (docs/contract.md §6.3).
+    pub fn confirm_suspects(&mut self, returned: &dyn Fn(u64) -> bool) {
+        let suspects = std::mem::take(&mut self.suspects);
+        suspects.confirm(&mut self.rows, returned);
+    }
 }
 
 /// Order per-query rows: status, then delta RR ascending, then delta Recall
@@ -669,6 +681,7 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
         mut no_answer,
         mut nondeterministic,
         lists,
+        suspects,
     } = rows;
     let bump = rule.bump;
     let flaky = ids_with(&rows, Status::Flaky);
@@ -711,6 +724,7 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
         candidate_approximate: false,
         segments: Vec::new(),
         means_at: Default::default(),
+        suspects,
     }
 }
 
@@ -722,11 +736,13 @@ struct Rows {
     no_answer: Vec<String>,
     nondeterministic: Vec<String>,
     lists: Lists,
+    suspects: holes::Suspects,
 }
 
 impl Rows {
     fn append(&mut self, more: Rows) {
         self.rows.extend(more.rows);
+        self.suspects.rows.extend(more.suspects.rows);
         self.no_answer.extend(more.no_answer);
         self.nondeterministic.extend(more.nondeterministic);
         self.lists.merge(more.lists);
@@ -847,6 +863,12 @@ fn rows_in(
         ];
         let mut row = query_row(q, (bo, co), sides, k, (min_grade, rule));
         row.holes = holes::holes(q, bo, co, k, row.status);
+        if row.holes.suspect {
+            out.suspects.rows.push(holes::SuspectRow {
+                id: q.id.clone(),
+                entered: holes::entered(bo, co).collect(),
+            });
+        }
         if row.failure_kind.is_some() && c.covered.as_ref().is_some_and(|cov| !cov[qi]) {
             row.failure_kind = Some(FailureKind::Coverage);
         }

@@ -40,30 +40,35 @@ pub fn since(
     let mut changed = Vec::new();
     let mut checked = 0;
     for &(input, path) in inputs {
-        let Ok(now) = std::fs::read(path) else {
+        // A file gone now counts only if the revision had it (`removed`).
+        let now = std::fs::read(path).ok();
+        checked += usize::from(now.is_some());
+        let Some(rel) = in_repository(&top, path) else {
+            if now.is_some() {
+                diag.warn(format!(
+                    "--changed-since {rev}: the {input} {} is outside the git repository, so whether it changed is not known",
+                    path.display()
+                ));
+            }
             continue;
         };
-        checked += 1;
-        let Some(rel) = std::fs::canonicalize(path)
-            .ok()
-            .and_then(|p| p.strip_prefix(&top).ok().map(Path::to_path_buf))
-        else {
-            diag.warn(format!(
-                "--changed-since {rev}: the {input} {} is outside the git repository, so whether it changed is not known",
-                path.display()
-            ));
-            continue;
+        let then = blob(&top, &commit, &rel);
+        let change = match (&then, &now) {
+            (None, Some(_)) => "added",
+            (Some(_), None) => "removed",
+            (Some(then), Some(now)) if then != now => "changed",
+            _ => continue,
         };
-        let change = match blob(&top, &commit, &rel) {
-            None => "added",
-            Some(then) if then != now => "changed",
-            Some(_) => continue,
+        let details = if input == POLICY_FILE {
+            crate::load::policy_diff::details(path, then.as_deref(), now.as_deref())
+        } else {
+            Vec::new()
         };
         changed.push(ChangedInput {
             input,
             path: path.display().to_string(),
             change,
-            details: Vec::new(),
+            details,
         });
     }
     Some(ChangedInputs {
@@ -72,6 +77,23 @@ pub fn since(
         checked,
         changed,
     })
+}
+
+/// What the policy file is called in the inputs: what changed inside it is listed
+/// setting by setting (`crate::load::policy_diff`).
+pub const POLICY_FILE: &str = "policy file";
+
+/// `path` relative to the repository's top folder, symlinks followed; a file that
+/// is gone is placed by its folder.
+fn in_repository(top: &Path, path: &Path) -> Option<PathBuf> {
+    let canonical = std::fs::canonicalize(path).ok().or_else(|| {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        Some(std::fs::canonicalize(dir).ok()?.join(path.file_name()?))
+    })?;
+    canonical.strip_prefix(top).ok().map(Path::to_path_buf)
 }
 
 fn git(dir: Option<&Path>) -> Command {

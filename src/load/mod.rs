@@ -11,12 +11,13 @@ pub mod manifest;
 pub mod own_files;
 pub mod parse;
 pub mod policy;
+pub mod policy_diff;
 pub mod repeats;
 pub mod run;
 pub mod tags;
 
 // The tokenizers by their older paths, so `crate::load::lines` and the like still name them.
-pub use both::{BothRuns, read_both, read_wanted};
+pub use both::{BothRuns, read_both, read_wanted, returned_by};
 pub use parse::{csvio, json, jsonl, lines};
 
 use std::path::{Path, PathBuf};

@@ -85,14 +85,25 @@ pub struct PolicyFile {
 
 /// Read and check a policy file; every problem is recorded with its line.
 pub fn read(path: &Path, diag: &mut Diagnostics) -> Option<PolicyFile> {
-    let before = diag.problems.len();
     let doc = manifest::read(path, diag)?;
+    checked(doc, diag)
+}
+
+/// [`read`] of policy text (another revision's file: docs/contract.md §12.1); `path`
+/// names it in messages and anchors its relative paths.
+pub fn parse(path: &Path, text: String, diag: &mut Diagnostics) -> Option<PolicyFile> {
+    let doc = manifest::parse(path, text, diag)?;
+    checked(doc, diag)
+}
+
+fn checked(doc: ManifestDoc, diag: &mut Diagnostics) -> Option<PolicyFile> {
+    let before = diag.problems.len();
     let sha256 = hex(&sha2::Sha256::digest(doc.doc.raw().as_bytes()));
     let mut keys = Keys { m: &doc, diag };
     let root = doc.doc.as_table();
     keys.unknown(root, TOP_KEYS);
     let policy = PolicyFile {
-        path: path.to_path_buf(),
+        path: doc.path.clone(),
         sha256,
         gold: keys.path(root, "gold"),
         baseline: keys.path(root, "baseline"),

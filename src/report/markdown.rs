@@ -303,7 +303,7 @@ fn heading(s: &mut String, r: &CompareReport) {
     };
     let reasons = r.reasons_line(&|id| code(id));
     let _ = writeln!(s, "## ragdiff: {verdict} — {reasons}\n");
-    if let Some(line) = r.changed_line(&|p| code(p)) {
+    if let Some(line) = r.changed_line(&|p| code(p), &escape_input) {
         let _ = writeln!(s, "**{line}**\n");
     }
     let _ = writeln!(s, "**{}**\n", status_counts(r));
@@ -395,6 +395,9 @@ fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: u
         }
         if let Some(marker) = suspect_marker(q, k) {
             failure.push_str(&format!(" · **{marker}**"));
+        }
+        if r.is_not_blocking(&q.id) {
+            failure.push_str(" · does not block");
         }
         let _ = writeln!(
             s,

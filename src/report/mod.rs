@@ -2,6 +2,7 @@
 //! looks. Ids only: never question text or document content.
 
 pub mod csv;
+pub mod fit;
 pub mod json;
 pub mod label_queue;
 pub mod markdown;
@@ -349,8 +350,13 @@ impl CompareReport {
     }
 
     /// The verdict block's line about `--changed-since` (docs/contract.md §12.1),
-    /// paths through `path` (escaped and capped by each format).
-    pub fn changed_line(&self, path: &dyn Fn(&str) -> String) -> Option<String> {
+    /// paths through `path` and what changed in the policy through `text` (escaped
+    /// and capped by each format).
+    pub fn changed_line(
+        &self,
+        path: &dyn Fn(&str) -> String,
+        text: &dyn Fn(&str) -> String,
+    ) -> Option<String> {
         let c = self.changed_inputs.as_ref()?;
         let rev = safe_id(&c.since);
         if c.changed.is_empty() {
@@ -363,11 +369,15 @@ impl CompareReport {
             .changed
             .iter()
             .map(|i| {
-                let mut s = format!("{} {} ({})", i.input, path(&i.path), i.change);
-                for d in &i.details {
-                    s.push_str(&format!("; {}", safe_id(d)));
-                }
-                s
+                let details: Vec<String> = i.details.iter().map(|d| text(d)).collect();
+                let sep = if details.is_empty() { "" } else { ": " };
+                format!(
+                    "{} {} ({}{sep}{})",
+                    i.input,
+                    path(&i.path),
+                    i.change,
+                    details.join("; ")
+                )
             })
             .collect();
         Some(format!(
@@ -438,6 +448,14 @@ impl CompareReport {
                 name_ids_with(warned, id)
             );
         }
+        if let (false, Some(block)) = (self.gate.not_blocking.is_empty(), &self.gate.block) {
+            let ids = &self.gate.not_blocking;
+            return format!(
+                "{} newly failed, none that must pass (block = {block}): {}",
+                crate::text::plural(ids.len(), "query", "queries"),
+                name_ids_with(ids, id)
+            );
+        }
         let ids: Vec<&str> = self.accepted.iter().map(|a| a.id.as_str()).collect();
         match ids.len() {
             0 => "no query newly failed".to_string(),
@@ -451,6 +469,11 @@ impl CompareReport {
 
     pub fn is_accepted(&self, id: &str) -> bool {
         self.accepted.iter().any(|a| a.id == id)
+    }
+
+    /// A newly failed query `[gate] block` leaves to the other rules (§8.7).
+    pub fn is_not_blocking(&self, id: &str) -> bool {
+        self.gate.not_blocking.iter().any(|b| b == id)
     }
 }
 
@@ -796,7 +819,7 @@ pub const UNCONFIRMED: &str = "unconfirmed: one run of an approximate index";
 pub fn suspect_marker(q: &QueryRow, k: u32) -> Option<String> {
     q.holes
         .suspect
-        .then(|| crate::compare::holes::suspect_marker(q.holes.unjudged_entered, k))
+        .then(|| crate::compare::holes::suspect_marker(q.holes.suspect_entered, k))
 }
 
 /// A rank or "-" when none was returned.
@@ -846,6 +869,7 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
         .take(MAX_ANNOTATIONS)
         .map(|q| {
             let accepted = r.is_accepted(&q.id);
+            let not_blocking = r.is_not_blocking(&q.id);
             let mut msg = format!(
                 "query {} newly failed ({}): first relevant rank {} -> {}",
                 safe_id(&q.id),
@@ -863,9 +887,16 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
             if accepted {
                 msg.push_str(" (accepted by the allow-list)");
             }
+            if not_blocking {
+                msg.push_str(" (does not block the gate)");
+            }
             format!(
                 "::{} title={}::{}",
-                if accepted { "warning" } else { "error" },
+                if accepted || not_blocking {
+                    "warning"
+                } else {
+                    "error"
+                },
                 escape_property(&format!("ragdiff: {} newly failed", safe_id(&q.id))),
                 escape_data(&msg)
             )

@@ -2,6 +2,8 @@
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 
+use super::fit;
+
 use crate::compare::QueryRow;
 use crate::metrics::Metric;
 use crate::report::{
@@ -53,14 +55,24 @@ pub fn context(gold: &GoldContext, run: &RunContext, k: u32, index: &str) -> Str
 /// rule under the header. `eval` lists every query, trec_eval style, so its table
 /// is written directly rather than through comfy-table, which would hold a styled
 /// copy of every cell (hundreds of MB for 100,000 queries).
-fn plain_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
-    let cols = header.len();
+/// Fitted to `fit` columns (docs/contract.md §9.9): columns are left out from the
+/// right (the extra cutoffs first, then Judged, MAP, …), the id and first rank stay.
+fn plain_table(out: &mut String, header: &[String], rows: &[Vec<String>], fit: Option<usize>) {
     let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (w, cell) in width.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
+    let mut cols = header.len();
+    let total = |n: usize| width[..n].iter().sum::<usize>() + 2 * n.saturating_sub(1);
+    if let Some(fit) = fit {
+        while cols > 2 && total(cols) > fit {
+            cols -= 1;
+        }
+    }
+    let width = &width[..cols];
+    let left_out = &header[cols..];
     let line = |out: &mut String, cells: &[String]| {
         for (c, cell) in cells.iter().enumerate() {
             let pad = width[c] - cell.chars().count();
@@ -75,12 +87,19 @@ fn plain_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
         }
         out.push('\n');
     };
-    line(out, header);
-    let total: usize = width.iter().sum::<usize>() + 2 * (cols - 1);
-    out.push_str(&"─".repeat(total));
+    line(out, &header[..cols]);
+    out.push_str(&"─".repeat(total(cols)));
     out.push('\n');
     for row in rows {
-        line(out, row);
+        line(out, &row[..cols.min(row.len())]);
+    }
+    if let (Some(fit), false) = (fit, left_out.is_empty()) {
+        let note = format!(
+            "(left out to fit {fit} columns: {}; `--format json` holds them)",
+            left_out.join(", ")
+        );
+        out.push_str(&crate::text::wrap_words(&note, fit, 1));
+        out.push('\n');
     }
 }
 
@@ -95,9 +114,13 @@ pub fn render_eval(r: &EvalReport) -> String {
     header.extend(Metric::ALL.iter().map(|m| m.label(r.k)));
     header.push(format!("Judged@{}", r.k));
     header.extend(cutoff_header(&r.means_at));
+    let width = target_width();
+    // An id wider than the room beside the first rank is cut (docs/contract.md §9.9).
+    let id_room = width.map_or(usize::MAX, |w| w.saturating_sub(2 + "first rel".len()));
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(r.per_query.len() + 1);
     for row in &r.per_query {
-        let mut cells = vec![safe_id(&row.id), rank(row.scores.first_relevant_rank)];
+        let id = crate::text::cut_to(&safe_id(&row.id), id_room);
+        let mut cells = vec![id, rank(row.scores.first_relevant_rank)];
         cells.extend(Metric::ALL.iter().map(|m| num(m.of(&row.scores))));
         cells.push(num(row.judged));
         cells.extend(cutoff_cells(&row.at));
@@ -108,7 +131,7 @@ pub fn render_eval(r: &EvalReport) -> String {
     cells.push(num(r.means.judged));
     cells.extend(cutoff_cells(&r.means_at));
     rows.push(cells);
-    plain_table(&mut out, &header, &rows);
+    plain_table(&mut out, &header, &rows, width);
     if !r.no_answer.is_empty() {
         out.push_str(&format!(
             "\nno-answer queries (no relevant doc; left out of every mean): {}\n",
@@ -120,7 +143,16 @@ pub fn render_eval(r: &EvalReport) -> String {
         ));
     }
     notes(&mut out, &r.notes);
-    out
+    prose(out)
+}
+
+/// The report's prose lines wrapped at word boundaries, on a terminal only
+/// (docs/contract.md §9.9); the tables already fit.
+fn prose(out: String) -> String {
+    match crate::text::stdout_prose_width() {
+        Some(w) => crate::text::wrap_prose(&out, w),
+        None => out,
+    }
 }
 
 /// The allow-list lines that would accept the failing new failures (§8.5).
@@ -195,7 +227,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
             r.decided_by_candidate.join(", ")
         ));
     }
-    if let Some(line) = r.changed_line(&safe_id) {
+    if let Some(line) = r.changed_line(&safe_id, &safe_id) {
         out.push_str(&format!("      {line}\n"));
     }
     out.push_str(&context(&r.gold, &r.baseline, r.k, &r.index_versions()));
@@ -212,18 +244,16 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
         out.push_str(&format!("doc map {maps}\n"));
     }
     out.push('\n');
-    let mut t = new_table(means_header(r).to_vec());
-    for row in means_cells(r) {
-        let mut cells = row.into_iter();
-        let label = Cell::new(cells.next().unwrap_or_default());
-        t.add_row(
-            std::iter::once(label)
-                .chain(cells.map(right))
-                .collect::<Vec<_>>(),
-        );
-    }
-    out.push_str(&t.to_string());
-    out.push_str("\n\n");
+    let width = target_width();
+    let means = fit::Columns {
+        header: means_header(r).to_vec(),
+        rows: means_cells(r).into_iter().map(|row| row.to_vec()).collect(),
+        right: &|i| i > 0,
+        drop: &MEANS_DROP,
+        holds: "the Markdown and JSON reports",
+    };
+    out.push_str(&fit::fit(&means, width));
+    out.push('\n');
     non_inferiority(&mut out, r);
     by_segment(&mut out, r);
     id_lists(&mut out, r, &rows.newly_failed);
@@ -231,14 +261,14 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     noise_lines(&mut out, r);
     if !rows.changed.is_empty() {
         out.push('\n');
-        out.push_str(&fitted_change_table(&rows.changed, target_width()));
+        out.push_str(&fitted_change_table(&rows.changed, width));
     }
     out.push_str(&format!(
         "unchanged: {}\n",
         plural(rows.unchanged(r), "query", "queries")
     ));
     notes(&mut out, &r.notes);
-    out
+    prose(out)
 }
 
 /// One line per id list: newly failed (with kind, lost ids, accepted), fixed,
@@ -263,6 +293,9 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
             }
             if r.is_accepted(&q.id) {
                 s.push_str("; accepted");
+            }
+            if r.is_not_blocking(&q.id) {
+                s.push_str("; does not block");
             }
             s.push(')');
             s
@@ -298,94 +331,46 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
     }
 }
 
-/// Change-table columns left out, in this order, until the table fits the width
-/// (docs/contract.md §9.8): gained, lost, ΔnDCG, nDCG, Hit.
-pub const DROP_ORDER: [usize; 5] = [11, 10, 9, 8, 7];
+/// Columns left out of the means table, in this order, until it fits
+/// (docs/contract.md §9.9); metric, delta and the interval always stay.
+pub const MEANS_DROP: [&str; 5] = ["d_z", "p", "p (Holm)", "baseline", "candidate"];
 
-/// The width the terminal table must fit: `COLUMNS` when set to a positive number,
+/// Change-table columns left out, in this order, until the table fits the width
+/// (docs/contract.md §9.9); id, status, ΔRR and ΔRecall always stay.
+pub const CHANGE_DROP: [&str; 8] = [
+    "gained",
+    "lost",
+    "ΔnDCG",
+    "nDCG",
+    "Hit",
+    "Recall",
+    "RR",
+    "first rel",
+];
+
+/// The width the terminal tables must fit: `COLUMNS` when set to a positive number,
 /// else the terminal's width when stdout is one; `None` (never narrowed) otherwise.
 pub fn target_width() -> Option<usize> {
     use std::io::IsTerminal;
-    let columns = std::env::var("COLUMNS").ok();
-    if let Some(c) = columns.and_then(|v| v.trim().parse::<usize>().ok()) {
-        return (c > 0).then_some(c);
-    }
-    if !std::io::stdout().is_terminal() {
-        return None;
-    }
-    Table::new().width().map(usize::from)
+    crate::text::fit_width(std::io::stdout().is_terminal())
 }
 
-/// The change table fitted to `width`: whole columns left out first (in
-/// [`DROP_ORDER`]), then the remaining cells wrapped, never an id; a line says which
-/// columns were left out.
+/// The change table fitted to `width` ([`fit::fit`]): whole columns left out in
+/// [`CHANGE_DROP`]'s order, then one query per block.
 pub fn fitted_change_table(changed: &[&QueryRow], width: Option<usize>) -> String {
-    let cells: Vec<[String; 12]> = changed
+    let rows: Vec<Vec<String>> = changed
         .iter()
         .take(MAX_ROWS)
-        .map(|q| change_cells(q, "->", &safe_id, " "))
+        .map(|q| change_cells(q, "->", &safe_id, " ").to_vec())
         .collect();
-    let widest = |t: &Table| {
-        t.lines()
-            .map(|l| unicode_width(&l))
-            .max()
-            .unwrap_or_default()
+    let columns = fit::Columns {
+        header: CHANGE_HEADER.iter().map(|h| h.to_string()).collect(),
+        rows,
+        right: &|i| (2..10).contains(&i),
+        drop: &CHANGE_DROP,
+        holds: "the CSV and JSON reports",
     };
-    let mut kept: Vec<usize> = (0..CHANGE_HEADER.len()).collect();
-    let mut table = change_table_of(&cells, &kept);
-    let Some(width) = width else {
-        return format!("{table}\n");
-    };
-    let mut dropped = Vec::new();
-    for col in DROP_ORDER {
-        if widest(&table) <= width {
-            break;
-        }
-        kept.retain(|&c| c != col);
-        dropped.push(CHANGE_HEADER[col]);
-        table = change_table_of(&cells, &kept);
-    }
-    if widest(&table) > width {
-        table
-            .set_content_arrangement(ContentArrangement::Dynamic)
-            .set_width(u16::try_from(width).unwrap_or(u16::MAX));
-        if let Some(id) = table.column_mut(0) {
-            id.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
-        }
-    }
-    let mut out = format!("{table}\n");
-    if !dropped.is_empty() {
-        out.push_str(&format!(
-            "(left out to fit {width} columns: {}; the CSV and JSON reports hold them)\n",
-            dropped.join(", ")
-        ));
-    }
-    out
-}
-
-/// Display width of a line (box-drawing and the arrows are one column each).
-fn unicode_width(line: &str) -> usize {
-    line.chars().count()
-}
-
-/// The change table with the columns `kept` (indices into [`CHANGE_HEADER`]).
-fn change_table_of(cells: &[[String; 12]], kept: &[usize]) -> Table {
-    let mut t = new_table(kept.iter().map(|&c| CHANGE_HEADER[c].to_string()).collect());
-    for row in cells {
-        t.add_row(
-            kept.iter()
-                .map(|&i| {
-                    let text = row[i].clone();
-                    if (2..10).contains(&i) {
-                        right(text)
-                    } else {
-                        Cell::new(text)
-                    }
-                })
-                .collect::<Vec<_>>(),
-        );
-    }
-    t
+    fit::fit(&columns, width)
 }
 
 fn ids(list: &[crate::model::Id]) -> String {
@@ -410,25 +395,22 @@ fn by_segment(out: &mut String, r: &CompareReport) {
         plural(r.segments.len(), "tag", "tags"),
         r.min_segment_queries
     ));
-    let mut t = new_table(segment_header(r.k).to_vec());
-    for s in r.segments.iter().take(MAX_SEGMENTS) {
-        let cells = segment_cells(s, "->", &safe_id);
-        t.add_row(
-            cells
-                .into_iter()
-                .enumerate()
-                .map(|(i, text)| {
-                    if (1..9).contains(&i) {
-                        right(text)
-                    } else {
-                        Cell::new(text)
-                    }
-                })
-                .collect::<Vec<_>>(),
-        );
-    }
-    out.push_str(&t.to_string());
-    out.push('\n');
+    let header = segment_header(r.k).to_vec();
+    let drop = segment_drop(r.k);
+    let drop: Vec<&str> = drop.iter().map(String::as_str).collect();
+    let segments = fit::Columns {
+        rows: r
+            .segments
+            .iter()
+            .take(MAX_SEGMENTS)
+            .map(|s| segment_cells(s, "->", &safe_id).to_vec())
+            .collect(),
+        header,
+        right: &|i| (1..9).contains(&i),
+        drop: &drop,
+        holds: "the Markdown and JSON reports",
+    };
+    out.push_str(&fit::fit(&segments, target_width()));
     if r.segments.len() > MAX_SEGMENTS {
         out.push_str(&format!(
             "… and {} more segments (the JSON report lists them all)\n",
@@ -436,6 +418,19 @@ fn by_segment(out: &mut String, r: &CompareReport) {
         ));
     }
     out.push('\n');
+}
+
+/// Columns left out of the segment table, in this order, until it fits
+/// (docs/contract.md §9.9); segment, ΔMRR, its interval and the newly failed stay.
+fn segment_drop(k: u32) -> [String; 6] {
+    [
+        "d_z".into(),
+        format!("ΔnDCG@{k}"),
+        format!("ΔRecall@{k}"),
+        "p (Holm)".into(),
+        format!("MRR@{k}"),
+        "queries".into(),
+    ]
 }
 
 /// One line per non-inferiority test.

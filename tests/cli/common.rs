@@ -429,6 +429,8 @@ pub struct GateJson {
     pub codes: Vec<ReasonCode>,
     pub enforced: bool,
     pub non_inferiority: Vec<NonInferiorityJson>,
+    /// Newly failed ids `[gate] block` leaves to the other rules (§8.7).
+    pub not_blocking: Vec<String>,
 }
 
 /// `gate.codes`: one per reason, in the same order.
@@ -603,6 +605,31 @@ pub fn reference_dir() -> PathBuf {
 pub fn say_skipped(message: &str) {
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr().lock(), "{message}");
+}
+
+/// A real component a test needs (actionlint, zizmor, tmux, Chromium, …) is not on this
+/// machine: under `.ci/run`, which installs every one and sets `RAGDIFF_CI`, the test
+/// fails; on a user's clone it says it was skipped and what to install.
+pub fn missing_component(what: &str) {
+    assert!(
+        std::env::var_os("RAGDIFF_CI").is_none(),
+        "{what} is not installed, and .ci/run (RAGDIFF_CI is set) installs it"
+    );
+    say_skipped(&format!(
+        "skipped: {what} not installed (.ci/run installs it)"
+    ));
+}
+
+/// A new, empty git repository (what a user runs `init` in).
+pub fn empty_repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out = std::process::Command::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(dir.path())
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git init: {out:?}");
+    dir
 }
 
 /// The demo (`gold/` and `runs/`, files only) copied into a new temporary folder, for

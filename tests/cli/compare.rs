@@ -78,6 +78,7 @@ fn timings_name_each_phase_on_stderr_only_when_asked() {
             "read",
             "compare",
             "segments, drift, cutoffs",
+            "suspects",
             "report",
             "outputs"
         ]

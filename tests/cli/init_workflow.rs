@@ -4,20 +4,9 @@
 use std::path::Path;
 use std::process::Command as Process;
 
-use crate::common::{assert_code, assert_line, run, say_skipped, stderr};
+use crate::common::{assert_code, assert_line, empty_repository, missing_component, run, stderr};
 
 const WORKFLOW: &str = ".github/workflows/rag-retrieval.yml";
-
-fn empty_repository() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let out = Process::new("git")
-        .args(["init", "-q", "."])
-        .current_dir(dir.path())
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git init: {out:?}");
-    dir
-}
 
 /// Everything in `dir` but `.git`.
 fn written(dir: &Path) -> Vec<String> {
@@ -154,9 +143,7 @@ fn the_workflow_init_writes_passes_actionlint_and_zizmor() {
             .output()
         {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                say_skipped(&format!(
-                    "skipped: {tool} not installed (.ci/run installs it)"
-                ));
+                missing_component(tool);
             }
             Err(e) => panic!("{tool}: {e}"),
             Ok(lint) => assert!(

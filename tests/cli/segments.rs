@@ -529,13 +529,7 @@ fn a_tags_file_added_after_freeze_is_refused() {
 #[test]
 fn a_csv_gold_keeps_its_tags_in_its_column() {
     let dir = temp_copy(&basic());
-    let manifest = std::fs::read_to_string(dir.path().join("gold.toml")).expect("read");
-    std::fs::write(dir.path().join("tags.csv"), "id,tags\n").expect("written");
-    std::fs::write(
-        dir.path().join("gold.toml"),
-        format!("{manifest}tags = \"tags.csv\"\n"),
-    )
-    .expect("written");
+    name_a_tags_file(dir.path());
     let out = run(dir.path(), &BASIC);
     assert_code(&out, 2);
     assert_line(
@@ -612,4 +606,74 @@ fn a_family_too_large_for_the_resamples_is_named() {
     let warning = "with 20 tests and 20 resamples the smallest Holm-adjusted p is 0.9524, so --fail-on-significant-drop cannot fire; use --resamples 400 or more";
     assert!(r.warnings.iter().any(|w| w == warning), "{:?}", r.warnings);
     assert!(r.gate.passed);
+}
+
+/// A JSONL gold's `tags` arrays give the same segments as the CSV gold's `tags`
+/// column (docs/contract.md §2.13): `segments/jsonl` is `basic/` converted.
+#[test]
+fn a_jsonl_gold_reads_its_tags_arrays() {
+    let csv = compare_json(basic(), &BASIC, 1);
+    let jsonl = compare_json(fixture("segments/jsonl"), &BASIC, 1);
+    assert!(!csv.segments.is_empty());
+    assert_eq!(jsonl.segments, csv.segments);
+    assert_eq!(jsonl.gate.codes, csv.gate.codes);
+}
+
+/// The label rules hold for a JSONL gold's arrays, each at its line and `/tags`; a
+/// JSONL gold with arrays and a tags side file is refused.
+#[test]
+fn jsonl_tags_follow_the_label_rules() {
+    let dir = jsonl_copy();
+    let gold = std::fs::read_to_string(dir.path().join("gold.jsonl")).expect("read");
+    let mut lines: Vec<String> = gold.lines().map(String::from).collect();
+    lines[0] = r#"{"id": "E01", "expected_doc_ids": ["r"], "tags": ["a", ""]}"#.into();
+    lines[1] =
+        r#"{"id": "E02", "expected_doc_ids": ["r"], "tags": ["lang:ru", " lang:ru"]}"#.into();
+    lines[2] = r#"{"id": "E03", "expected_doc_ids": ["r"], "tags": ["a\u0001b"]}"#.into();
+    std::fs::write(dir.path().join("gold.jsonl"), lines.join("\n") + "\n").expect("written");
+    let out = run(dir.path(), &BASIC);
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    for line in [
+        "gold.jsonl:1: at /tags: query E01: tag 2 is empty (a `;` with nothing beside it, or a trailing `;`); remove it",
+        "gold.jsonl:2: at /tags: query E02: lists tag lang:ru twice",
+        "gold.jsonl:3: at /tags: query E03: tag a\\u{1}b contains a control character (a newline, tab or similar)",
+    ] {
+        assert_line(&err, line);
+    }
+    let dir = jsonl_copy();
+    name_a_tags_file(dir.path());
+    let out = run(dir.path(), &BASIC);
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        "gold.jsonl: lines carry `tags` and the manifest names a tags file; keep one source of tags (remove the arrays or `tags` from the manifest)",
+    );
+}
+
+/// `basic/` in a temporary folder with `jsonl/`'s gold in place of the CSV one.
+fn jsonl_copy() -> tempfile::TempDir {
+    let dir = temp_copy(&basic());
+    std::fs::copy(
+        fixture("segments/jsonl/gold.jsonl"),
+        dir.path().join("gold.jsonl"),
+    )
+    .expect("copied");
+    std::fs::copy(
+        fixture("segments/jsonl/gold.toml"),
+        dir.path().join("gold.toml"),
+    )
+    .expect("copied");
+    dir
+}
+
+/// Name an empty tags side file in the folder's gold manifest.
+fn name_a_tags_file(dir: &Path) {
+    let manifest = std::fs::read_to_string(dir.join("gold.toml")).expect("read");
+    std::fs::write(dir.join("tags.csv"), "id,tags\n").expect("written");
+    std::fs::write(
+        dir.join("gold.toml"),
+        format!("{manifest}tags = \"tags.csv\"\n"),
+    )
+    .expect("written");
 }

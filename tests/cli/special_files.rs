@@ -81,7 +81,7 @@ fn a_bare_cr_in_a_tags_file_is_an_input_error() {
 
 #[test]
 fn a_bare_cr_in_a_doc_map_is_an_input_error() {
-    let dir = temp_copy(&fixture("rest14/chunks"));
+    let dir = temp_copy(&fixture("doc_maps/chunks"));
     let map = std::fs::read_to_string(dir.path().join("chunks-v2.csv")).expect("map");
     let map = map.replacen("\nD-1#s2,", "\rD-1#s2,", 1);
     write(dir.path(), "chunks-v2.csv", map.as_bytes());

@@ -259,7 +259,7 @@ fn a_repeat_that_is_the_allow_list_or_the_gold_is_refused_on_either_side() {
 // (docs/contract.md §12.1).
 
 /// `git ARGS` in `dir`, which must succeed; its stdout.
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
         .args(args)
@@ -272,7 +272,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// The demo in a new git repository, committed; returns the commit.
-fn demo_repo() -> (tempfile::TempDir, String) {
+pub(crate) fn demo_repo() -> (tempfile::TempDir, String) {
     let dir = demo_copy();
     git(dir.path(), &["init", "-q"]);
     git(dir.path(), &["add", "-A"]);
@@ -607,7 +607,7 @@ fn the_policy_file_is_listed_by_changed_since_and_is_never_results() {
     args.extend(["--changed-since", &sha]);
     let out = run(dir.path(), &args);
     let line = format!(
-        "this pull request changes the gate's inputs since {sha}: policy file ragdiff.toml (changed)"
+        "this pull request changes the gate's inputs since {sha}: policy file ragdiff.toml (changed: block: all -> none)"
     );
     assert!(
         stdout(&out).lines().any(|l| l.trim() == line),

@@ -76,14 +76,16 @@ fn jsonl_row(
     diag: &mut Diagnostics,
 ) {
     let display = c.display.clone();
-    let Some(id) = jsonl::check_id(&row.id, "query", "", line, &display, diag) else {
+    let at = Location::line(&display, line);
+    let Some(id) = jsonl::check_id(&row.id, "query", "", at.clone().pointer("/id"), diag) else {
         return;
     };
     let qi = c.query(id);
     if qi.is_none() && !c.structure_only {
         return;
     }
-    let Some(docs) = jsonl::check_ids(&row.retrieved_doc_ids, id, line, &display, diag) else {
+    let Some(docs) = jsonl::check_ids(&row.retrieved_doc_ids, "retrieved_doc_ids", id, &at, diag)
+    else {
         return;
     };
     let Some(scores) = &row.scores else {
@@ -98,7 +100,7 @@ fn jsonl_row(
     };
     if scores.len() != docs.len() {
         diag.problem(
-            Location::line(&display, line),
+            at.pointer("/scores"),
             ProblemKind::ScoresLength {
                 query: id.to_string(),
                 scores: scores.len(),
@@ -116,7 +118,7 @@ fn jsonl_row(
             }
             None => {
                 diag.problem(
-                    Location::line(&display, line),
+                    Location::line(&display, line).pointer(format!("/scores/{rank}")),
                     ProblemKind::BadScore {
                         query: id.to_string(),
                         doc: doc.to_string(),

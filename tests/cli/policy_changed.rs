@@ -1,0 +1,104 @@
+//! `compare --changed-since REV` shows what a pull request changed inside the policy
+//! file, setting by setting (docs/contract.md §12.1): both revisions' `ragdiff.toml`
+//! parsed and compared, not only a note that its bytes differ.
+
+use std::path::Path;
+
+use crate::common::{assert_code, fixture, run, stdout};
+use crate::tamper::{demo_repo, git};
+
+const DEMO: [&str; 3] = ["compare", "runs/baseline.toml", "runs/candidate.toml"];
+
+/// The demo in a git repository whose base commit has the `base.toml` policy; the
+/// working tree then has `head` as its policy (none when `None`). Returns the base.
+fn repo_with_policy(head: Option<&str>) -> (tempfile::TempDir, String) {
+    let (dir, _) = demo_repo();
+    let policy = dir.path().join("ragdiff.toml");
+    std::fs::copy(fixture("policy_changed/base.toml"), &policy).expect("copied");
+    git(dir.path(), &["add", "ragdiff.toml"]);
+    git(dir.path(), &["commit", "-q", "-m", "policy"]);
+    let sha = git(dir.path(), &["rev-parse", "HEAD"]);
+    match head {
+        Some(name) => std::fs::copy(fixture(&format!("policy_changed/{name}")), &policy)
+            .map(drop)
+            .expect("copied"),
+        None => std::fs::remove_file(&policy).expect("removed"),
+    }
+    (dir, sha)
+}
+
+fn changed_since(dir: &Path, sha: &str, format: &str) -> std::process::Output {
+    let mut args = DEMO.to_vec();
+    args.extend(["--changed-since", sha, "--format", format]);
+    run(dir, &args)
+}
+
+#[test]
+fn a_changed_policy_lists_each_setting_it_changes() {
+    let (dir, sha) = repo_with_policy(Some("head.toml"));
+    let out = changed_since(dir.path(), &sha, "table");
+    // block = "none": the new failure no longer fails the gate.
+    assert_code(&out, 0);
+    let line = format!(
+        "this pull request changes the gate's inputs since {sha}: policy file ragdiff.toml (changed: max_drop.rr: 0.02 -> 0.05; suspects: unset -> warn; block: all -> none)"
+    );
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+    let out = changed_since(dir.path(), &sha, "markdown");
+    assert!(
+        stdout(&out).contains(&format!(
+            "**this pull request changes the gate's inputs since {sha}: policy file `ragdiff.toml` (changed: max\\_drop.rr: 0.02 -&gt; 0.05; suspects: unset -&gt; warn; block: all -&gt; none)**"
+        )),
+        "{}",
+        stdout(&out)
+    );
+    let out = changed_since(dir.path(), &sha, "json");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let policy = &v["changed_inputs"]["changed"][0];
+    assert_eq!(policy["input"], "policy file");
+    assert_eq!(policy["change"], "changed");
+    assert_eq!(
+        policy["details"],
+        serde_json::json!([
+            "max_drop.rr: 0.02 -> 0.05",
+            "suspects: unset -> warn",
+            "block: all -> none"
+        ])
+    );
+}
+
+#[test]
+fn a_policy_the_pull_request_removes_is_listed_with_what_it_set() {
+    let (dir, sha) = repo_with_policy(None);
+    let out = changed_since(dir.path(), &sha, "table");
+    assert_code(&out, 1);
+    let line = format!(
+        "this pull request changes the gate's inputs since {sha}: policy file ragdiff.toml (removed: max_drop.rr: 0.02 -> unset; block: all -> unset)"
+    );
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_policy_changed_only_in_comments_says_no_setting_changed() {
+    let (dir, sha) = repo_with_policy(Some("base.toml"));
+    let path = dir.path().join("ragdiff.toml");
+    let text = std::fs::read_to_string(&path).expect("readable");
+    std::fs::write(&path, format!("# reviewed\n{text}")).expect("written");
+    let out = changed_since(dir.path(), &sha, "table");
+    assert_code(&out, 1);
+    let line = format!(
+        "this pull request changes the gate's inputs since {sha}: policy file ragdiff.toml (changed: no setting changed (comments or layout only))"
+    );
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+}
