@@ -35,6 +35,7 @@ pub mod output;
 pub mod progress;
 #[cfg(feature = "python")]
 pub mod python;
+pub mod record;
 pub mod report;
 pub mod settings;
 pub mod stats;

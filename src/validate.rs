@@ -237,6 +237,24 @@ pub enum ProblemKind {
     AllowedNotInGold { query: String },
     #[error("allow-listed query {query} has no reason; say why its failure is accepted")]
     AllowNoReason { query: String },
+    #[error(
+        "none of the run's doc ids is judged anywhere in the gold, which judges docs for {queries} of it: run ids look like {run}, gold ids like {gold}; write the run's ids as the gold does (a prefix? another scheme?) or map them with `doc_map`"
+    )]
+    IdsNeverMeetGold {
+        queries: String,
+        run: String,
+        gold: String,
+    },
+    #[error(
+        "query {query}: the doc id `{}` holds a list ({why}); {expected}",
+        crate::text::safe_id(cell)
+    )]
+    ListCell {
+        query: String,
+        cell: String,
+        why: &'static str,
+        expected: &'static str,
+    },
     #[error("{}", unknown_block_tag(unknown, known))]
     UnknownBlockTag {
         unknown: Vec<String>,
@@ -362,6 +380,26 @@ pub enum ProblemKind {
         "gold query {query} is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries"
     )]
     RepeatMissingQuery { query: String },
+    #[error("expected {expected}")]
+    QueriesLine { expected: &'static str },
+    #[error(
+        "gold query {query} has no question text; give it one in {from}: record cannot ask the retriever an empty question"
+    )]
+    NoQuestion { query: String, from: String },
+    #[error(
+        "the gold has no questions: name a queries file in its manifest (`queries = \"queries.tsv\"`) or give a CSV gold a `question` column"
+    )]
+    NoQuestions,
+    #[error(
+        "unlabelled query {query} is also a gold query; --include-unlabelled adds questions the gold does not label"
+    )]
+    UnlabelledInGold { query: String },
+    #[error(
+        "queries changed since the gold was frozen: sha256 is {}…, the manifest records {}…; restore the queries file or raise `version` and run `ragdiff freeze`",
+        sha_prefix(actual),
+        sha_prefix(recorded)
+    )]
+    QueriesChanged { recorded: String, actual: String },
 }
 
 /// A problem at a place.

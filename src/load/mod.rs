@@ -12,6 +12,7 @@ pub mod own_files;
 pub mod parse;
 pub mod policy;
 pub mod policy_diff;
+pub mod queries;
 pub mod repeats;
 pub mod run;
 pub mod tags;
@@ -171,6 +172,14 @@ pub fn load_gold(
     let display = meta.data.display().to_string();
     let mut gold = gold::load(meta, extra_ok, diag)?;
     if !tags::from_side_file(&mut gold, diag) {
+        return None;
+    }
+    // docs/contract.md §4.8: a queries file is checked like the data.
+    let before = diag.problems.len();
+    if let Some(m) = &gold.meta.manifest {
+        queries::named(m, diag);
+    }
+    if diag.problems.len() > before {
         return None;
     }
     if gold.queries.iter().all(|q| q.is_no_answer()) {

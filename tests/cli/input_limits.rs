@@ -286,12 +286,12 @@ fn many_unknown_manifest_keys_are_linear() {
     let err = stderr(&out);
     assert_line(
         &err,
-        "run.toml:5: unknown key `unknown_0`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters",
+        "run.toml:5: unknown key `unknown_0`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record",
     );
     // the 200th kept problem has the right line: the line index is exact
     assert_line(
         &err,
-        "run.toml:204: unknown key `unknown_199`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters",
+        "run.toml:204: unknown key `unknown_199`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record",
     );
     assert_line(&err, "run.toml: … and 99800 more problems not shown");
 }
@@ -414,6 +414,8 @@ fn a_query_never_holds_more_than_depth_lines() {
     // the count means something: within depth, every line is held
     let mut within = String::new();
     trec_lines(&mut within, "1", 5);
+    // query 2 returns its judged doc: ids that never meet the gold are refused
+    within.push_str("2 Q0 c 1 1 t\n");
     let ReadOutcome { diag, stats, .. } =
         RunReader::new(&gold).read(Source::bytes(run_meta(5), within.as_bytes()));
     assert!(diag.problems.is_empty(), "{:?}", diag.problems);
