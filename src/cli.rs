@@ -182,6 +182,9 @@ pub struct CompareArgs {
     /// Undo `fail_on_significant_drop = true` of ragdiff.toml
     #[arg(long, overrides_with = "fail_on_significant_drop")]
     pub no_fail_on_significant_drop: bool,
+    /// How the segment tests' p-values are adjusted among themselves: holm (any false alarm) or bh (Benjamini-Hochberg, the share of false alarms; for screening many segments) [default: holm]
+    #[arg(long, value_enum, value_name = "METHOD")]
+    pub segment_correction: Option<crate::stats::Correction>,
     /// Segments with fewer queries are shown but not tested ("too few to test") [default: 10]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
     pub min_segment_queries: Option<u32>,

@@ -75,20 +75,8 @@ pub(super) fn report(
     )?;
     release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
-    let opts = compare::Options {
-        k: inputs.k,
-        resamples: s.resampling.resamples,
-        seed: s.resampling.seed,
-        min_segment_queries: s.min_segment_queries,
-        rbo_p: s.rbo_p,
-        cutoffs: &s.cutoffs,
-        same_results,
-        primary: s.primary,
-        release: s
-            .release_memory
-            .then_some(&release_freed_memory as &dyn Fn()),
-        phase_done: &|phase| phases.mark(phase),
-    };
+    let phase_done = |phase: &str| phases.mark(phase);
+    let opts = options(s, inputs.k, same_results, &phase_done);
     let both = (&mut runs.baseline, &mut runs.candidate);
     let mut cmp = Comparison::build(&gold, both, pairing.results(), &opts);
     confirm_suspects(&gold, &runs.baseline.meta, &mut cmp, phases)?;
@@ -134,6 +122,30 @@ pub(super) fn report(
     release_freed_memory();
     phases.mark("report");
     Ok(report)
+}
+
+/// What the comparison needs from the settings besides the gold and the runs.
+fn options<'a>(
+    s: &'a settings::Compare,
+    k: u32,
+    same_results: bool,
+    phase_done: &'a dyn Fn(&str),
+) -> compare::Options<'a> {
+    compare::Options {
+        k,
+        resamples: s.resampling.resamples,
+        seed: s.resampling.seed,
+        min_segment_queries: s.min_segment_queries,
+        segment_correction: s.segment_correction,
+        rbo_p: s.rbo_p,
+        cutoffs: &s.cutoffs,
+        same_results,
+        primary: s.primary,
+        release: s
+            .release_memory
+            .then_some(&release_freed_memory as &dyn Fn()),
+        phase_done,
+    }
 }
 
 /// Settle the provisional suspects (docs/contract.md §6.3): an unjudged doc that

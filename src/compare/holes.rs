@@ -121,6 +121,8 @@ pub fn judged_mean(rows: &[&QueryRow]) -> MeanDelta {
         ci_high: None,
         p_value: None,
         p_adjusted: None,
+        family: None,
+        correction: None,
         effect_size: None,
     }
 }

@@ -323,6 +323,22 @@ pub enum FailureKind {
     Coverage,
 }
 
+/// The family an adjusted p belongs to (docs/contract.md §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Overall,
+    Segments,
+}
+
+/// How a family's p-values were adjusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Correction {
+    Holm,
+    Bh,
+}
+
 /// A mean of RR, Recall, Hit or nDCG: its delta and always its statistics.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -334,6 +350,8 @@ pub struct TestedMeanJson {
     pub ci_high: f64,
     pub p_value: f64,
     pub p_adjusted: f64,
+    pub family: Family,
+    pub correction: Correction,
     /// Cohen's d_z; null when undefined.
     #[serde(deserialize_with = "nullable")]
     pub effect_size: Option<f64>,
@@ -674,6 +692,8 @@ pub struct SegmentMeanJson {
     pub ci_high: Option<f64>,
     pub p_value: Option<f64>,
     pub p_adjusted: Option<f64>,
+    pub family: Option<Family>,
+    pub correction: Option<Correction>,
     #[serde(default, deserialize_with = "nullable_present")]
     pub effect_size: Option<Option<f64>>,
 }

@@ -406,6 +406,8 @@ fn demo_json_keys() {
         "ci_high",
         "p_value",
         "p_adjusted",
+        "family",
+        "correction",
         "effect_size",
     ]);
     let plain = set(&["baseline", "candidate", "delta"]);
