@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::common::{code, demo_copy, run, stderr, stdout};
+use crate::common::{PolicyJson, code, compare_json, demo_copy, run, stderr, stdout};
 
 /// The demo's runs swapped by the policy (so means drop), with an nDCG and an RR
 /// threshold.
@@ -200,15 +200,20 @@ fn every_report_names_the_policy_that_applied() {
         "{}",
         stdout(&md)
     );
-    let json = run(dir.path(), &["compare", "--format", "json"]);
-    let report: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    let report = compare_json(dir.path(), &["compare", "--format", "json"], 0);
     assert_eq!(
-        report["policy"],
-        serde_json::json!({"path": "ragdiff.toml", "sha256": sha})
+        report.policy,
+        Some(PolicyJson {
+            path: "ragdiff.toml".into(),
+            sha256: sha
+        })
     );
-    let none = run(dir.path(), &["compare", "--no-config", "--format", "json"]);
-    let report: serde_json::Value = serde_json::from_slice(&none.stdout).expect("JSON");
-    assert!(report["policy"].is_null(), "{}", report["policy"]);
+    let none = compare_json(
+        dir.path(),
+        &["compare", "--no-config", "--format", "json"],
+        1,
+    );
+    assert_eq!(none.policy, None);
     let md = run(
         dir.path(),
         &["compare", "--no-config", "--format", "markdown"],
