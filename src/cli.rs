@@ -215,9 +215,9 @@ pub struct CompareArgs {
     /// What non-deterministic retrieval under one index version does (a query whose RR, Recall or nDCG differs between two pooled repeats): fail the gate, or only warn [default: fail]
     #[arg(long, value_enum)]
     pub nondeterminism: Option<crate::gate::Severity>,
-    /// What a newly failed query does when a side that says `approximate = true` lists one results file (unconfirmed): fail the gate, or only warn
-    #[arg(long, value_enum, default_value_t = crate::gate::Severity::Fail)]
-    pub unconfirmed: crate::gate::Severity,
+    /// What a newly failed query does when a side that says `approximate = true` lists one results file (unconfirmed): fail the gate, or only warn [default: fail]
+    #[arg(long, value_enum)]
+    pub unconfirmed: Option<crate::gate::Severity>,
     /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG; newly failed and fixed stay RR@k-defined [default: rr]
     #[arg(long, value_enum)]
     pub primary: Option<crate::gate::Primary>,

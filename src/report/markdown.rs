@@ -286,11 +286,16 @@ fn render_with(
 /// The allow-list lines that would accept the failing new failures (§8.5).
 fn accept_hint(s: &mut String, r: &CompareReport) {
     if let Some(h) = &r.accept_hint {
-        let _ = writeln!(s, "To accept them, add to {}:\n", code(&h.list));
-        for line in &h.lines {
-            let _ = writeln!(s, "- {}", code(line));
+        if !h.lines.is_empty() {
+            let _ = writeln!(s, "To accept them, add to {}:\n", code(&h.list));
+            for line in &h.lines {
+                let _ = writeln!(s, "- {}", code(line));
+            }
+            let _ = writeln!(s, "\nor run {}\n", code(&h.command));
         }
-        let _ = writeln!(s, "\nor run {}\n", code(&h.command));
+        if let Some(line) = h.label_first(r.k, &|id| code(id)) {
+            let _ = writeln!(s, "{line}\n");
+        }
     }
 }
 

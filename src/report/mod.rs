@@ -295,8 +295,23 @@ pub struct PolicyRef {
 #[derive(Debug, Clone)]
 pub struct AcceptHint {
     pub list: String,
+    /// Empty when every failing new failure is suspect.
     pub lines: Vec<String>,
     pub command: String,
+    /// Suspect new failures: to label, never to accept (docs/contract.md §8.5).
+    pub suspect: Vec<String>,
+}
+
+impl AcceptHint {
+    /// The line that says the suspect ones are to be labelled, ids written by `id`.
+    pub fn label_first(&self, k: u32, id: &dyn Fn(&str) -> String) -> Option<String> {
+        (!self.suspect.is_empty()).then(|| {
+            format!(
+                "label first, do not accept: {} (suspect: unjudged docs entered the top {k}; --export-label-queue FILE lists the docs to judge)",
+                name_ids_with(&self.suspect, id)
+            )
+        })
+    }
 }
 
 impl CompareReport {
