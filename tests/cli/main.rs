@@ -15,6 +15,7 @@ mod hardening_load;
 mod hardening_out;
 mod hardening_rep;
 mod holes;
+mod html;
 mod init_workflow;
 mod inputs;
 mod interrupt;
