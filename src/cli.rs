@@ -5,14 +5,16 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::eval::cutoffs::SortBy;
-use crate::exit::help::{CHECK_EXIT_CODES, EVAL_EXIT_CODES, EXIT_CODES};
+use crate::exit::help::{
+    ALL_EXIT_CODES, CHECK_EXIT_CODES, EVAL_EXIT_CODES, EXIT_CODES, RECORD_EXIT_CODES,
+};
 use crate::gate::Suspects;
 use crate::report::Format;
 
 /// Catch retrieval regressions: evaluate a baseline and a candidate run against one
 /// frozen gold set, refuse meaningless comparisons, and show which queries broke.
 #[derive(Debug, Parser)]
-#[command(name = "ragdiff", version, after_help = EXIT_CODES, max_term_width = 100)]
+#[command(name = "ragdiff", version, after_help = ALL_EXIT_CODES, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -42,6 +44,9 @@ pub enum Command {
     /// Accept newly failed queries: append them to the allow-list for the candidate's index version
     #[command(after_help = EVAL_EXIT_CODES)]
     Accept(AcceptArgs),
+    /// Ask the retriever every gold question and write its answers as a run (results and manifest)
+    #[command(after_help = RECORD_EXIT_CODES)]
+    Record(RecordArgs),
 }
 
 /// `eval` prints a table or JSON (Markdown and CSV are comparison reports).
@@ -183,6 +188,9 @@ pub struct CompareArgs {
     /// Undo `fail_on_significant_drop = true` of ragdiff.toml
     #[arg(long, overrides_with = "fail_on_significant_drop")]
     pub no_fail_on_significant_drop: bool,
+    /// How the segment tests' p-values are adjusted among themselves: holm (any false alarm) or bh (Benjamini-Hochberg, the share of false alarms; for screening many segments) [default: holm]
+    #[arg(long, value_enum, value_name = "METHOD")]
+    pub segment_correction: Option<crate::stats::Correction>,
     /// Segments with fewer queries are shown but not tested ("too few to test") [default: 10]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
     pub min_segment_queries: Option<u32>,
@@ -271,4 +279,57 @@ pub struct AcceptArgs {
     pub k: Option<u32>,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// `record` (docs/contract.md §4.8): the questions, the retriever, the run it writes.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    #[command(flatten)]
+    pub gold: GoldArg,
+    /// The retriever as a process speaking JSON Lines on stdin/stdout: "CMD ARGS…", split as a POSIX shell would (quotes, backslashes), run without a shell
+    #[arg(long, value_name = "CMD", required = true)]
+    pub command: String,
+    /// The run manifest to write; the results go beside it (STEM.jsonl, .trec or .csv)
+    #[arg(long, value_name = "MANIFEST", default_value = "runs/candidate.toml")]
+    pub out: PathBuf,
+    /// The index version the run is retrieved from (semver), written to the manifest
+    #[arg(long, value_name = "VERSION", required = true)]
+    pub index_version: String,
+    /// Results asked for per query; longer lists are cut
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..), default_value_t = 10)]
+    pub depth: u32,
+    /// An access filter sent with every request and written to the manifest's [filters] (repeatable)
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub filter: Vec<String>,
+    /// The results file's format
+    #[arg(long, value_enum, default_value_t = crate::record::write::ResultsFormat::Jsonl)]
+    pub results_format: crate::record::write::ResultsFormat,
+    /// Requests in flight at most
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024), default_value_t = 4)]
+    pub concurrency: u32,
+    /// Seconds one request may take; then the recording fails (a process's group is killed)
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub timeout: f64,
+    /// Where the retriever's stderr goes [default: discarded; its last 20 lines, questions redacted, are shown on failure]
+    #[arg(long, value_name = "FILE")]
+    pub retriever_log: Option<PathBuf>,
+    /// Also ask these questions nobody labelled (TSV, JSONL or TREC topics); they feed drift only
+    #[arg(long, value_name = "FILE")]
+    pub include_unlabelled: Option<PathBuf>,
+    /// Which part of a TREC topic is the question
+    #[arg(long, value_enum, default_value_t = TopicField::Title)]
+    pub topic_field: TopicField,
+    /// Record the run even when up to N queries errored (listed in the manifest's `errored`); more fail it (exit 4)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub allow_errors: u32,
+    /// No progress bar
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `--topic-field`: a TREC topic's title or description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TopicField {
+    Title,
+    Desc,
 }

@@ -18,6 +18,8 @@ pub const GATE_FAILED: u8 = 1;
 pub const INVALID_INPUT: u8 = 2;
 /// Refused: the runs are not comparable.
 pub const REFUSED: u8 = 3;
+/// `record`: the retriever failed (docs/contract.md §4.8).
+pub const RETRIEVER_FAILED: u8 = 4;
 /// Interrupted by SIGHUP (128 + 1, as shells report it).
 pub const HANGUP: u8 = 129;
 /// Interrupted by SIGINT (128 + 2).
@@ -43,6 +45,10 @@ pub const CODES: &[(u8, &str)] = &[
         REFUSED,
         "refused: the runs are not comparable (`compare`, `promote`), or the run answers another corpus (`eval`)",
     ),
+    (
+        RETRIEVER_FAILED,
+        "the retriever failed: a query it could not answer, or a process or server that broke the protocol (`record`)",
+    ),
     (HANGUP, "interrupted by SIGHUP"),
     (INTERRUPTED, "interrupted by SIGINT (Ctrl-C)"),
     (TERMINATED, "interrupted by SIGTERM"),
@@ -51,29 +57,45 @@ pub const CODES: &[(u8, &str)] = &[
 /// What each command's `--help` says after its options: the rows of [`CODES`] the
 /// command can return, and which code wins.
 pub mod help {
-    use super::{CODES, GATE_FAILED, REFUSED};
+    use super::{CODES, GATE_FAILED, REFUSED, RETRIEVER_FAILED};
 
     /// The help text of a set of commands, converted into clap's text on use.
     #[derive(Clone, Copy, Debug)]
     pub struct ExitHelp {
         gate: bool,
         refusal: bool,
+        retriever: bool,
     }
 
-    /// `compare` and `promote`: every code.
+    /// `ragdiff --help`: every code.
+    pub const ALL_EXIT_CODES: ExitHelp = ExitHelp {
+        gate: true,
+        refusal: true,
+        retriever: true,
+    };
+    /// `compare` and `promote`: every code but `record`'s.
     pub const EXIT_CODES: ExitHelp = ExitHelp {
         gate: true,
         refusal: true,
+        retriever: false,
     };
     /// `eval` has no gate: it never exits 1.
     pub const EVAL_EXIT_CODES: ExitHelp = ExitHelp {
         gate: false,
         refusal: true,
+        retriever: false,
     };
     /// `validate` and `freeze` have neither a gate nor a comparison to refuse.
     pub const CHECK_EXIT_CODES: ExitHelp = ExitHelp {
         gate: false,
         refusal: false,
+        retriever: false,
+    };
+    /// `record`: no gate, no refusal, but a retriever that can fail.
+    pub const RECORD_EXIT_CODES: ExitHelp = ExitHelp {
+        gate: false,
+        refusal: false,
+        retriever: true,
     };
 
     impl ExitHelp {
@@ -81,7 +103,10 @@ pub mod help {
         pub fn text(self) -> String {
             let mut out = String::from("Exit codes:\n");
             for &(code, meaning) in CODES {
-                if (code == GATE_FAILED && !self.gate) || (code == REFUSED && !self.refusal) {
+                if (code == GATE_FAILED && !self.gate)
+                    || (code == REFUSED && !self.refusal)
+                    || (code == RETRIEVER_FAILED && !self.retriever)
+                {
                     continue;
                 }
                 out.push_str(&format!("  {code:<4} {}\n", meaning.replace('`', "")));
@@ -89,7 +114,8 @@ pub mod help {
             out.push_str(match (self.gate, self.refusal) {
                 (true, _) => "When several apply, 2 wins over 3, and 3 over 1; --no-gate never hides 2 or 3.\n",
                 (false, true) => "When both apply, 2 wins over 3.\n",
-                (false, false) => "",
+                (false, false) if self.retriever => "When both apply, 2 wins over 4.\n",
+            (false, false) => "",
             });
             out.push_str("Another fatal signal exits 128 + its number. An interrupted run leaves its exports\nall old or all new, and no temporary file.");
             out
@@ -133,11 +159,45 @@ impl std::fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
+/// `record`: the retriever failed (exit 4). The message names query ids and what
+/// went wrong, never a question's text (docs/contract.md §4.8).
+#[derive(Debug)]
+pub struct RetrieverFailed {
+    pub message: String,
+    /// The retriever's last lines of stderr, every question's text redacted.
+    pub log_tail: Vec<String>,
+}
+
+impl std::fmt::Display for RetrieverFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the retriever failed: {}",
+            crate::text::shown(&self.message)
+        )?;
+        if !self.log_tail.is_empty() {
+            write!(
+                f,
+                "\n  its last {} lines of stderr (questions redacted):",
+                self.log_tail.len()
+            )?;
+            for line in &self.log_tail {
+                write!(f, "\n  | {}", crate::text::shown(line))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RetrieverFailed {}
+
 /// The exit code an error stands for: [`REFUSED`] for a refusal, else
 /// [`INVALID_INPUT`] (input problems, usage, files that cannot be written).
 pub fn of_error(err: &anyhow::Error) -> u8 {
     if err.downcast_ref::<Refused>().is_some() {
         REFUSED
+    } else if err.downcast_ref::<RetrieverFailed>().is_some() {
+        RETRIEVER_FAILED
     } else {
         INVALID_INPUT
     }
@@ -194,7 +254,13 @@ mod tests {
         assert!(eval.contains("\n  3 "), "{eval}");
         let check = help::CHECK_EXIT_CODES.text();
         assert!(!check.contains("\n  3 "), "{check}");
-        let all = help::EXIT_CODES.text();
+        let record = help::RECORD_EXIT_CODES.text();
+        assert!(
+            record.contains("\n  4 ") && !record.contains("\n  1 "),
+            "{record}"
+        );
+        assert!(!help::EXIT_CODES.text().contains("\n  4 "));
+        let all = help::ALL_EXIT_CODES.text();
         assert_eq!(
             all.lines().filter(|l| l.starts_with("  ")).count(),
             CODES.len()

@@ -261,6 +261,7 @@ pub enum Reason {
         delta: f64,
         p: f64,
         tests: usize,
+        correction: crate::stats::Correction,
     },
     /// A segment's mean dropped by more than `--max-drop-per-segment` allows.
     SegmentDrop {
@@ -451,7 +452,7 @@ fn split_suspects(
         .rows
         .iter()
         .filter(|r| r.holes.suspect)
-        .map(|r| (r.id.as_str(), r.holes.unjudged_entered))
+        .map(|r| (r.id.as_str(), r.holes.suspect_entered))
         .collect();
     let entered = |id: &str| suspects.get(id).copied();
     let (suspect, rest): (Vec<String>, Vec<String>) =
@@ -716,7 +717,7 @@ fn non_inferiority_causes(tests: &[NonInferiority], k: u32) -> Vec<Reason> {
 /// (Holm-adjusted p, under `--fail-on-significant-drop`) and
 /// `--max-drop-per-segment`.
 fn segment_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
-    let tests = crate::compare::segments::family_size(cmp);
+    let tests = crate::compare::segments::segment_family_size(cmp);
     let mut causes = Vec::new();
     for s in cmp.segments.iter().filter(|s| !s.too_few) {
         for (metric, allowed) in &policy.max_drop_per_segment {
@@ -745,6 +746,7 @@ fn segment_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
                     delta: m.delta,
                     p,
                     tests,
+                    correction: cmp.segment_correction,
                 });
             }
         }
@@ -761,9 +763,11 @@ fn render_segment_reason(reason: &Reason, id: &dyn Fn(&str) -> String) -> String
             delta,
             p,
             tests,
+            correction,
         } => format!(
-            "segment {}: mean {label} dropped significantly: {delta:+.4}, adjusted p = {p:.4} < {ALPHA} (Holm over {tests} tests)",
-            id(segment)
+            "segment {}: mean {label} dropped significantly: {delta:+.4}, adjusted p = {p:.4} < {ALPHA} ({} over {tests} segment tests)",
+            id(segment),
+            correction.label()
         ),
         Reason::SegmentDrop {
             segment,

@@ -33,6 +33,7 @@ pub mod metrics;
 pub mod model;
 pub mod output;
 pub mod progress;
+pub mod record;
 pub mod report;
 pub mod settings;
 pub mod stats;

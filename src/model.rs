@@ -114,6 +114,11 @@ impl GoldQuery {
         }
     }
 
+    /// The judged docs' hashes ([`doc_hash`]), in the order of `judged`.
+    pub fn hashes(&self) -> &[u64] {
+        &self.hashes
+    }
+
     /// Index of `doc` in `judged`, if the gold judged it.
     pub fn find(&self, doc: &[u8]) -> Option<usize> {
         self.find_hashed(doc, doc_hash(doc))

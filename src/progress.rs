@@ -45,3 +45,38 @@ impl Bytes {
         }
     }
 }
+
+/// `record`'s bar: queries done, their rate and the time left; only on a terminal,
+/// never under `--quiet` or in CI.
+pub struct Queries {
+    bar: Option<ProgressBar>,
+}
+
+impl Queries {
+    pub fn new(total: u64, quiet: bool) -> Self {
+        let show = !quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+        let bar = show.then(|| {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "recording {bar:40} {pos}/{len} queries {per_sec} ETA {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        Self { bar }
+    }
+
+    pub fn inc(&self) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -289,6 +289,8 @@ pub struct Compare {
     pub primary: Metric,
     /// `--min-segment-queries` (docs/contract.md §6.6).
     pub min_segment_queries: usize,
+    /// `--segment-correction` (docs/contract.md §7.1).
+    pub segment_correction: crate::stats::Correction,
     /// `--rbo-p`, the drift's persistence (docs/contract.md §6.5).
     pub rbo_p: f64,
     /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
@@ -597,6 +599,7 @@ impl Compare {
                 .min_segment_queries
                 .or(value(&g.min_segment_queries))
                 .unwrap_or(10) as usize,
+            segment_correction: args.segment_correction.unwrap_or_default(),
             rbo_p,
             cutoffs,
             release_memory,

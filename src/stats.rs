@@ -189,7 +189,7 @@ pub fn paired(deltas: &[[f64; METRICS]], resamples: u32, seed: u64) -> [DeltaSta
 /// Holm's step-down adjustment (Holm 1979) of a family of p-values, in their
 /// order: sorted ascending, the i-th smallest (from 0) is multiplied by `m - i`, a
 /// running maximum keeps the order, and values are capped at 1. Equal to
-/// statsmodels' `multipletests(method="holm")` (docs/contract.md §6.6).
+/// statsmodels' `multipletests(method="holm")` (docs/contract.md §7.1).
 pub fn holm(p: &[f64]) -> Vec<f64> {
     let m = p.len();
     let mut order: Vec<usize> = (0..m).collect();
@@ -203,9 +203,57 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
     out
 }
 
+/// Benjamini and Hochberg's step-up adjustment (1995) of a family of p-values, in
+/// their order: sorted ascending, the i-th smallest (from 1) becomes
+/// `min(1, m / i · p)`, then a running minimum from the largest keeps the order.
+/// Equal to statsmodels' `multipletests(method="fdr_bh")` (docs/contract.md §7.1).
+pub fn bh(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
+    let mut out = vec![0.0; m];
+    let mut running = 1.0f64;
+    for (i, &at) in order.iter().enumerate().rev() {
+        running = running.min(m as f64 / (i + 1) as f64 * p[at]);
+        out[at] = running;
+    }
+    out
+}
+
+/// How a family of p-values is adjusted (docs/contract.md §7.1); also the values of
+/// `--segment-correction`, by clap's derive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Correction {
+    /// Holm's step-down: controls the chance of any false alarm in the family.
+    #[default]
+    Holm,
+    /// Benjamini-Hochberg: controls the expected share of false alarms among the
+    /// tests that fire; for screening many segments.
+    Bh,
+}
+
+impl Correction {
+    /// The adjusted p-values of a family, in its order.
+    pub fn adjust(self, p: &[f64]) -> Vec<f64> {
+        match self {
+            Correction::Holm => holm(p),
+            Correction::Bh => bh(p),
+        }
+    }
+
+    /// As reports name it: `Holm` or `BH`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Correction::Holm => "Holm",
+            Correction::Bh => "BH",
+        }
+    }
+}
+
 /// Cohen's d_z of paired deltas (Lakens 2013): their mean divided by their sample
 /// standard deviation (n - 1). `None` when undefined: fewer than 2 deltas, or all
-/// equal and not 0; `Some(0.0)` when every delta is 0 (docs/contract.md §6.6).
+/// equal and not 0; `Some(0.0)` when every delta is 0 (docs/contract.md §7.2).
 pub fn effect_size(deltas: impl Iterator<Item = f64> + Clone) -> Option<f64> {
     let n = deltas.clone().count();
     if n < 2 {
@@ -299,6 +347,30 @@ mod tests {
                     "holm {:?}: {got:?} != {want:?}",
                     case["p"]
                 );
+            }
+        }
+    }
+
+    /// statsmodels' `multipletests` (tests/fixtures/stats/compute.py).
+    #[test]
+    fn bh_and_holm_match_statsmodels() {
+        let v: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/fixtures/stats/expected.json"))
+                .expect("the fixture parses");
+        for (key, correction) in [("bh", Correction::Bh), ("holm", Correction::Holm)] {
+            let all = v[key].as_array().expect("cases");
+            assert!(all.len() >= 10);
+            for case in all {
+                let got = correction.adjust(&floats(&case["p"]));
+                let want = floats(&case["adjusted"]);
+                assert_eq!(got.len(), want.len());
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(
+                        (g - w).abs() < 1e-12,
+                        "{key} {:?}: {got:?} != {want:?}",
+                        case["p"]
+                    );
+                }
             }
         }
     }

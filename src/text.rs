@@ -449,6 +449,46 @@ pub fn sort_natural<T: AsRef<str>>(ids: &mut [T]) {
     ids.sort_unstable_by(|a, b| natural_cmp(a.as_ref(), b.as_ref()));
 }
 
+/// Seconds since 1970 now, or `SOURCE_DATE_EPOCH` when set (the reproducible-builds
+/// convention), so outputs that show a date can be reproduced.
+pub fn now_secs() -> u64 {
+    let from_env = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    from_env.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    })
+}
+
+/// The civil date (year, month, day) of the days since 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`).
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// `secs` since 1970 as RFC 3339 in UTC, `2026-12-02T01:02:03Z`.
+pub fn utc_timestamp(secs: u64) -> String {
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let t = secs % 86_400;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

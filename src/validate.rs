@@ -12,6 +12,9 @@ pub struct Location {
     pub file: String,
     pub line: Option<u64>,
     pub usage: bool,
+    /// The JSON pointer (RFC 6901) of the value concerned, in a JSON or JSONL input
+    /// (docs/contract.md §3.1).
+    pub pointer: Option<String>,
 }
 
 impl Location {
@@ -21,6 +24,7 @@ impl Location {
             file: "usage".to_string(),
             line: None,
             usage: true,
+            pointer: None,
         }
     }
 
@@ -29,6 +33,7 @@ impl Location {
             file: file.into(),
             line: None,
             usage: false,
+            pointer: None,
         }
     }
 
@@ -38,6 +43,7 @@ impl Location {
             file: file.into(),
             line,
             usage: false,
+            pointer: None,
         }
     }
 
@@ -46,15 +52,26 @@ impl Location {
             file: file.into(),
             line: Some(line),
             usage: false,
+            pointer: None,
         }
+    }
+
+    /// The same place, at the JSON value `pointer` (already escaped as RFC 6901 asks).
+    pub fn pointer(mut self, pointer: impl Into<String>) -> Self {
+        self.pointer = Some(pointer.into());
+        self
     }
 }
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
-            Some(line) => write!(f, "{}:{}", self.file, line),
-            None => write!(f, "{}", self.file),
+            Some(line) => write!(f, "{}:{}", self.file, line)?,
+            None => write!(f, "{}", self.file)?,
+        }
+        match &self.pointer {
+            Some(p) => write!(f, ": at {p}"),
+            None => Ok(()),
         }
     }
 }
@@ -220,6 +237,24 @@ pub enum ProblemKind {
     AllowedNotInGold { query: String },
     #[error("allow-listed query {query} has no reason; say why its failure is accepted")]
     AllowNoReason { query: String },
+    #[error(
+        "none of the run's doc ids is judged anywhere in the gold, which judges docs for {queries} of it: run ids look like {run}, gold ids like {gold}; write the run's ids as the gold does (a prefix? another scheme?) or map them with `doc_map`"
+    )]
+    IdsNeverMeetGold {
+        queries: String,
+        run: String,
+        gold: String,
+    },
+    #[error(
+        "query {query}: the doc id `{}` holds a list ({why}); {expected}",
+        crate::text::safe_id(cell)
+    )]
+    ListCell {
+        query: String,
+        cell: String,
+        why: &'static str,
+        expected: &'static str,
+    },
     #[error("{}", unknown_block_tag(unknown, known))]
     UnknownBlockTag {
         unknown: Vec<String>,
@@ -282,6 +317,10 @@ pub enum ProblemKind {
     )]
     TagsFileForCsv,
     #[error(
+        "lines carry `tags` and the manifest names a tags file; keep one source of tags (remove the arrays or `tags` from the manifest)"
+    )]
+    TagsTwice,
+    #[error(
         "tags_sha256 is recorded but no `tags` file is named; restore `tags` or raise `version` and run `ragdiff freeze`"
     )]
     TagsShaWithoutFile,
@@ -343,6 +382,26 @@ pub enum ProblemKind {
         "gold query {query} is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries"
     )]
     RepeatMissingQuery { query: String },
+    #[error("expected {expected}")]
+    QueriesLine { expected: &'static str },
+    #[error(
+        "gold query {query} has no question text; give it one in {from}: record cannot ask the retriever an empty question"
+    )]
+    NoQuestion { query: String, from: String },
+    #[error(
+        "the gold has no questions: name a queries file in its manifest (`queries = \"queries.tsv\"`) or give a CSV gold a `question` column"
+    )]
+    NoQuestions,
+    #[error(
+        "unlabelled query {query} is also a gold query; --include-unlabelled adds questions the gold does not label"
+    )]
+    UnlabelledInGold { query: String },
+    #[error(
+        "queries changed since the gold was frozen: sha256 is {}…, the manifest records {}…; restore the queries file or raise `version` and run `ragdiff freeze`",
+        sha_prefix(actual),
+        sha_prefix(recorded)
+    )]
+    QueriesChanged { recorded: String, actual: String },
 }
 
 /// A problem at a place.

@@ -23,6 +23,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("eval", &["eval"]),
     ("compare", &["compare"]),
     ("gate", &["gate"]),
+    ("record", &["record"]),
     ("report", &["report"]),
     // The parsed command line; settings turn it into what the app runs.
     ("cli", &["cli"]),

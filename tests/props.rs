@@ -58,27 +58,53 @@ fn case() -> impl Strategy<Value = Case> {
             ranking(depth),
             any::<u64>(),
         );
-        proptest::collection::vec(query, 1..12).prop_map(move |qs| Case {
-            depth,
-            queries: qs
-                .into_iter()
-                .enumerate()
-                .map(|(i, (p, mut judged, baseline, candidate, seed))| {
-                    if judged.is_empty() {
-                        // shrinking may empty the map; keep the query in the gold
-                        judged.insert(0, 0);
-                    }
-                    GenQuery {
-                        id: format!("{}q{i}", PREFIXES[p]),
-                        judged,
-                        baseline,
-                        candidate,
-                        seed,
-                    }
-                })
-                .collect(),
+        // relevant: the CSV gold (and the binary qrels) keep relevant docs only
+        let meeting = (any::<usize>(), 1i64..=3);
+        (proptest::collection::vec(query, 1..12), meeting).prop_map(move |(qs, (pos, grade))| {
+            let mut case = Case {
+                depth,
+                queries: qs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (p, mut judged, baseline, candidate, seed))| {
+                        if judged.is_empty() {
+                            // shrinking may empty the map; keep the query in the gold
+                            judged.insert(0, 0);
+                        }
+                        GenQuery {
+                            id: format!("{}q{i}", PREFIXES[p]),
+                            judged,
+                            baseline,
+                            candidate,
+                            seed,
+                        }
+                    })
+                    .collect(),
+            };
+            meet_the_gold(&mut case.queries, pos, grade);
+            case
         })
     })
+}
+
+/// The first query with a non-empty list of each run counts one of its docs
+/// relevant (the one at `pos`, with `grade` >= 1 unless it already has a relevant
+/// grade), so that a run which
+/// returns docs returns one the gold judges: a run whose ids never meet the gold is
+/// an input error (docs/contract.md §2.15), not a case to score. Every other query is
+/// as generated, unjudged docs and lists without a judged doc included.
+fn meet_the_gold(queries: &mut [GenQuery], pos: usize, grade: i64) {
+    let sides: [fn(&GenQuery) -> &Vec<usize>; 2] = [|q| &q.baseline, |q| &q.candidate];
+    for pick in sides {
+        if let Some(q) = queries.iter_mut().find(|q| !pick(q).is_empty()) {
+            let list = pick(q);
+            let doc = list[pos % list.len()];
+            let g = q.judged.entry(doc).or_insert(grade);
+            if *g < 1 {
+                *g = grade;
+            }
+        }
+    }
 }
 
 /// SplitMix64, to shape a query's TREC lines from its seed.

@@ -227,43 +227,20 @@ fn header(bytes: &[u8]) -> Vec<String> {
     }
 }
 
-/// Today's date in UTC, `YYYY-MM-DD` (the civil date of the days since 1970-01-01:
-/// Howard Hinnant's `civil_from_days`). `SOURCE_DATE_EPOCH` (the reproducible-builds
-/// convention: seconds since 1970) stands for now when set, so reports that show the
-/// date can be reproduced.
+/// Today's date in UTC, `YYYY-MM-DD` ([`crate::text::now_secs`]: `SOURCE_DATE_EPOCH`
+/// stands for now when set, so reports that show the date can be reproduced).
 pub fn today_utc() -> String {
-    let from_env = std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    let secs = from_env.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs())
-    });
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let (y, m, d) = crate::text::civil_from_days((crate::text::now_secs() / 86_400) as i64);
     format!("{y:04}-{m:02}-{d:02}")
-}
-
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn civil_dates() {
-        assert_eq!(super::civil_from_days(0), (1970, 1, 1));
-        assert_eq!(super::civil_from_days(11_016), (2000, 2, 29));
-        assert_eq!(super::civil_from_days(20_788), (2026, 12, 1));
-        assert_eq!(super::civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(crate::text::civil_from_days(0), (1970, 1, 1));
+        assert_eq!(crate::text::civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(crate::text::civil_from_days(20_788), (2026, 12, 1));
+        assert_eq!(crate::text::civil_from_days(-1), (1969, 12, 31));
     }
 }

@@ -58,10 +58,9 @@ pub(super) fn report(
     let mut diag = Diagnostics::default();
     let inputs = inputs(s, &mut diag)?;
     comparable(&inputs.gold, &inputs.metas, &mut diag)?;
-    let metas = inputs.metas;
     release_freed_memory();
     phases.mark("inputs");
-    let gold = inputs.gold;
+    let (gold, metas) = (inputs.gold, inputs.metas);
     let same_results = load::same_results(&metas.baseline.results, &metas.candidate.results);
     // Each side keeps its top k's unjudged docs by id: suspects and the label queue
     // need them (docs/contract.md §6.3); memory stays gold x k. Drift pairs the two
@@ -76,22 +75,11 @@ pub(super) fn report(
     )?;
     release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
-    let opts = compare::Options {
-        k: inputs.k,
-        resamples: s.resampling.resamples,
-        seed: s.resampling.seed,
-        min_segment_queries: s.min_segment_queries,
-        rbo_p: s.rbo_p,
-        cutoffs: &s.cutoffs,
-        same_results,
-        primary: s.primary,
-        release: s
-            .release_memory
-            .then_some(&release_freed_memory as &dyn Fn()),
-        phase_done: &|phase| phases.mark(phase),
-    };
+    let phase_done = |phase: &str| phases.mark(phase);
+    let opts = options(s, inputs.k, same_results, &phase_done);
     let both = (&mut runs.baseline, &mut runs.candidate);
-    let cmp = Comparison::build(&gold, both, pairing.results(), &opts);
+    let mut cmp = Comparison::build(&gold, both, pairing.results(), &opts);
+    confirm_suspects(&gold, &runs.baseline.meta, &mut cmp, phases)?;
     let allowed = gate::AllowList {
         entries: inputs.allowed,
         versions: runs.as_ref().map(|r| version(&r.meta)),
@@ -131,6 +119,48 @@ pub(super) fn report(
     release_freed_memory();
     phases.mark("report");
     Ok(report)
+}
+
+/// What the comparison needs from the settings besides the gold and the runs.
+fn options<'a>(
+    s: &'a settings::Compare,
+    k: u32,
+    same_results: bool,
+    phase_done: &'a dyn Fn(&str),
+) -> compare::Options<'a> {
+    compare::Options {
+        k,
+        resamples: s.resampling.resamples,
+        seed: s.resampling.seed,
+        min_segment_queries: s.min_segment_queries,
+        segment_correction: s.segment_correction,
+        rbo_p: s.rbo_p,
+        cutoffs: &s.cutoffs,
+        same_results,
+        primary: s.primary,
+        release: s
+            .release_memory
+            .then_some(&release_freed_memory as &dyn Fn()),
+        phase_done,
+    }
+}
+
+/// Settle the provisional suspects (docs/contract.md §6.3): an unjudged doc that
+/// entered the top k counts only if some baseline repeat returned it for some query,
+/// which one more read of the baseline, for those docs' hashes only, tells.
+fn confirm_suspects(
+    gold: &GoldSet,
+    baseline: &RunMeta,
+    cmp: &mut Comparison,
+    phases: &crate::app::Phases,
+) -> anyhow::Result<()> {
+    let wanted = cmp.suspects.wanted();
+    if !wanted.is_empty() {
+        let returned = load::returned_by(baseline, gold, &wanted)?;
+        cmp.confirm_suspects(&|h| returned.contains(&h));
+    }
+    phases.mark("suspects");
+    Ok(())
 }
 
 /// The allow-list lines that would accept the new failures that fail the gate, with

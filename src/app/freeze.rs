@@ -37,6 +37,7 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
         tags::from_side_file(&mut g, &mut diag);
     }
     let tags_actual = tags_digest(&meta, &mut diag);
+    let queries = QueriesSha::of(&doc, &mut diag);
     let bytes = diag.require(bytes)?;
     let actual = gold::sha256_hex(&bytes);
     let tags_note = tags_actual
@@ -51,7 +52,7 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
     let unrecorded = meta.frozen_meaning.is_unrecorded();
     let meaning_changes = meta.frozen_meaning.changes(&meaning);
     if let Some(recorded) = &meta.sha256 {
-        let same = *recorded == actual && meta.tags_sha256 == tags_actual;
+        let same = *recorded == actual && meta.tags_sha256 == tags_actual && queries.same();
         if same && meaning_changes.is_empty() && meta.frozen_version.as_ref() == Some(&version) {
             output::stdout(&format!(
                 "{shown}: already frozen at version {version} (sha256 {}{tags_note})\n",
@@ -75,6 +76,7 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
         &meta,
         &meaning,
     );
+    let text = with_queries_sha(&text, queries.actual.as_deref());
     // A manifest reached through a link is rewritten where it lives, the link kept.
     let target = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
     output::write(&target, &text)?;
@@ -83,6 +85,44 @@ pub fn run(s: settings::Freeze) -> anyhow::Result<u8> {
         &actual[..12]
     ))?;
     Ok(exit::SUCCESS)
+}
+
+/// The queries file's sha256 now and as recorded: it is frozen with the data
+/// (docs/contract.md §4.8).
+struct QueriesSha {
+    actual: Option<String>,
+    recorded: Option<String>,
+}
+
+impl QueriesSha {
+    fn of(doc: &manifest::ManifestDoc, diag: &mut Diagnostics) -> Self {
+        let actual = load::queries::named_checked(&doc.path, false, diag)
+            .map(|q| gold::sha256_hex(&q.bytes));
+        let recorded = doc
+            .doc
+            .get("queries_sha256")
+            .and_then(|v| v.as_str())
+            .map(str::to_ascii_lowercase);
+        Self { actual, recorded }
+    }
+
+    fn same(&self) -> bool {
+        self.actual == self.recorded
+    }
+}
+
+/// `queries_sha256` recorded (or removed when no queries file is named).
+fn with_queries_sha(text: &str, sha: Option<&str>) -> String {
+    let Ok(mut doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return text.to_string();
+    };
+    match sha {
+        Some(sha) => doc["queries_sha256"] = toml_edit::value(sha),
+        None => {
+            doc.remove("queries_sha256");
+        }
+    }
+    doc.to_string()
 }
 
 /// What changed since the last freeze.
@@ -182,16 +222,8 @@ fn today() -> String {
     civil_date((secs / 86_400) as i64)
 }
 
-/// Howard Hinnant's days-to-civil algorithm.
+/// The civil date of the days since 1970-01-01, `YYYY-MM-DD`.
 pub fn civil_date(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = crate::text::civil_from_days(days);
     format!("{year:04}-{month:02}-{day:02}")
 }

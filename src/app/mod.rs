@@ -8,6 +8,7 @@ mod eval;
 mod freeze;
 mod init;
 mod promote;
+mod record;
 mod validate;
 
 use crate::cli::{Cli, Command};
@@ -58,6 +59,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Init(args) => init::run(&args),
         Command::Promote(args) => promote::run(settings::Promote::new(args)?),
         Command::Accept(args) => accept::run(settings::Accept::new(args)?),
+        Command::Record(args) => record::run(args),
     }
 }
 

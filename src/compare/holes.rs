@@ -16,8 +16,11 @@ pub struct Holes {
     /// Unjudged docs in the candidate's top k that were not in the baseline's.
     pub unjudged_entered: u32,
     /// Newly failed, the gold judges a doc of this query not relevant, and an
-    /// unjudged doc entered the top k.
+    /// unjudged doc some baseline repeat returned entered the top k.
     pub suspect: bool,
+    /// The entered docs that count toward suspect (some baseline repeat returned
+    /// them): what the marker and the gate name; 0 unless suspect.
+    pub suspect_entered: u32,
     /// Judged@k of baseline and candidate.
     pub judged: [f64; 2],
 }
@@ -28,7 +31,19 @@ fn top_unjudged(o: Option<&Observed>) -> &[u64] {
     o.map(|o| &o.unjudged[..]).unwrap_or_default()
 }
 
-/// The label holes of one query with `status`.
+/// The hashes of the unjudged docs in the candidate's top k that were not in the
+/// baseline's.
+pub fn entered(bo: Option<&Observed>, co: Option<&Observed>) -> impl Iterator<Item = u64> {
+    let base = top_unjudged(bo);
+    top_unjudged(co)
+        .iter()
+        .copied()
+        .filter(move |h| !base.contains(h))
+}
+
+/// The label holes of one query with `status`. `suspect` is provisional here: an
+/// entered doc counts only if the baseline returned it for some query, which
+/// [`Suspects::confirm`] checks once every row is built (docs/contract.md §6.3).
 pub fn holes(
     q: &GoldQuery,
     bo: Option<&Observed>,
@@ -36,17 +51,62 @@ pub fn holes(
     k: u32,
     status: Status,
 ) -> Holes {
-    let base = top_unjudged(bo);
-    let entered = top_unjudged(co)
-        .iter()
-        .filter(|h| !base.contains(h))
-        .count() as u32;
+    let entered = entered(bo, co).count() as u32;
+    let suspect = status == Status::NewlyFailed && q.non_relevant > 0 && entered > 0;
     Holes {
         baseline_unjudged_at_k: unjudged_at_k(bo, k),
         candidate_unjudged_at_k: unjudged_at_k(co, k),
         unjudged_entered: entered,
-        suspect: status == Status::NewlyFailed && q.non_relevant > 0 && entered > 0,
+        suspect,
+        suspect_entered: if suspect { entered } else { 0 },
         judged: [judged_at_k(bo, k), judged_at_k(co, k)],
+    }
+}
+
+/// The rows whose `suspect` is provisional, with the docs that entered their top k
+/// (docs/contract.md §6.3): an unjudged doc counts toward suspect only if some
+/// baseline repeat returned it, for any query, so it exists in the corpus; a doc id
+/// the candidate invented does not. Bounded by the suspect rows times k, not by the
+/// runs: the baseline is read once more for these hashes only.
+#[derive(Debug, Default)]
+pub struct Suspects {
+    pub rows: Vec<SuspectRow>,
+}
+
+/// A row whose `suspect` is provisional.
+#[derive(Debug)]
+pub struct SuspectRow {
+    pub id: Id,
+    /// The hashes of the docs that entered its top k.
+    pub entered: Box<[u64]>,
+}
+
+impl Suspects {
+    /// Every entered doc's hash, once.
+    pub fn wanted(&self) -> rustc_hash::FxHashSet<u64> {
+        self.rows
+            .iter()
+            .flat_map(|r| r.entered.iter().copied())
+            .collect()
+    }
+
+    /// Count on each row only the entered docs `returned` holds; a row with none
+    /// is not suspect.
+    pub fn confirm(&self, rows: &mut [QueryRow], returned: &dyn Fn(u64) -> bool) {
+        let counted: rustc_hash::FxHashMap<&str, u32> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let n = r.entered.iter().filter(|&&h| returned(h)).count();
+                (r.id.as_str(), n as u32)
+            })
+            .collect();
+        for row in rows.iter_mut() {
+            if let Some(&n) = counted.get(row.id.as_str()) {
+                row.holes.suspect_entered = n;
+                row.holes.suspect = n > 0;
+            }
+        }
     }
 }
 
@@ -61,6 +121,8 @@ pub fn judged_mean(rows: &[&QueryRow]) -> MeanDelta {
         ci_high: None,
         p_value: None,
         p_adjusted: None,
+        family: None,
+        correction: None,
         effect_size: None,
     }
 }

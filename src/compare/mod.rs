@@ -417,12 +417,27 @@ pub struct MeanDelta {
     pub ci_high: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p_value: Option<f64>,
-    /// Holm-adjusted p over every test of the run (docs/contract.md §6.6).
+    /// The p adjusted over its family (docs/contract.md §7.1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p_adjusted: Option<f64>,
+    /// The family `p_adjusted` belongs to, and how it was adjusted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub family: Option<Family>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub correction: Option<stats::Correction>,
     /// Cohen's d_z of the per-query deltas; `Some(None)` is JSON null (undefined).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effect_size: Option<Option<f64>>,
+}
+
+/// The families of tests whose p-values are adjusted together (docs/contract.md
+/// §7.1): the four tested metrics overall, and every tested metric of every segment
+/// that is not too few. Tags never change an overall p.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Overall,
+    Segments,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -469,6 +484,8 @@ pub struct Options<'a> {
     pub seed: u64,
     /// `--min-segment-queries` (docs/contract.md §6.6).
     pub min_segment_queries: usize,
+    /// `--segment-correction` (docs/contract.md §7.1).
+    pub segment_correction: stats::Correction,
     /// `--rbo-p` (docs/contract.md §6.5).
     pub rbo_p: f64,
     /// `--cutoffs` (docs/contract.md §6.7).
@@ -526,6 +543,7 @@ impl Comparison {
             cmp.unconfirmed = ids_with(&cmp.rows, Status::NewlyFailed);
         }
         cmp.candidate_approximate = c.meta.approximate;
+        cmp.segment_correction = opts.segment_correction;
         segments::attach(&mut cmp, gold, opts.min_segment_queries, resampling);
         drift::apply(&mut cmp, gold, drift_pairs, opts.rbo_p);
         cutoffs::attach(&mut cmp, gold, [&*b, &*c], opts.cutoffs);
@@ -573,8 +591,22 @@ pub struct Comparison {
     /// Per-tag results (docs/contract.md §6.6), worst RR delta first; set by
     /// [`segments::attach`].
     pub segments: Vec<segments::Segment>,
+    /// How the segment family is adjusted (docs/contract.md §7.1).
+    pub segment_correction: stats::Correction,
     /// Means at each extra cutoff (docs/contract.md §6.7); set by [`cutoffs::attach`].
     pub means_at: cutoffs::MeansAt,
+    /// The rows whose `suspect` waits for the baseline's check (docs/contract.md
+    /// §6.3): [`Comparison::confirm_suspects`] settles them.
+    pub suspects: holes::Suspects,
+}
+
+impl Comparison {
+    /// Settle every provisional suspect: `returned(hash)` says whether some baseline
+    /// repeat returned that doc for some query (docs/contract.md §6.3).
+    pub fn confirm_suspects(&mut self, returned: &dyn Fn(u64) -> bool) {
+        let suspects = std::mem::take(&mut self.suspects);
+        suspects.confirm(&mut self.rows, returned);
+    }
 }
 
 /// Order per-query rows: status, then delta RR ascending, then delta Recall
@@ -669,6 +701,7 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
         mut no_answer,
         mut nondeterministic,
         lists,
+        suspects,
     } = rows;
     let bump = rule.bump;
     let flaky = ids_with(&rows, Status::Flaky);
@@ -680,7 +713,7 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
     by_id.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
     let mut means = means_of(&by_id, resamples, seed);
     drop(by_id);
-    segments::adjust(&mut means, &mut []);
+    segments::adjust_overall(&mut means);
     sort_rows(&mut rows);
     crate::text::sort_natural(&mut no_answer);
     crate::text::sort_natural(&mut nondeterministic);
@@ -710,7 +743,9 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
         unconfirmed_by: Vec::new(),
         candidate_approximate: false,
         segments: Vec::new(),
+        segment_correction: stats::Correction::Holm,
         means_at: Default::default(),
+        suspects,
     }
 }
 
@@ -722,11 +757,13 @@ struct Rows {
     no_answer: Vec<String>,
     nondeterministic: Vec<String>,
     lists: Lists,
+    suspects: holes::Suspects,
 }
 
 impl Rows {
     fn append(&mut self, more: Rows) {
         self.rows.extend(more.rows);
+        self.suspects.rows.extend(more.suspects.rows);
         self.no_answer.extend(more.no_answer);
         self.nondeterministic.extend(more.nondeterministic);
         self.lists.merge(more.lists);
@@ -847,6 +884,12 @@ fn rows_in(
         ];
         let mut row = query_row(q, (bo, co), sides, k, (min_grade, rule));
         row.holes = holes::holes(q, bo, co, k, row.status);
+        if row.holes.suspect {
+            out.suspects.rows.push(holes::SuspectRow {
+                id: q.id.clone(),
+                entered: holes::entered(bo, co).collect(),
+            });
+        }
         if row.failure_kind.is_some() && c.covered.as_ref().is_some_and(|cov| !cov[qi]) {
             row.failure_kind = Some(FailureKind::Coverage);
         }
@@ -942,6 +985,8 @@ fn means_of(rows: &[&QueryRow], resamples: u32, seed: u64) -> MeansReport {
             ci_high: pos.map(|p| st[p].ci_high),
             p_value: pos.map(|p| st[p].p_value),
             p_adjusted: None,
+            family: None,
+            correction: None,
             effect_size: pos.map(|p| stats::effect_size(deltas.iter().map(move |d| d[p]))),
         }
     };

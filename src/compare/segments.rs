@@ -1,10 +1,12 @@
 //! Segments (docs/contract.md §6.6): the comparison repeated for the queries that
 //! carry each tag, from the per-query rows already computed (no second read), and
-//! the Holm adjustment of every p-value of the run.
+//! the adjustment of the segment family's p-values (docs/contract.md §7.1).
 
 use serde::Serialize;
 
-use crate::compare::{Comparison, MeanDelta, MeansReport, QueryRow, Status, ids_with, means_of};
+use crate::compare::{
+    Comparison, Family, MeanDelta, MeansReport, QueryRow, Status, ids_with, means_of,
+};
 use crate::model::GoldSet;
 use crate::stats;
 use crate::text::natural_cmp;
@@ -18,18 +20,19 @@ pub struct Segment {
     pub tag: String,
     /// Queries with a relevant doc that carry the tag.
     pub queries: usize,
-    /// Fewer than `--min-segment-queries`: no CI, p or effect size, out of the Holm
-    /// family, never failing a statistical gate.
+    /// Fewer than `--min-segment-queries`: no CI, p or effect size, out of the
+    /// segment family, never failing a statistical gate.
     pub too_few: bool,
     pub means: MeansReport,
     pub newly_failed: Vec<String>,
 }
 
-/// Compute every segment of the comparison, then Holm-adjust every p-value of the
-/// run (overall and segments that are not too few).
+/// Compute every segment of the comparison, then adjust the segment family's
+/// p-values with the comparison's `segment_correction`. The overall tests are a
+/// family of their own (adjusted as the comparison is built): a tag never moves them.
 pub fn attach(cmp: &mut Comparison, gold: &GoldSet, min_queries: usize, resampling: (u32, u64)) {
     cmp.segments = segments_of(gold, &cmp.rows, min_queries, resampling);
-    adjust(&mut cmp.means, &mut cmp.segments);
+    adjust_segments(&mut cmp.segments, cmp.segment_correction);
 }
 
 /// The segments, worst RR delta first, then tag in natural order.
@@ -96,23 +99,37 @@ fn tested_mut(m: &mut MeansReport) -> [&mut MeanDelta; stats::METRICS] {
     [&mut m.rr, &mut m.recall, &mut m.hit, &mut m.ndcg]
 }
 
-/// Holm over the family: the tested metrics overall and in every segment that is
-/// not too few. Without segments, the overall tests alone (as the comparison is
-/// built, so the overall adjusted p never depends on segments being computed).
-pub(crate) fn adjust(means: &mut MeansReport, segments: &mut [Segment]) {
-    let mut slots: Vec<&mut MeanDelta> = tested_mut(means).into_iter().collect();
-    for s in segments.iter_mut().filter(|s| !s.too_few) {
-        slots.extend(tested_mut(&mut s.means));
-    }
+/// Holm over the overall family: the four tested metrics (docs/contract.md §7.1).
+pub(crate) fn adjust_overall(means: &mut MeansReport) {
+    set_adjusted(
+        tested_mut(means).into_iter().collect(),
+        Family::Overall,
+        stats::Correction::Holm,
+    );
+}
+
+/// The segment family: the tested metrics of every segment that is not too few.
+fn adjust_segments(segments: &mut [Segment], correction: stats::Correction) {
+    let slots = segments
+        .iter_mut()
+        .filter(|s| !s.too_few)
+        .flat_map(|s| tested_mut(&mut s.means))
+        .collect();
+    set_adjusted(slots, Family::Segments, correction);
+}
+
+fn set_adjusted(slots: Vec<&mut MeanDelta>, family: Family, correction: stats::Correction) {
     let p: Vec<f64> = slots.iter().map(|m| m.p_value.unwrap_or(1.0)).collect();
-    for (m, adjusted) in slots.into_iter().zip(stats::holm(&p)) {
+    for (m, adjusted) in slots.into_iter().zip(correction.adjust(&p)) {
         m.p_adjusted = Some(adjusted);
+        m.family = Some(family);
+        m.correction = Some(correction);
     }
 }
 
-/// How many tests the Holm family holds.
-pub fn family_size(cmp: &Comparison) -> usize {
-    stats::METRICS * (1 + cmp.segments.iter().filter(|s| !s.too_few).count())
+/// How many tests the segment family holds.
+pub fn segment_family_size(cmp: &Comparison) -> usize {
+    stats::METRICS * cmp.segments.iter().filter(|s| !s.too_few).count()
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use crate::compare::{Bump, Comparison, Options, segments};
 use crate::model::RunMeta;
+use crate::stats::{self, Correction};
 use crate::text::plural;
 
 /// Fewer compared queries than this get a warning: the statistics mean little.
@@ -147,15 +148,34 @@ fn segment_warnings(cmp: &Comparison, asked: bool, min_queries: usize) -> Vec<St
 }
 
 /// Under `--fail-on-significant-drop`: a family so large that even the smallest p
-/// (1 / (1 + resamples)) cannot get below 0.05 after Holm (docs/contract.md §7.1).
-fn holm_floor_warning(cmp: &Comparison, alpha: Option<f64>, resamples: u32) -> Option<String> {
-    let tests = segments::family_size(cmp);
-    let floor = (tests as f64 / (1.0 + f64::from(resamples))).min(1.0);
-    alpha.is_some_and(|alpha| floor >= alpha).then(|| {
-        format!(
-            "with {tests} tests and {} resamples the smallest Holm-adjusted p is {floor:.4}, so --fail-on-significant-drop cannot fire; use --resamples {} or more",
-            resamples,
-            tests * 20
-        )
-    })
+/// (1 / (1 + resamples)) cannot get below 0.05 after its adjustment
+/// (docs/contract.md §7.1), one warning per family. Holm's floor is
+/// tests / (1 + resamples), Benjamini-Hochberg's 1 / (1 + resamples).
+fn holm_floor_warning(cmp: &Comparison, alpha: Option<f64>, resamples: u32) -> Vec<String> {
+    let Some(alpha) = alpha else {
+        return Vec::new();
+    };
+    let segment_tests = segments::segment_family_size(cmp);
+    let families = [
+        ("overall", stats::METRICS, Correction::Holm),
+        ("segment", segment_tests, cmp.segment_correction),
+    ];
+    families
+        .into_iter()
+        .filter(|&(_, tests, _)| tests > 0)
+        .filter_map(|(family, tests, correction)| {
+            let scale = match correction {
+                Correction::Holm => tests,
+                Correction::Bh => 1,
+            };
+            let floor = (scale as f64 / (1.0 + f64::from(resamples))).min(1.0);
+            (floor >= alpha).then(|| {
+                format!(
+                    "with {tests} {family} tests and {resamples} resamples the smallest {}-adjusted p is {floor:.4}, so --fail-on-significant-drop cannot fire on the {family} tests; use --resamples {} or more",
+                    correction.label(),
+                    scale * 20
+                )
+            })
+        })
+        .collect()
 }

@@ -3,6 +3,8 @@
 //! here, behind [`read_both`].
 
 use crate::load::{self, run};
+use rustc_hash::FxHashSet;
+
 use crate::model::{GoldSet, ListSink, ObservedRun, RunMeta, Side, Wanted};
 use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
 
@@ -135,5 +137,56 @@ fn keep_ids(top: u32, wanted: Option<&Wanted>) -> run::Keep<'_> {
         every_query: true,
         doc_map: None,
         defer_trec: false,
+    }
+}
+
+/// Which of the doc hashes `wanted` some repeat of the baseline `meta` returned, for
+/// any query, at any rank (docs/contract.md §6.3: an unjudged doc counts toward
+/// suspect only if the baseline returned it). Every repeat is read once more; memory
+/// is `wanted` and the hashes found, never a run's lists.
+pub fn returned_by(
+    meta: &RunMeta,
+    gold: &GoldSet,
+    wanted: &FxHashSet<u64>,
+) -> Result<FxHashSet<u64>, InvalidInput> {
+    let sink = Returned {
+        wanted,
+        found: std::sync::Mutex::default(),
+    };
+    let keep = run::Keep {
+        pairing: Some(&sink),
+        ..run::Keep::NONE
+    };
+    let mut diag = Diagnostics::default();
+    // Each repeat as a run of its own: the reader offers a run's first repeat only.
+    let again = load::read_runs_keeping(meta.repeat_metas(), gold, &[], keep, &mut diag);
+    // The files were valid a moment ago; should one have changed, say so (exit 2).
+    diag.check()?;
+    for run in again {
+        diag.require(run)?;
+    }
+    Ok(sink.found.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Keeps the hashes of `wanted` that a list holds. A partial list (an interleaved
+/// TREC run) still names docs the run returned, so poisoning changes nothing.
+struct Returned<'w> {
+    wanted: &'w FxHashSet<u64>,
+    found: std::sync::Mutex<FxHashSet<u64>>,
+}
+
+impl ListSink for Returned<'_> {
+    fn offer(&self, _side: usize, _qi: Option<usize>, _qid: &str, list: &[u64]) {
+        let mut hits = list.iter().filter(|h| self.wanted.contains(h)).peekable();
+        if hits.peek().is_some() {
+            let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+            found.extend(hits);
+        }
+    }
+
+    fn poison(&self) {}
+
+    fn is_poisoned(&self) -> bool {
+        false
     }
 }

@@ -11,9 +11,8 @@ use crate::load::fs::{check_path, read_file};
 use crate::model::{DataFormat, FrozenMeaning, GoldMeta, RunMeta, TagsFile};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
-const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags";
-const RUN_KEYS: &str =
-    "index_version, corpus, depth, results, format, doc_map, approximate, filters";
+const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags, queries, queries_sha256";
+const RUN_KEYS: &str = "index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record";
 
 /// A parsed manifest with its raw text, for line numbers.
 pub struct ManifestDoc {

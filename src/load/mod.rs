@@ -12,13 +12,14 @@ pub mod own_files;
 pub mod parse;
 pub mod policy;
 pub mod policy_diff;
+pub mod queries;
 pub mod repeats;
 pub mod run;
 pub mod tags;
 pub mod titles;
 
 // The tokenizers by their older paths, so `crate::load::lines` and the like still name them.
-pub use both::{BothRuns, read_both, read_lists, read_wanted};
+pub use both::{BothRuns, read_both, read_lists, read_wanted, returned_by};
 pub use parse::{csvio, json, jsonl, lines};
 
 use std::path::{Path, PathBuf};
@@ -172,6 +173,14 @@ pub fn load_gold(
     let display = meta.data.display().to_string();
     let mut gold = gold::load(meta, extra_ok, diag)?;
     if !tags::from_side_file(&mut gold, diag) {
+        return None;
+    }
+    // docs/contract.md §4.8: a queries file is checked like the data.
+    let before = diag.problems.len();
+    if let Some(m) = &gold.meta.manifest {
+        queries::named(m, diag);
+    }
+    if diag.problems.len() > before {
         return None;
     }
     if gold.queries.iter().all(|q| q.is_no_answer()) {

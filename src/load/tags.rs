@@ -19,6 +19,14 @@ pub fn parse_cell(cell: &str) -> Result<Vec<&str>, String> {
         return Ok(Vec::new());
     }
     let labels: Vec<&str> = cell.split(';').map(str::trim).collect();
+    check_labels(&labels)?;
+    Ok(labels)
+}
+
+/// The label rules every source of tags shares (a CSV cell, a side file, a JSONL
+/// gold's `tags` array): at most [`MAX_TAGS`], none empty, none with a control
+/// character, none twice.
+pub fn check_labels(labels: &[&str]) -> Result<(), String> {
     if labels.len() > MAX_TAGS {
         return Err(format!(
             "{} tags, more than {MAX_TAGS} per query",
@@ -42,7 +50,23 @@ pub fn parse_cell(cell: &str) -> Result<Vec<&str>, String> {
             return Err(format!("lists tag {} twice", safe_id(label)));
         }
     }
-    Ok(labels)
+    Ok(())
+}
+
+/// One query's checked labels as a JSONL gold line gives them.
+pub type TagRow = (Id, Vec<Id>);
+
+/// Set the tags of a gold parsed without a problem from its lines' `tags` arrays
+/// (already checked, [`check_labels`]); queries without a row have none.
+pub fn from_rows(gold: &mut GoldSet, rows: &[TagRow]) {
+    let mut b = Builder::new(gold.queries.len());
+    for (id, labels) in rows {
+        if let Some(qi) = gold.lookup(id) {
+            let labels: Vec<&str> = labels.iter().map(|l| l.as_str()).collect();
+            b.set(qi as usize, &labels);
+        }
+    }
+    gold.tags = b.finish();
 }
 
 /// Labels interned as they are met, and each gold query's label indices.

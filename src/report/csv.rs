@@ -72,7 +72,7 @@ fn row(
     out.w.write_field(q.status.name())?;
     out.w.write_field(q.failure_kind.map_or("", |f| f.name()))?;
     // docs/contract.md §6.3: the unjudged docs that entered, for a suspect.
-    out.number(q.holes.suspect.then_some(q.holes.unjudged_entered))?;
+    out.number(q.holes.suspect.then_some(q.holes.suspect_entered))?;
     // docs/contract.md §6.6: `;`-joined, empty without tags.
     out.id(r.row_tags.get(i).map_or("", String::as_str))?;
     out.number(q.baseline.first_relevant_rank)?;

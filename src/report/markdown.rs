@@ -586,7 +586,7 @@ fn by_segment(s: &mut String, r: &CompareReport, shown: usize) {
         r.min_segment_queries
     );
     let table = |s: &mut String, part: &[crate::compare::segments::Segment]| {
-        let _ = writeln!(s, "| {} |", segment_header(r.k).join(" | "));
+        let _ = writeln!(s, "| {} |", segment_header(r).join(" | "));
         let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         for x in part {
             let _ = writeln!(s, "| {} |", segment_cells(x, "→", &code).join(" | "));

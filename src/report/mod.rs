@@ -871,7 +871,7 @@ pub const UNCONFIRMED: &str = "unconfirmed: one run of an approximate index";
 pub fn suspect_marker(q: &QueryRow, k: u32) -> Option<String> {
     q.holes
         .suspect
-        .then(|| crate::compare::holes::suspect_marker(q.holes.unjudged_entered, k))
+        .then(|| crate::compare::holes::suspect_marker(q.holes.suspect_entered, k))
 }
 
 /// A rank or "-" when none was returned.
@@ -989,15 +989,22 @@ pub fn effect_cell(e: Option<Option<f64>>) -> String {
     }
 }
 
-/// The header of the "By segment" table (the terminal's and Markdown's).
-pub fn segment_header(k: u32) -> [String; 10] {
+/// The header of the "By segment" table (the terminal's and Markdown's); the
+/// adjusted p is named by the segment family's correction (docs/contract.md §7.1).
+pub fn segment_header(r: &CompareReport) -> [String; 10] {
+    let k = r.k;
+    let correction = r
+        .segments
+        .iter()
+        .find_map(|s| s.means.rr.correction)
+        .unwrap_or_default();
     [
         "segment".into(),
         "queries".into(),
         format!("MRR@{k}"),
         "ΔMRR".into(),
         "95% CI of ΔMRR".into(),
-        "p (Holm)".into(),
+        format!("p ({})", correction.label()),
         "d_z".into(),
         format!("ΔRecall@{k}"),
         format!("ΔnDCG@{k}"),

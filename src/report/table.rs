@@ -395,7 +395,7 @@ fn by_segment(out: &mut String, r: &CompareReport) {
         plural(r.segments.len(), "tag", "tags"),
         r.min_segment_queries
     ));
-    let header = segment_header(r.k).to_vec();
+    let header = segment_header(r).to_vec();
     let drop = segment_drop(r.k);
     let drop: Vec<&str> = drop.iter().map(String::as_str).collect();
     let segments = fit::Columns {

@@ -314,6 +314,22 @@ pub enum FailureKind {
     Coverage,
 }
 
+/// The family an adjusted p belongs to (docs/contract.md §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Overall,
+    Segments,
+}
+
+/// How a family's p-values were adjusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Correction {
+    Holm,
+    Bh,
+}
+
 /// A mean of RR, Recall, Hit or nDCG: its delta and always its statistics.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -325,6 +341,8 @@ pub struct TestedMeanJson {
     pub ci_high: f64,
     pub p_value: f64,
     pub p_adjusted: f64,
+    pub family: Family,
+    pub correction: Correction,
     /// Cohen's d_z; null when undefined.
     #[serde(deserialize_with = "nullable")]
     pub effect_size: Option<f64>,
@@ -607,6 +625,31 @@ pub fn say_skipped(message: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{message}");
 }
 
+/// A real component a test needs (actionlint, zizmor, tmux, Chromium, …) is not on this
+/// machine: under `.ci/run`, which installs every one and sets `RAGDIFF_CI`, the test
+/// fails; on a user's clone it says it was skipped and what to install.
+pub fn missing_component(what: &str) {
+    assert!(
+        std::env::var_os("RAGDIFF_CI").is_none(),
+        "{what} is not installed, and .ci/run (RAGDIFF_CI is set) installs it"
+    );
+    say_skipped(&format!(
+        "skipped: {what} not installed (.ci/run installs it)"
+    ));
+}
+
+/// A new, empty git repository (what a user runs `init` in).
+pub fn empty_repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out = std::process::Command::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(dir.path())
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git init: {out:?}");
+    dir
+}
+
 /// The demo (`gold/` and `runs/`, files only) copied into a new temporary folder, for
 /// commands that write over their inputs (`promote`).
 pub fn demo_copy() -> tempfile::TempDir {
@@ -640,6 +683,8 @@ pub struct SegmentMeanJson {
     pub ci_high: Option<f64>,
     pub p_value: Option<f64>,
     pub p_adjusted: Option<f64>,
+    pub family: Option<Family>,
+    pub correction: Option<Correction>,
     #[serde(default, deserialize_with = "nullable_present")]
     pub effect_size: Option<Option<f64>>,
 }

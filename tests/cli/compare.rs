@@ -78,6 +78,7 @@ fn timings_name_each_phase_on_stderr_only_when_asked() {
             "read",
             "compare",
             "segments, drift, cutoffs",
+            "suspects",
             "report",
             "outputs"
         ]
@@ -405,6 +406,8 @@ fn demo_json_keys() {
         "ci_high",
         "p_value",
         "p_adjusted",
+        "family",
+        "correction",
         "effect_size",
     ]);
     let plain = set(&["baseline", "candidate", "delta"]);

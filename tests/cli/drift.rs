@@ -313,6 +313,11 @@ fn per_query_rbo_equals_the_rbo_package() {
             base.push_str(&format!("P-{i},{}\n", r[2]));
             cand.push_str(&format!("P-{i},{}\n", r[3]));
         }
+        // One query whose runs return its judged doc: runs whose ids never meet the
+        // gold are refused (docs/contract.md §2.15).
+        gold.push_str("anchor,relevant\n");
+        base.push_str("anchor,relevant\n");
+        cand.push_str("anchor,relevant\n");
         let manifest = |v: &str, f: &str| {
             format!("index_version = \"{v}\"\ncorpus = \"c\"\ndepth = 25\nresults = \"{f}\"\n")
         };

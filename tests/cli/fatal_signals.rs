@@ -5,7 +5,7 @@
 
 use rstest::rstest;
 
-use crate::hardening_out::{interrupt_at, interrupt_folder, temporaries};
+use crate::outputs::{interrupt_at, interrupt_folder, temporaries};
 
 #[rstest]
 #[case::sighup("-HUP", 129)]

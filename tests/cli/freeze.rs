@@ -209,7 +209,7 @@ fn changed_data_is_refused_until_the_version_is_raised() {
     let after = read(&dir, "gold.toml");
     assert_eq!(value_of(&after, "sha256"), Some(new_sha));
     assert_eq!(value_of(&after, "frozen_version").as_deref(), Some("1.1.0"));
-    // A new version records its own date (tests/cli/hardening_out.rs checks it is not
+    // A new version records its own date (tests/cli/outputs.rs checks it is not
     // the old one's).
     let date = value_of(&after, "frozen_at").expect("frozen_at");
     assert!(is_date(&date), "frozen_at = {date}");

@@ -3,8 +3,8 @@
 //! `--suspects`, the label queue and the relevant-only note.
 //!
 //! The fixture tests/fixtures/holes/suspect (k = 3, depth 5) holds one query of each
-//! kind: S-1 newly failed and suspect (two unjudged docs entered; U-2 was at baseline
-//! rank 5), S-2 newly failed but its gold lists relevant docs only, S-3 newly failed
+//! kind: S-1 newly failed and suspect (two unjudged docs entered; U-2, at baseline
+//! rank 5, counts toward suspect, U-1, which the baseline never returned, does not), S-2 newly failed but its gold lists relevant docs only, S-3 newly failed
 //! with its unjudged doc already in the baseline's top k, S-4 regressed, S-5 still
 //! failing (one doc id starts with `@`), S-6 unchanged.
 
@@ -111,7 +111,7 @@ fn suspect_case_csv_counts_entered_docs() {
     );
     for line in text.lines().skip(1) {
         let cells: Vec<&str> = line.split(',').collect();
-        assert_eq!(cells[3], if cells[0] == "S-1" { "2" } else { "" }, "{line}");
+        assert_eq!(cells[3], if cells[0] == "S-1" { "1" } else { "" }, "{line}");
     }
 }
 
@@ -129,7 +129,7 @@ fn suspects_warn_keeps_other_failures_failing() {
     );
     assert_line(
         &stderr(&out),
-        "warning: 1 query newly failed but is suspect, so it does not fail the gate (--suspects warn); label the unjudged docs that entered the top 3 first (unjudged docs entered): S-1 (2)",
+        "warning: 1 query newly failed but is suspect, so it does not fail the gate (--suspects warn); label the unjudged docs that entered the top 3 first (unjudged docs entered): S-1 (1)",
     );
 }
 
@@ -149,7 +149,7 @@ fn suspects_warn_passes_when_only_suspects_fail() {
     assert!(r.gate.passed && r.gate.reasons.is_empty());
     assert_eq!(r.suspect, ["S-1"], "still listed");
     assert_eq!(r.newly_failed, ["S-1", "S-2", "S-3"]);
-    assert!(r.warnings.iter().any(|w| w.contains("S-1 (2)")));
+    assert!(r.warnings.iter().any(|w| w.contains("S-1 (1)")));
     let out = run(fixture("holes/suspect"), &args[..args.len() - 2]);
     assert_code(&out, 0);
     assert!(
@@ -510,7 +510,7 @@ fn github_actions_annotation_marks_the_suspect() {
     assert_code(&out, 1);
     assert_line(
         &stderr(&out),
-        "::error title=ragdiff%3A S-1 newly failed::query S-1 newly failed (ranking): first relevant rank 1 -> 4; lost from top 3: D-1; suspect: 2 unjudged docs entered the top 3",
+        "::error title=ragdiff%3A S-1 newly failed::query S-1 newly failed (ranking): first relevant rank 1 -> 4; lost from top 3: D-1; suspect: 1 unjudged doc entered the top 3",
     );
 }
 
@@ -535,4 +535,34 @@ fn one_file_layout_reads_the_non_relevant_column() {
     let e: crate::common::EvalJson = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(e.row("Q-1").unjudged_at_k, 1);
     assert!(e.notes.is_empty());
+}
+
+/// Invented unjudged ids cannot make a failure suspect (docs/contract.md §6.3): a
+/// doc counts only if some baseline repeat returned it for some query.
+#[test]
+fn invented_unjudged_ids_do_not_make_a_failure_suspect() {
+    let dir = fixture("holes/invented");
+    let args = suspect_args(&["--suspects", "warn"]);
+    let out = run(&dir, &args);
+    assert_code(&out, 1);
+    assert!(
+        stdout(&out).starts_with("FAIL  1 query newly failed (RR@3 fell to 0): S-1\n"),
+        "{}",
+        render(&out)
+    );
+    assert!(
+        stdout(&out).contains(
+            "S-1 (ranking; lost D-1), S-2 (ranking; lost D-2; suspect: 1 unjudged doc entered the top 3), S-4 (ranking; lost D-4; suspect: 1 unjudged doc entered the top 3)"
+        ),
+        "{}",
+        render(&out)
+    );
+    let mut json = suspect_args(&["--format", "json"]);
+    json.push("--no-gate");
+    let r = compare_json(&dir, &json, 0);
+    assert_eq!(r.suspect, ["S-2", "S-4"]);
+    assert_eq!(r.newly_failed, ["S-1", "S-2", "S-4"]);
+    // unjudged_entered still counts every entered doc, invented or not.
+    assert_eq!(r.row("S-1").unjudged_entered, 2);
+    assert!(!r.row("S-1").suspect);
 }

@@ -4,20 +4,9 @@
 use std::path::Path;
 use std::process::Command as Process;
 
-use crate::common::{assert_code, assert_line, run, say_skipped, stderr};
+use crate::common::{assert_code, assert_line, empty_repository, missing_component, run, stderr};
 
 const WORKFLOW: &str = ".github/workflows/rag-retrieval.yml";
-
-fn empty_repository() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let out = Process::new("git")
-        .args(["init", "-q", "."])
-        .current_dir(dir.path())
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git init: {out:?}");
-    dir
-}
 
 /// Everything in `dir` but `.git`.
 fn written(dir: &Path) -> Vec<String> {
@@ -100,6 +89,13 @@ fn init_writes_two_jobs_the_export_apart_from_the_gate() {
         "{export_job}"
     );
     assert!(!export_job.contains("acme/ragdiff"), "{export_job}");
+    // The export is `ragdiff record`, by the version that wrote the workflow.
+    assert!(
+        export_job.contains("ragdiff record --index-version"),
+        "{export_job}"
+    );
+    let install = format!("ragdiff-gate --version \"={}\"", env!("CARGO_PKG_VERSION"));
+    assert!(export_job.contains(&install), "{export_job}");
     // The gate's job: after the export, a fresh checkout, the artifact into runs/,
     // then the action; no export step of its own.
     assert!(gate_job.contains("    needs: candidate-run"), "{gate_job}");
@@ -154,9 +150,7 @@ fn the_workflow_init_writes_passes_actionlint_and_zizmor() {
             .output()
         {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                say_skipped(&format!(
-                    "skipped: {tool} not installed (.ci/run installs it)"
-                ));
+                missing_component(tool);
             }
             Err(e) => panic!("{tool}: {e}"),
             Ok(lint) => assert!(

@@ -98,8 +98,8 @@ fn content_that_does_not_fit_its_format_is_named() {
     );
 }
 
-/// Every run rule of docs/contract.md §6.1 in JSON (file:line, JSON pointer for shape
-/// problems) and JSONL (file:line), all reported together.
+/// Every run rule of docs/contract.md §6.1 in JSON and JSONL, all reported together:
+/// file:line, and the JSON pointer of the value for a problem about one value.
 #[test]
 fn json_and_jsonl_runs_report_every_problem_at_its_line() {
     let out = run(
@@ -115,19 +115,19 @@ fn json_and_jsonl_runs_report_every_problem_at_its_line() {
     assert_code(&out, 2);
     let err = stderr(&out);
     for line in [
-        "run.json:2: query Q-1, doc D-2: score is not a number",
+        "run.json:2: at /Q-1/D-2: query Q-1, doc D-2: score is not a number",
         "run.json:2: query Q-1 returned 4 docs, more than the run's depth 3",
         "run.json:2: query Q-1 lists doc D-1 twice",
         "run.json:3: query Q-1 appears more than once (first at line 2)",
         "run.json:4: at /Q-2: expected an object mapping doc ids to numbers",
-        "run.json:5: invalid query id: it is empty or only white space",
+        "run.json:5: at /: invalid query id: it is empty or only white space",
         "run.jsonl: gold query Q-10 is missing from the run",
         "run.jsonl:1: query Q-1 lists doc D-1 twice",
         "run.jsonl:2: query Q-1 appears more than once (first at line 1)",
         "run.jsonl:3: query Q-2 returned 4 docs, more than the run's depth 3",
         // A query not in the gold is counted in a warning (it enters drift only).
         "warning: run.jsonl: 1 run query is not in the gold set",
-        "run.jsonl:5: invalid doc id in query Q-10: it is empty",
+        "run.jsonl:5: at /retrieved_doc_ids/1: invalid doc id in query Q-10: it is empty",
         "run.jsonl:6: malformed JSON: expected `,` or `}`",
     ] {
         assert!(err.contains(line), "missing {line:?} in\n{err}");
@@ -148,11 +148,15 @@ fn json_and_jsonl_runs_report_every_problem_at_its_line() {
     let out = run(bad(), &["eval", "gold.jsonl", "scores.jsonl"]);
     assert_code(&out, 2);
     assert!(
-        stderr(&out).contains("scores.jsonl:1: query Q-1: 1 scores for 2 retrieved docs"),
+        stderr(&out)
+            .contains("scores.jsonl:1: at /scores: query Q-1: 1 scores for 2 retrieved docs"),
         "{}",
         render(&out)
     );
-    assert!(stderr(&out).contains("scores.jsonl:2: query Q-2, doc D-5: score is not a number"));
+    assert!(
+        stderr(&out)
+            .contains("scores.jsonl:2: at /scores/0: query Q-2, doc D-5: score is not a number")
+    );
 }
 
 /// Gold rules in JSON and JSONL: duplicate query, duplicate doc, non-integer grade,
@@ -165,7 +169,7 @@ fn json_and_jsonl_gold_report_every_problem_at_its_line() {
     for line in [
         "gold.bad.jsonl:1: query Q-1 lists expected doc D-1 twice",
         "gold.bad.jsonl:2: query Q-1 appears more than once (first at line 1)",
-        "gold.bad.jsonl:3: query Q-2, doc D-1: the grade is not a whole number",
+        "gold.bad.jsonl:3: at /grades/D-1: query Q-2, doc D-1: the grade is not a whole number",
         "gold.bad.jsonl:4: at /expected_doc_ids: expected a list of relevant doc ids",
         "gold.bad.jsonl:5: at /expected_doc_ids: expected either `expected_doc_ids` or `grades`, not both",
         "gold.bad.jsonl:6: malformed JSON",
@@ -178,7 +182,7 @@ fn json_and_jsonl_gold_report_every_problem_at_its_line() {
     for line in [
         "gold.bad.json:1: query Q-1 lists expected doc D-1 twice",
         "gold.bad.json:2: query Q-1 appears more than once (first at line 1)",
-        "gold.bad.json:3: query Q-2, doc D-1: the grade is not a whole number",
+        "gold.bad.json:3: at /Q-2/D-1: query Q-2, doc D-1: the grade is not a whole number",
         "gold.bad.json:4: at /Q-3: expected an object mapping doc ids to numbers",
     ] {
         assert!(err.contains(line), "missing {line:?} in\n{err}");

@@ -3,11 +3,9 @@
 //! `lang:en` and `intent:billing`; the real case is stemming on Vaswani
 //! (tests/fixtures/real_changes, judged by `$RAGDIFF_REFERENCE_DIR/vaswani/qrels`).
 
-use std::path::Path;
-
 use serde_json::Value;
 
-use crate::common::{assert_code, demo_copy, fixture, run, stderr, stdout};
+use crate::common::{assert_code, demo_copy, fixture, reference_dir, run, stderr, stdout};
 
 fn with_policy(text: &str) -> tempfile::TempDir {
     let dir = demo_copy();
@@ -113,9 +111,7 @@ fn real_stemming_passes_when_only_must_pass_queries_block() {
     // Stemming on Vaswani at k 10 newly fails 11, 58 and 78 (docs/contract.md §8.7):
     // none is a must-pass query (every 4th: 1, 5, 9, …), so the gate passes; blocking
     // `other` fails it on the same three.
-    let reference = std::env::var_os("RAGDIFF_REFERENCE_DIR")
-        .expect("RAGDIFF_REFERENCE_DIR names the reference data (../shared/reference)");
-    let qrels = Path::new(&reference).join("vaswani/qrels");
+    let qrels = reference_dir().join("vaswani/qrels");
     let dir = tempfile::tempdir().expect("a temporary folder");
     let real = fixture("verdict/real");
     std::fs::write(

@@ -55,18 +55,20 @@ impl<'d> Qrels<'d> {
         }
     }
 
+    /// Judge `doc` with `value`, or a problem at `at` (its line and pointer) when the
+    /// value is not a whole number.
     pub(super) fn grade(
         &mut self,
         qid: &str,
         doc: &str,
         value: Num,
-        line: u64,
+        at: Location,
         diag: &mut Diagnostics,
     ) {
         match value.grade() {
-            Some(g) => self.judge(doc, g, line),
+            Some(g) => self.judge(doc, g, at.line.unwrap_or(0)),
             None => diag.problem(
-                Location::line(self.display, line),
+                at,
                 ProblemKind::BadGrade {
                     query: qid.to_string(),
                     doc: doc.to_string(),
@@ -82,7 +84,8 @@ impl DictSink for Qrels<'_> {
     }
 
     fn entry(&mut self, qid: &str, doc: &str, value: Num, line: u64, diag: &mut Diagnostics) {
-        self.grade(qid, doc, value, line, diag);
+        let at = Location::line(self.display, line).pointer(json::dict_pointer(qid, doc));
+        self.grade(qid, doc, value, at, diag);
     }
 
     fn end(&mut self, _: &mut Diagnostics) {}

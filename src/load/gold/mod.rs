@@ -58,12 +58,21 @@ pub fn parse(
         diag.problem(Location::file(&display), kind);
         return None;
     }
+    let mut tag_rows = Vec::new();
     let raw = match meta.format {
         DataFormat::Csv => csv::parse_csv(bytes, &display, extra_ok, diag),
         DataFormat::Trec => qrels::parse_qrels(bytes, &display, diag),
         DataFormat::Json => json::parse_json(bytes, &display, diag),
-        DataFormat::Jsonl => jsonl::parse_jsonl(bytes, &display, diag),
+        DataFormat::Jsonl => {
+            let (raw, tags) = jsonl::parse_jsonl(bytes, &display, diag);
+            tag_rows = tags;
+            raw
+        }
     };
+    if !tag_rows.is_empty() && meta.tags_file.is_some() {
+        // docs/contract.md §2.13: one source of tags.
+        diag.problem(Location::file(&display), ProblemKind::TagsTwice);
+    }
     if diag.problems.len() > before {
         return None;
     }
@@ -72,6 +81,10 @@ pub fn parse(
         .map(|(id, judged)| GoldQuery::new(id, judged, meta.min_grade))
         .collect();
     let mut gold = GoldSet::new(meta, queries);
+    // docs/contract.md §2.13: a JSONL gold's `tags` arrays.
+    if !tag_rows.is_empty() {
+        crate::load::tags::from_rows(&mut gold, &tag_rows);
+    }
     // docs/contract.md §6.6: a CSV gold's `tags` column.
     if gold.meta.format == DataFormat::Csv
         && !crate::load::tags::from_csv_column(&mut gold, bytes, &display, diag)

@@ -114,6 +114,11 @@ pub fn pointer_token(s: &str) -> String {
     crate::text::safe_id(&s.replace('~', "~0").replace('/', "~1"))
 }
 
+/// The JSON pointer of doc `doc` in query `qid` of a dict of dicts (`/Q-1/D-4`).
+pub fn dict_pointer(qid: &str, doc: &str) -> String {
+    format!("/{}/{}", pointer_token(qid), pointer_token(doc))
+}
+
 /// The message of a serde_json error without its position (the location carries
 /// the line) and without any input text it quotes (messages show ids only).
 pub fn reason(e: &serde_json::Error) -> String {
@@ -244,8 +249,12 @@ impl Cx<'_> {
             None => true,
             Some(reason) => {
                 let line = self.line.get();
+                let pointer = match what {
+                    "doc" => dict_pointer(&self.qid, id),
+                    _ => format!("/{}", pointer_token(id)),
+                };
                 self.diag.problem(
-                    Location::line(self.display, line),
+                    Location::line(self.display, line).pointer(pointer),
                     ProblemKind::InvalidId {
                         what,
                         context: String::new(),

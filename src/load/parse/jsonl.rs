@@ -56,13 +56,12 @@ pub fn parse_line<'a, T: Deserialize<'a>>(
     }
 }
 
-/// A checked id (trimmed), or a problem at `line`.
+/// A checked id (trimmed), or a problem at `at` (a line and the id's JSON pointer).
 pub fn check_id<'s>(
     id: &'s str,
     what: &'static str,
     query: &str,
-    line: u64,
-    display: &str,
+    at: Location,
     diag: &mut Diagnostics,
 ) -> Option<&'s str> {
     let id = id.trim();
@@ -70,7 +69,7 @@ pub fn check_id<'s>(
         None => Some(id),
         Some(reason) => {
             diag.problem(
-                Location::line(display, line),
+                at,
                 ProblemKind::InvalidId {
                     what,
                     context: if query.is_empty() {
@@ -86,19 +85,20 @@ pub fn check_id<'s>(
     }
 }
 
-/// Every id of a list checked; `None` (with the problems recorded) when one is
-/// invalid.
+/// Every id of the list under `key` checked; `None` (with the problems recorded, each
+/// at its pointer `/key/i`) when one is invalid.
 pub fn check_ids<'s>(
     ids: &'s [Cow<'_, str>],
+    key: &str,
     query: &str,
-    line: u64,
-    display: &str,
+    at: &Location,
     diag: &mut Diagnostics,
 ) -> Option<Vec<&'s str>> {
     let mut out = Vec::with_capacity(ids.len());
     let mut ok = true;
-    for id in ids {
-        match check_id(id, "doc", query, line, display, diag) {
+    for (i, id) in ids.iter().enumerate() {
+        let here = at.clone().pointer(format!("/{key}/{i}"));
+        match check_id(id, "doc", query, here, diag) {
             Some(id) => out.push(id),
             None => ok = false,
         }

@@ -112,7 +112,7 @@ impl DictSink for JsonRun<'_, '_> {
                 self.current.push(doc, score + 0.0, 0, line, cap);
             }
             _ => diag.problem(
-                Location::line(&self.c.display, line),
+                Location::line(&self.c.display, line).pointer(json::dict_pointer(qid, doc)),
                 ProblemKind::BadScore {
                     query: qid.to_string(),
                     doc: doc.to_string(),

@@ -190,9 +190,11 @@ fn read_from<'s>(
     };
     let depth = meta.depth_declared.then_some(meta.depth);
     // Every format keeps the same things (unjudged docs by id, lists for drift).
+    let list_hint = meet::list_hint(meta.format);
     let collector = || {
         let mut c = Collector::new(gold, display, depth, gold.stand_in);
         c.keep = keep;
+        c.meet.list_hint = list_hint;
         c
     };
     match meta.format {
@@ -229,6 +231,7 @@ mod csv;
 mod doc_table;
 mod json;
 mod jsonl;
+mod meet;
 mod trec;
 
 /// One list held back from drift's pairing: gold index (or none), query id, hashes.
@@ -266,6 +269,8 @@ struct Collector<'g> {
     /// whole: until then a query could come back (an interleaved run is read again),
     /// so a list seen so far may be partial. Other formats offer as they go.
     deferred: Option<Vec<Deferred>>,
+    /// Whether the run's ids meet the gold's (docs/contract.md §2.15).
+    meet: meet::Meet,
 }
 
 const SAMPLE: usize = 10;
@@ -292,6 +297,7 @@ impl<'g> Collector<'g> {
             stats: ReadStats::default(),
             deferred: None,
             keep: Keep::NONE,
+            meet: meet::Meet::default(),
         }
     }
 
@@ -440,6 +446,16 @@ impl<'g> Collector<'g> {
                     });
                 }
             }
+            let (hashes, hits) = (&self.hashes, &hits);
+            let ranking = meet::Ranking {
+                q,
+                qid,
+                docs,
+                hashes,
+                hits,
+                line_of,
+            };
+            self.meet.saw(ranking, &self.display, diag);
         }
         let (unjudged, unjudged_ids) = self.unjudged(qi, docs, &hits);
         self.observed[qi] = Some(Observed {
@@ -596,9 +612,12 @@ impl<'g> Collector<'g> {
     fn outcome(
         self,
         meta: RunMeta,
-        diag: Diagnostics,
+        mut diag: Diagnostics,
         index_version: Option<String>,
     ) -> ReadOutcome {
+        if !self.structure_only {
+            self.meet.check(self.gold, &self.display, &mut diag);
+        }
         let stats = self.stats;
         ReadOutcome {
             run: Some(self.into_run(meta)),

@@ -1,174 +1,19 @@
-//! `init` and `promote` (docs/contract.md §4.5): the starting layout in a fresh repository,
-//! linted by actionlint when it is installed, and the candidate made the next
-//! baseline, atomically and only when the gate passes.
+//! `promote` (docs/contract.md §4.5, §2.11): the candidate made the next baseline,
+//! atomically and only when the gate passes, with every file its manifest names.
 
 use std::path::Path;
-use std::process::Command as Process;
 
 use crate::common::{
     Bump, CompareJson, Status, assert_code, assert_line, compare_json, demo_copy, render, run,
-    say_skipped, stderr, stdout,
+    stderr, stdout,
 };
 
-/// The action the workflow `init` writes calls: the repository `--repository` names
-/// at this version's tag.
-fn action_ref() -> String {
-    format!("example/ragdiff@v{}", env!("CARGO_PKG_VERSION"))
-}
+use crate::common::{fixture, temp_copy};
+use crate::doc_maps::{chunks, compare};
 
 fn read(dir: &Path, rel: &str) -> String {
     std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
-
-/// A new, empty git repository (what a user runs `init` in).
-fn empty_repository() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let out = Process::new("git")
-        .args(["init", "-q", "."])
-        .current_dir(dir.path())
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git init: {out:?}");
-    dir
-}
-
-// ---------------------------------------------------------------------------------
-// init
-
-#[test]
-fn init_writes_the_layout_in_an_empty_repository_and_actionlint_passes() {
-    let dir = empty_repository();
-    let out = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
-    assert_code(&out, 0);
-    let text = stdout(&out);
-    for created in [
-        "gold/",
-        "runs/",
-        "runs/accepted-failures.csv",
-        ".github/workflows/rag-retrieval.yml",
-    ] {
-        assert!(
-            text.lines().any(|l| l == format!("created  {created}")),
-            "{created} not listed as created:\n{text}"
-        );
-    }
-    assert!(!text.contains("skipped"), "{text}");
-    assert!(dir.path().join("gold").is_dir());
-    assert_eq!(
-        read(dir.path(), "runs/accepted-failures.csv"),
-        "id,reason,index_version,accepted_at\n"
-    );
-    let workflow = read(dir.path(), ".github/workflows/rag-retrieval.yml");
-    assert!(
-        workflow.contains(&format!("uses: {}\n", action_ref())),
-        "{workflow}"
-    );
-    assert!(workflow.contains("allow-failed-file: runs/accepted-failures.csv"));
-    assert!(workflow.contains("persist-credentials: false"));
-    // The next steps: the gold, freeze, a baseline, promote.
-    for step in [
-        "gold/",
-        "ragdiff freeze",
-        "runs/baseline.toml",
-        "ragdiff promote",
-    ] {
-        assert!(text.contains(step), "next steps lack {step}:\n{text}");
-    }
-    assert!(!text.contains("no .git here"), "{text}");
-
-    match Process::new("actionlint")
-        .arg("-oneline")
-        .current_dir(dir.path())
-        .output()
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            say_skipped("skipped: actionlint not installed");
-        }
-        Err(e) => panic!("actionlint: {e}"),
-        Ok(lint) => assert!(
-            lint.status.success(),
-            "actionlint on what init wrote:\n{}{}",
-            String::from_utf8_lossy(&lint.stdout),
-            String::from_utf8_lossy(&lint.stderr)
-        ),
-    }
-}
-
-#[test]
-fn init_never_overwrites_and_lists_what_it_skipped() {
-    let dir = empty_repository();
-    std::fs::create_dir(dir.path().join("runs")).unwrap();
-    std::fs::write(
-        dir.path().join("runs/accepted-failures.csv"),
-        "id,reason\nQ-1,known\n",
-    )
-    .unwrap();
-    let out = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
-    assert_code(&out, 0);
-    let text = stdout(&out);
-    assert!(
-        text.contains("skipped  runs/accepted-failures.csv (it exists; left as it is)"),
-        "{text}"
-    );
-    assert!(text.contains("skipped  runs/ "), "{text}");
-    assert!(text.contains("created  .github/workflows/rag-retrieval.yml"));
-    assert_eq!(
-        read(dir.path(), "runs/accepted-failures.csv"),
-        "id,reason\nQ-1,known\n"
-    );
-
-    // A second run writes nothing: the user's edits to the workflow stay.
-    let path = dir.path().join(".github/workflows/rag-retrieval.yml");
-    std::fs::write(&path, "# edited\n").unwrap();
-    let again = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
-    assert_code(&again, 0);
-    assert!(!stdout(&again).contains("created"), "{}", render(&again));
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "# edited\n");
-}
-
-#[test]
-fn init_refuses_a_file_where_a_folder_belongs_and_writes_nothing() {
-    let dir = empty_repository();
-    std::fs::write(dir.path().join("runs"), "not a folder").unwrap();
-    let out = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
-    assert_code(&out, 2);
-    assert!(stderr(&out).contains("runs exists and is not a folder"));
-    assert!(!dir.path().join("gold").exists());
-    assert!(!dir.path().join(".github").exists());
-}
-
-#[test]
-fn init_outside_a_repository_root_says_so() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
-    assert_code(&out, 0);
-    assert!(stdout(&out).contains("no .git here"), "{}", render(&out));
-}
-
-/// The header-only allow-list is a valid allow-list from the first gate run on (exit
-/// 1 for the demo's regression, never 2 for a missing or malformed file).
-#[test]
-fn the_allow_list_init_writes_is_read_by_the_gate() {
-    let dir = demo_copy();
-    std::fs::remove_file(dir.path().join("runs/accepted-failures.csv")).unwrap();
-    assert_code(
-        &run(dir.path(), &["init", "--repository", "example/ragdiff"]),
-        0,
-    );
-    let out = run(
-        dir.path(),
-        &[
-            "compare",
-            "--allow-failed-file",
-            "runs/accepted-failures.csv",
-        ],
-    );
-    assert_code(&out, 1);
-    assert!(stdout(&out).contains("FAIL  1 query newly failed"));
-}
-
-// ---------------------------------------------------------------------------------
-// promote
 
 const ALLOW: [&str; 3] = [
     "promote",
@@ -444,4 +289,126 @@ fn promote_of_a_single_results_file_writes_a_string() {
     let r = compare_json(dir.path(), &["compare", "--format", "json"], 0);
     assert_eq!((r.baseline.repeats, r.candidate.repeats), (1, 1));
     assert_nothing_moved(&r);
+}
+
+#[test]
+fn promote_copies_the_results_and_the_doc_map() {
+    let dir = temp_copy(&chunks());
+    let out = run(
+        dir.path(),
+        &[
+            "promote",
+            "--force",
+            "--gold",
+            "gold.toml",
+            "base.toml",
+            "cand.toml",
+        ],
+    );
+    assert_code(&out, 0);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("it now reads base.csv (a copy of cand.csv), the doc map base-doc-map.csv (a copy of chunks-v2.csv)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("note: chunks-v1.csv is no longer named by base.toml; left in place"),
+        "{text}"
+    );
+    assert_eq!(read(dir.path(), "base.csv"), read(dir.path(), "cand.csv"));
+    assert_eq!(
+        read(dir.path(), "base-doc-map.csv"),
+        read(dir.path(), "chunks-v2.csv")
+    );
+    let manifest = read(dir.path(), "base.toml");
+    assert_eq!(
+        manifest,
+        read(dir.path(), "cand.toml")
+            .replace("results = \"cand.csv\"", "results = \"base.csv\"")
+            .replace(
+                "doc_map = \"chunks-v2.csv\"",
+                "doc_map = \"base-doc-map.csv\""
+            )
+    );
+    let j = compare_json(dir.path(), &compare("cand.toml", &["--format", "json"]), 0);
+    assert!(
+        j.per_query
+            .iter()
+            .all(|r| r.delta.rr == 0.0 && r.rbo == Some(1.0))
+    );
+}
+
+#[test]
+fn promote_copies_every_repeat() {
+    let dir = temp_copy(&fixture("drift"));
+    let out = run(
+        dir.path(),
+        &[
+            "promote",
+            "--force",
+            "--gold",
+            "gold.toml",
+            "base.toml",
+            "cand.toml",
+        ],
+    );
+    assert_code(&out, 0);
+    // The first copy keeps the baseline's plain name; repeats follow as -2, -3.
+    for i in 1..=3 {
+        let copy = if i == 1 {
+            "base.csv".to_string()
+        } else {
+            format!("base-{i}.csv")
+        };
+        assert_eq!(
+            read(dir.path(), &copy),
+            read(dir.path(), &format!("cand-{i}.csv")),
+            "repeat {i}"
+        );
+    }
+    let manifest = read(dir.path(), "base.toml");
+    assert!(
+        manifest.contains("results = [\"base.csv\", \"base-2.csv\", \"base-3.csv\"]"),
+        "{manifest}"
+    );
+    let j = compare_json(
+        dir.path(),
+        &[
+            "compare",
+            "--gold",
+            "gold.toml",
+            "base.toml",
+            "cand.toml",
+            "--format",
+            "json",
+            // Pooled under one version, the candidate's own repeats disagree on Q-2.
+            "--nondeterminism",
+            "warn",
+        ],
+        0,
+    );
+    assert_eq!((j.baseline.repeats, j.candidate.repeats), (3, 3));
+}
+
+/// The copies and the manifest are one set: when one cannot be written, nothing is.
+#[test]
+fn promote_writes_nothing_when_a_copy_cannot_be_placed() {
+    let dir = temp_copy(&chunks());
+    std::fs::create_dir(dir.path().join("base-doc-map.csv")).unwrap();
+    let before = read(dir.path(), "base.toml");
+    let base = read(dir.path(), "base.csv");
+    let out = run(
+        dir.path(),
+        &[
+            "promote",
+            "--force",
+            "--gold",
+            "gold.toml",
+            "base.toml",
+            "cand.toml",
+        ],
+    );
+    assert_ne!(out.status.code(), Some(0), "{}", render(&out));
+    assert_eq!(read(dir.path(), "base.toml"), before);
+    assert_eq!(read(dir.path(), "base.csv"), base);
 }

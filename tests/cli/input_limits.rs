@@ -5,7 +5,7 @@
 //! one-file layout, bad UTF-8 in ignored fields and sha256 prefixes (item 13).
 //!
 //! The big inputs are generated into temporary folders; the fixtures live in
-//! tests/fixtures/hardening_load/. Timeouts only catch hangs and quadratic code (which
+//! tests/fixtures/input_limits/. Timeouts only catch hangs and quadratic code (which
 //! would run for minutes on these inputs); nothing is a timed assertion.
 
 use std::fmt::Write as _;
@@ -34,7 +34,7 @@ fn run_limited(dir: &Path, args: &[&str]) -> Output {
 /// A copy of the base fixture (gold.toml over gold.csv, run.toml over run.trec,
 /// depth 5) to change.
 fn base() -> tempfile::TempDir {
-    temp_copy(&fixture("hardening_load/base"))
+    temp_copy(&fixture("input_limits/base"))
 }
 
 fn write(dir: &Path, name: &str, text: impl AsRef<[u8]>) {
@@ -286,12 +286,12 @@ fn many_unknown_manifest_keys_are_linear() {
     let err = stderr(&out);
     assert_line(
         &err,
-        "run.toml:5: unknown key `unknown_0`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters",
+        "run.toml:5: unknown key `unknown_0`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record",
     );
     // the 200th kept problem has the right line: the line index is exact
     assert_line(
         &err,
-        "run.toml:204: unknown key `unknown_199`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters",
+        "run.toml:204: unknown key `unknown_199`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record",
     );
     assert_line(&err, "run.toml: … and 99800 more problems not shown");
 }
@@ -414,6 +414,8 @@ fn a_query_never_holds_more_than_depth_lines() {
     // the count means something: within depth, every line is held
     let mut within = String::new();
     trec_lines(&mut within, "1", 5);
+    // query 2 returns its judged doc: ids that never meet the gold are refused
+    within.push_str("2 Q0 c 1 1 t\n");
     let ReadOutcome { diag, stats, .. } =
         RunReader::new(&gold).read(Source::bytes(run_meta(5), within.as_bytes()));
     assert!(diag.problems.is_empty(), "{:?}", diag.problems);
@@ -426,7 +428,7 @@ fn a_query_never_holds_more_than_depth_lines() {
 ///
 #[test]
 fn signed_zeros_rank_as_equal_scores() {
-    let dir = fixture("hardening_load/signed-zero");
+    let dir = fixture("input_limits/signed-zero");
     let out = run_limited(
         &dir,
         &[
@@ -457,7 +459,7 @@ fn signed_zeros_rank_as_equal_scores() {
 #[test]
 fn one_file_layout_refuses_a_bad_index_version() {
     let out = run_limited(
-        &fixture("hardening_load/onefile-bad-version"),
+        &fixture("input_limits/onefile-bad-version"),
         &["eval", "cases.csv"],
     );
     assert_code(&out, 2);
@@ -472,7 +474,7 @@ fn one_file_layout_refuses_a_bad_index_version() {
 #[test]
 fn an_unterminated_quote_is_one_problem() {
     let out = run_limited(
-        &fixture("hardening_load/unterminated-quote"),
+        &fixture("input_limits/unterminated-quote"),
         &["validate", "--gold", "gold.csv", "run.csv"],
     );
     assert_code(&out, 2);
@@ -505,7 +507,7 @@ fn an_unterminated_quote_is_one_problem() {
 #[case::qrels(&["validate", "--gold", "qrels.txt", "../base/run.trec"][..], "qrels.txt")]
 #[case::csv_gold(&["validate", "--gold", "gold.csv", "../base/run.trec"][..], "gold.csv")]
 fn cr_only_line_ends_are_an_input_error(#[case] args: &[&str], #[case] file: &str) {
-    let out = run_limited(&fixture("hardening_load/cr-only"), args);
+    let out = run_limited(&fixture("input_limits/cr-only"), args);
     assert_code(&out, 2);
     assert_line(
         &stderr(&out),
@@ -518,7 +520,7 @@ fn cr_only_line_ends_are_an_input_error(#[case] args: &[&str], #[case] file: &st
 /// the run's.
 #[test]
 fn bad_utf8_in_ignored_fields_is_a_warning() {
-    let dir = fixture("hardening_load/ignored-bad-utf8");
+    let dir = fixture("input_limits/ignored-bad-utf8");
     let out = run_limited(&dir, &["eval", "qrels.txt", "run.trec", "--format", "json"]);
     assert_code(&out, 0);
     assert_line(

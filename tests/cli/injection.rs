@@ -1,13 +1,13 @@
 //! What is printed (docs/contract.md §12.5): input values cannot start a GitHub workflow command or
 //! a new line (item 1), one long warning cannot empty the Markdown (item 8), and tied
 //! scores in another order than trec_eval's tie-break are a note, not a warning
-//! (item 12). Fixtures: tests/fixtures/hardening_rep/.
+//! (item 12). Fixtures: tests/fixtures/injection/.
 
 use std::path::Path;
 use std::process::Output;
 
 use crate::common::{
-    Change, assert_code, assert_line, crate_dir, fixture, ragdiff, stderr, stdout, write_generated,
+    Change, assert_code, assert_line, demo_copy, fixture, ragdiff, stderr, stdout, write_generated,
 };
 
 /// `ragdiff ARGS` from `dir` as GitHub Actions runs it.
@@ -64,20 +64,6 @@ fn assert_no_injection(out: &Output) -> Vec<String> {
         }
     }
     own
-}
-
-/// A copy of the demo (`gold/`, `runs/`) in a temporary folder.
-fn demo_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    for sub in ["gold", "runs"] {
-        std::fs::create_dir(dir.path().join(sub)).expect("a folder");
-        for entry in std::fs::read_dir(crate_dir().join(sub)).expect("the demo") {
-            let entry = entry.expect("an entry");
-            std::fs::copy(entry.path(), dir.path().join(sub).join(entry.file_name()))
-                .expect("copied");
-        }
-    }
-    dir
 }
 
 /// Replace the line of `path` that starts with `prefix` by `line`.
@@ -201,7 +187,7 @@ const OWN_ERROR: &str = "::error title=ragdiff%3A %3A%3Aerror%3A%3AID newly fail
 
 #[test]
 fn hostile_values_in_every_format_start_no_workflow_command() {
-    let dir = fixture("hardening_rep/hostile");
+    let dir = fixture("injection/hostile");
     let compare = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
     for format in ["table", "markdown", "json", "csv"] {
         let out = gha(&dir, &[&compare[..], &["--format", format]].concat());
@@ -260,7 +246,7 @@ fn hostile_values_in_every_format_start_no_workflow_command() {
 
 #[test]
 fn hostile_values_in_exports_eval_and_validate() {
-    let dir = fixture("hardening_rep/hostile");
+    let dir = fixture("injection/hostile");
     let out_dir = tempfile::tempdir().expect("a temporary folder");
     let file = |name: &str| out_dir.path().join(name).display().to_string();
     let (md, js, csv) = (file("r.md"), file("r.json"), file("r.csv"));
@@ -486,7 +472,7 @@ fn strings(v: &serde_json::Value) -> Vec<&str> {
 
 #[test]
 fn tied_scores_in_another_order_are_a_note_not_a_warning() {
-    let dir = fixture("hardening_rep/ties");
+    let dir = fixture("injection/ties");
     let out = gha(
         &dir,
         &["eval", "qrels", "run.ties-only.trec", "--format", "json"],
@@ -518,7 +504,7 @@ fn tied_scores_in_another_order_are_a_note_not_a_warning() {
 
 #[test]
 fn a_lower_score_ranked_above_a_higher_one_stays_a_warning() {
-    let dir = fixture("hardening_rep/ties");
+    let dir = fixture("injection/ties");
     let out = gha(
         &dir,
         &["eval", "qrels", "run.inversion.trec", "--format", "json"],
@@ -535,7 +521,7 @@ fn a_lower_score_ranked_above_a_higher_one_stays_a_warning() {
 
 #[test]
 fn compare_shows_the_note_in_json_table_and_markdown() {
-    let dir = fixture("hardening_rep/ties");
+    let dir = fixture("injection/ties");
     let args = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
     let out = gha(&dir, &[&args[..], &["--format", "json"]].concat());
     assert_code(&out, 0);
@@ -576,7 +562,7 @@ fn compare_shows_the_note_in_json_table_and_markdown() {
 /// keeps the data as it is.
 #[test]
 fn stdout_copied_from_an_export_is_guarded_alike() {
-    let dir = fixture("hardening_rep/hostile");
+    let dir = fixture("injection/hostile");
     let out_dir = tempfile::tempdir().expect("a temporary folder");
     let compare = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
     for (format, flag) in [

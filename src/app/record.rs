@@ -1,0 +1,237 @@
+//! `record` (docs/contract.md §4.8): flags checked, the gold and its questions
+//! read, the retriever asked, the run written as one atomic set.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::app::print_warnings;
+use crate::cli::{RecordArgs, TopicField};
+use crate::exit::{self, RetrieverFailed};
+use crate::load;
+use crate::model::GoldSet;
+use crate::record::questions::{self, QueriesFormat, Question};
+use crate::record::write::{self, Paths, RunInfo};
+use crate::record::{self as rec, Outcome, Reach, Tally};
+use crate::text::eprintln;
+use crate::validate::{Diagnostics, Location, ProblemKind};
+
+/// The flags, checked: what cannot be used is a usage problem (exit 2).
+struct Flags {
+    argv: Vec<String>,
+    filters: BTreeMap<String, String>,
+    timeout: Duration,
+    field: questions::TopicField,
+}
+
+fn flags(args: &RecordArgs, diag: &mut Diagnostics) -> Flags {
+    let argv = match shlex::split(&args.command) {
+        Some(argv) if !argv.is_empty() => argv,
+        _ => {
+            diag.usage("--command: give the retriever as \"CMD ARGS…\" (quotes balanced; split as a POSIX shell would, run without a shell)");
+            Vec::new()
+        }
+    };
+    if semver::Version::parse(&args.index_version).is_err() {
+        diag.usage(format!(
+            "--index-version {}: not a semantic version such as 1.4.0",
+            crate::text::shown(&args.index_version)
+        ));
+    }
+    let mut filters = BTreeMap::new();
+    for f in &args.filter {
+        match f.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                filters.insert(k.trim().to_string(), v.trim().to_string());
+            }
+            _ => diag.usage(format!(
+                "--filter {}: expected KEY=VALUE",
+                crate::text::shown(f)
+            )),
+        }
+    }
+    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 86_400.0) {
+        diag.usage("--timeout: seconds above 0, at most 86400");
+    }
+    let field = match args.topic_field {
+        TopicField::Title => questions::TopicField::Title,
+        TopicField::Desc => questions::TopicField::Desc,
+    };
+    Flags {
+        argv,
+        filters,
+        timeout: Duration::from_secs_f64(args.timeout.clamp(0.001, 86_400.0)),
+        field,
+    }
+}
+
+/// The gold's questions: the queries file its manifest names, else a CSV gold's
+/// `question` column. Returns them with the name a missing question's message gives.
+fn gold_questions(
+    gold: &GoldSet,
+    field: questions::TopicField,
+    diag: &mut Diagnostics,
+) -> (Vec<Question>, String) {
+    if let Some(m) = &gold.meta.manifest
+        && let Some(file) = load::queries::named(m, diag)
+    {
+        let display = file.path.display().to_string();
+        let format = QueriesFormat::of(&file.path, &file.bytes);
+        let qs = questions::parse(format, &file.bytes, &display, field, diag);
+        return (qs, display);
+    }
+    let data = &gold.meta.data;
+    let column = (gold.meta.format == crate::model::DataFormat::Csv)
+        .then(|| questions::from_csv_gold(data, diag))
+        .flatten();
+    match column {
+        Some(qs) => (qs, format!("{}'s question column", data.display())),
+        None => {
+            diag.problem(
+                Location::file(
+                    gold.meta
+                        .manifest
+                        .as_deref()
+                        .unwrap_or(data)
+                        .display()
+                        .to_string(),
+                ),
+                ProblemKind::NoQuestions,
+            );
+            (Vec::new(), String::new())
+        }
+    }
+}
+
+pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
+    let mut diag = Diagnostics::default();
+    let f = flags(&args, &mut diag);
+    let paths = Paths::beside(&args.out, args.results_format);
+    let gold_path = load::gold_or_default(args.gold.gold.clone(), &mut diag);
+    diag.check()?;
+    let gold = gold_path.and_then(|p| load::load_gold(&p, false, &[], &mut diag));
+    let gold = diag.require(gold)?;
+    check_outputs(&paths, &gold, &args)?;
+    let (source, source_name) = gold_questions(&gold, f.field, &mut diag);
+    let unlabelled = match &args.include_unlabelled {
+        Some(p) => questions::read_file(p, f.field, &mut diag),
+        None => Vec::new(),
+    };
+    diag.check()?;
+    let questions = rec::questions_for(&gold, source, &source_name, unlabelled, &mut diag);
+    diag.check()?;
+    print_warnings(&diag.warnings);
+    let reach = Reach {
+        concurrency: args.concurrency as usize,
+        timeout: f.timeout,
+        depth: args.depth,
+        filters: f.filters.clone(),
+        log: args.retriever_log.clone(),
+    };
+    let tally = Tally::new(questions.len(), args.quiet);
+    let outcomes = rec::command::run(&f.argv, &reach, &questions, &tally);
+    tally.finish();
+    let outcomes = outcomes?;
+    let errored = errored_ids(&questions, &outcomes);
+    if errored.len() > args.allow_errors as usize {
+        return Err(RetrieverFailed {
+            message: format!(
+                "{} errored: {}; nothing was written (--allow-errors N records a run with up to N errored queries, listed in its manifest)",
+                crate::text::plural(errored.len(), "query", "queries"),
+                crate::text::name_ids(&errored)
+            ),
+            log_tail: Vec::new(),
+        }
+        .into());
+    }
+    let info = RunInfo {
+        index_version: args.index_version.clone(),
+        corpus: gold.meta.corpus.clone(),
+        depth: args.depth,
+        filters: f.filters,
+        format: args.results_format,
+        concurrency: reach.concurrency,
+        host: host_name(),
+        recorded_at: crate::text::utc_timestamp(crate::text::now_secs()),
+    };
+    write::write_run(&paths, &info, &questions, &outcomes)?;
+    eprintln(&summary(&paths, &questions, &outcomes, &errored));
+    Ok(exit::SUCCESS)
+}
+
+/// No output may overwrite an input (the gold's files, the unlabelled questions).
+fn check_outputs(paths: &Paths, gold: &GoldSet, args: &RecordArgs) -> anyhow::Result<()> {
+    let mut inputs: Vec<&Path> = vec![&gold.meta.data];
+    if let Some(m) = &gold.meta.manifest {
+        inputs.push(m);
+    }
+    if let Some(u) = &args.include_unlabelled {
+        inputs.push(u);
+    }
+    let mut outputs: Vec<(&str, &Path)> =
+        vec![("--out", &paths.manifest), ("results", &paths.results)];
+    if let Some(l) = &paths.latency {
+        outputs.push(("latency", l));
+    }
+    crate::output::check_exports(&outputs, &inputs)?;
+    Ok(())
+}
+
+fn errored_ids<'q>(questions: &'q [Question], outcomes: &[Outcome]) -> Vec<&'q str> {
+    questions
+        .iter()
+        .zip(outcomes)
+        .filter(|(_, o)| matches!(o, Outcome::Errored))
+        .map(|(q, _)| q.id.as_str())
+        .collect()
+}
+
+/// This machine's name, as the manifest's `[record]` records it.
+fn host_name() -> String {
+    nix::unistd::gethostname()
+        .ok()
+        .and_then(|h| h.into_string().ok())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// `recorded 93 queries (0 errored) to runs/candidate.toml …`: counts and paths only.
+fn summary(
+    paths: &Paths,
+    questions: &[Question],
+    outcomes: &[Outcome],
+    errored: &[&str],
+) -> String {
+    let mut latencies: Vec<f64> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            Outcome::Answered(a) => Some(a.latency_ms),
+            Outcome::Errored => None,
+        })
+        .collect();
+    latencies.sort_by(f64::total_cmp);
+    let at = |p: f64| {
+        latencies
+            .get(((latencies.len() as f64 * p).ceil() as usize).saturating_sub(1))
+            .copied()
+            .unwrap_or(0.0)
+    };
+    let mut s = format!(
+        "recorded {} to {} (results {})",
+        crate::text::plural(questions.len(), "query", "queries"),
+        paths.manifest.display(),
+        paths.results.display()
+    );
+    if !errored.is_empty() {
+        s.push_str(&format!(
+            "; {} errored: {}",
+            errored.len(),
+            crate::text::name_ids(errored)
+        ));
+    }
+    s.push_str(&format!(
+        "; latency p50 {:.3} ms, p95 {:.3} ms",
+        at(0.5),
+        at(0.95)
+    ));
+    s
+}

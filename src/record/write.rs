@@ -1,0 +1,231 @@
+//! What `record` writes (docs/contract.md §4.8): the results file (JSONL by
+//! default, TREC or CSV), a latency side file for TREC and CSV, and the run
+//! manifest, as one atomic set through [`crate::output::write_files`].
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::record::questions::Question;
+use crate::record::{Answer, Outcome};
+
+/// The results file's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ResultsFormat {
+    #[default]
+    Jsonl,
+    Trec,
+    Csv,
+}
+
+impl ResultsFormat {
+    fn extension(self) -> &'static str {
+        match self {
+            Self::Jsonl => "jsonl",
+            Self::Trec => "trec",
+            Self::Csv => "csv",
+        }
+    }
+}
+
+/// The run's metadata, as the manifest records it.
+#[derive(Debug, Clone)]
+pub struct RunInfo {
+    pub index_version: String,
+    pub corpus: Option<String>,
+    pub depth: u32,
+    pub filters: BTreeMap<String, String>,
+    pub format: ResultsFormat,
+    pub concurrency: usize,
+    pub host: String,
+    /// RFC 3339, UTC.
+    pub recorded_at: String,
+}
+
+/// The files of one recorded run.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    pub manifest: PathBuf,
+    pub results: PathBuf,
+    /// TREC and CSV only: `STEM-latency.csv`.
+    pub latency: Option<PathBuf>,
+}
+
+impl Paths {
+    /// Beside the manifest, named after its stem: `runs/candidate.toml` gives
+    /// `runs/candidate.jsonl` (and `runs/candidate-latency.csv`).
+    pub fn beside(manifest: &Path, format: ResultsFormat) -> Self {
+        let stem = manifest
+            .file_stem()
+            .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
+        let named = |name: String| manifest.with_file_name(name);
+        Self {
+            manifest: manifest.to_path_buf(),
+            results: named(format!("{stem}.{}", format.extension())),
+            latency: (format != ResultsFormat::Jsonl).then(|| named(format!("{stem}-latency.csv"))),
+        }
+    }
+
+    fn file_name(path: &Path) -> String {
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// Write the run: results, latency (TREC, CSV) and manifest, all or nothing.
+pub fn write_run(
+    paths: &Paths,
+    info: &RunInfo,
+    questions: &[Question],
+    outcomes: &[Outcome],
+) -> anyhow::Result<()> {
+    let errored: Vec<&str> = questions
+        .iter()
+        .zip(outcomes)
+        .filter(|(_, o)| matches!(o, Outcome::Errored))
+        .map(|(q, _)| q.id.as_str())
+        .collect();
+    let manifest = manifest_text(paths, info, &errored);
+    let mut files: Vec<&Path> = vec![&paths.results];
+    if let Some(l) = &paths.latency {
+        files.push(l);
+    }
+    files.push(&paths.manifest);
+    let last = files.len() - 1;
+    crate::output::write_files(&files, |i, out| match i {
+        0 => results(info, questions, outcomes, out),
+        i if i == last => out.write_all(manifest.as_bytes()),
+        _ => latency(questions, outcomes, out),
+    })
+}
+
+/// The manifest: the run manifest's keys (docs/contract.md §2.2) and `[record]`.
+pub fn manifest_text(paths: &Paths, info: &RunInfo, errored: &[&str]) -> String {
+    use toml_edit::{DocumentMut, Table, value};
+    let mut doc = DocumentMut::new();
+    doc.decor_mut()
+        .set_prefix("# Recorded by `ragdiff record` (docs/contract.md §4.8).\n");
+    doc["index_version"] = value(&info.index_version);
+    if let Some(c) = &info.corpus {
+        doc["corpus"] = value(c);
+    }
+    doc["depth"] = value(i64::from(info.depth));
+    doc["results"] = value(Paths::file_name(&paths.results));
+    if let Some(l) = &paths.latency {
+        doc["latency"] = value(Paths::file_name(l));
+    }
+    if !errored.is_empty() {
+        doc["errored"] = value(toml_edit::Array::from_iter(errored.iter().copied()));
+    }
+    if !info.filters.is_empty() {
+        let mut t = Table::new();
+        for (k, v) in &info.filters {
+            t[k.as_str()] = value(v);
+        }
+        doc["filters"] = toml_edit::Item::Table(t);
+    }
+    let mut r = Table::new();
+    r["concurrency"] = value(info.concurrency as i64);
+    r["host"] = value(&info.host);
+    r["recorded_at"] = value(&info.recorded_at);
+    doc["record"] = toml_edit::Item::Table(r);
+    doc.to_string()
+}
+
+/// Milliseconds with 3 decimals.
+fn ms(latency: f64) -> f64 {
+    (latency * 1000.0).round() / 1000.0
+}
+
+fn results(
+    info: &RunInfo,
+    questions: &[Question],
+    outcomes: &[Outcome],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    match info.format {
+        ResultsFormat::Jsonl => jsonl(questions, outcomes, out),
+        ResultsFormat::Trec => trec(questions, outcomes, out),
+        ResultsFormat::Csv => csv(questions, outcomes, out),
+    }
+}
+
+fn jsonl(questions: &[Question], outcomes: &[Outcome], out: &mut dyn Write) -> std::io::Result<()> {
+    for (q, o) in questions.iter().zip(outcomes) {
+        let row = match o {
+            Outcome::Answered(a) => {
+                let mut row = serde_json::json!({
+                    "id": q.id.as_str(),
+                    "retrieved_doc_ids": a.doc_ids,
+                });
+                if let Some(s) = &a.scores {
+                    row["scores"] = serde_json::json!(s);
+                }
+                row["latency_ms"] = serde_json::json!(ms(a.latency_ms));
+                row
+            }
+            Outcome::Errored => serde_json::json!({
+                "id": q.id.as_str(),
+                "retrieved_doc_ids": [],
+                "errored": true,
+            }),
+        };
+        serde_json::to_writer(&mut *out, &row)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// TREC: the retriever's scores, or (without them) depth-descending whole numbers
+/// that keep its order.
+fn trec(questions: &[Question], outcomes: &[Outcome], out: &mut dyn Write) -> std::io::Result<()> {
+    for (q, o) in questions.iter().zip(outcomes) {
+        let Outcome::Answered(Answer {
+            doc_ids, scores, ..
+        }) = o
+        else {
+            continue;
+        };
+        let n = doc_ids.len();
+        for (r, doc) in doc_ids.iter().enumerate() {
+            let rank = r + 1;
+            match scores {
+                Some(s) => writeln!(out, "{} Q0 {doc} {rank} {} ragdiff", q.id, s[r])?,
+                None => writeln!(out, "{} Q0 {doc} {rank} {} ragdiff", q.id, n - r)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+fn csv(questions: &[Question], outcomes: &[Outcome], out: &mut dyn Write) -> std::io::Result<()> {
+    let mut w = ::csv::Writer::from_writer(out);
+    w.write_record(["id", "retrieved_doc_ids"])?;
+    for (q, o) in questions.iter().zip(outcomes) {
+        let docs = match o {
+            Outcome::Answered(a) => a.doc_ids.join(";"),
+            Outcome::Errored => String::new(),
+        };
+        w.write_record([q.id.as_str(), &docs])?;
+    }
+    w.flush()
+}
+
+/// The latency side file: `id,latency_ms`, an empty cell for an errored query.
+fn latency(
+    questions: &[Question],
+    outcomes: &[Outcome],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut w = ::csv::Writer::from_writer(out);
+    w.write_record(["id", "latency_ms"])?;
+    for (q, o) in questions.iter().zip(outcomes) {
+        let cell = match o {
+            Outcome::Answered(a) => format!("{}", ms(a.latency_ms)),
+            Outcome::Errored => String::new(),
+        };
+        w.write_record([q.id.as_str(), &cell])?;
+    }
+    w.flush()
+}

@@ -1,0 +1,772 @@
+//! `ragdiff record --command` (docs/contract.md §4.8): questions from the gold, the
+//! JSON Lines protocol and its faults, what it writes, and that no question's text
+//! reaches any output. The retriever is `tests/fixtures/record/fake.py` (one fault
+//! per mode) or, with the reference data, bm25s over the Vaswani documents.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::common::{self, assert_code, stderr};
+
+/// Every question of the fixture: none may appear in any output.
+const QUESTIONS: [&str; 6] = [
+    "which zebra stripes are secret",
+    "how do penguins whisper",
+    "where do owls hide marmalade",
+    "when do snails race",
+    "do llamas dream of hay",
+    "why are flamingos pink",
+];
+
+/// The fixture folder (with `topics/`) in a new temporary folder, with `runs/`.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let src = common::fixture("record");
+    for sub in ["", "topics"] {
+        std::fs::create_dir_all(dir.path().join(sub)).expect("a folder");
+        for entry in std::fs::read_dir(src.join(sub)).expect("the fixture folder") {
+            let entry = entry.expect("a folder entry");
+            if entry.file_type().expect("a file type").is_file() {
+                let to = dir.path().join(sub).join(entry.file_name());
+                std::fs::copy(entry.path(), to).expect("copied");
+            }
+        }
+    }
+    std::fs::create_dir_all(dir.path().join("runs")).expect("runs/");
+    dir
+}
+
+/// `python3 fake.py MODE…` as a --command value.
+fn fake(mode: &str) -> String {
+    format!("python3 fake.py {mode}")
+}
+
+fn record(dir: &Path, extra: &[&str]) -> Output {
+    record_with(dir, "gold.toml", extra)
+}
+
+/// No question's text in any file of `dir` (recursively, inputs aside) or in `out`.
+#[track_caller]
+fn assert_private(dir: &Path, out: &Output) {
+    let mut texts = vec![common::stdout(out), stderr(out)];
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("a folder").flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                stack.push(path);
+            } else if !is_input(&name) {
+                texts.push(std::fs::read_to_string(&path).unwrap_or_default());
+            }
+        }
+    }
+    for text in &texts {
+        for q in QUESTIONS {
+            assert!(
+                !text.contains(q),
+                "question text {q:?} in an output:\n{text}"
+            );
+        }
+    }
+}
+
+/// The fixture's own files, which hold the questions on purpose.
+fn is_input(name: &str) -> bool {
+    name.starts_with("gold")
+        || name.starts_with("queries")
+        || name.starts_with("unlabelled")
+        || name == "topics.trec"
+        || name == "fake.py"
+        || name == "retriever.log"
+        || name == "fake.pid"
+}
+
+fn read(dir: &Path, rel: &str) -> String {
+    std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn jsonl_rows(dir: &Path, rel: &str) -> Vec<serde_json::Value> {
+    read(dir, rel)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+fn ids_of(rows: &[serde_json::Value]) -> Vec<&str> {
+    rows.iter()
+        .map(|r| r["id"].as_str().expect("an id"))
+        .collect()
+}
+
+#[test]
+fn records_a_csv_gold_as_jsonl_that_eval_reads() {
+    let dir = workspace();
+    let out = record(dir.path(), &["--command", &fake("good"), "--depth", "2"]);
+    assert_code(&out, 0);
+    let err = stderr(&out);
+    assert!(
+        err.lines().any(|l| l.starts_with(
+            "recorded 4 queries to runs/candidate.toml (results runs/candidate.jsonl); latency p50 "
+        ) && l.ends_with(" ms")),
+        "no summary line:\n{err}"
+    );
+    let manifest = read(dir.path(), "runs/candidate.toml");
+    let doc: toml_edit::DocumentMut = manifest.parse().expect("a TOML manifest");
+    assert_eq!(doc["index_version"].as_str(), Some("1.0.0"));
+    assert_eq!(doc["corpus"].as_str(), Some("animals"));
+    assert_eq!(doc["depth"].as_integer(), Some(2));
+    assert_eq!(doc["results"].as_str(), Some("candidate.jsonl"));
+    assert_eq!(doc["record"]["concurrency"].as_integer(), Some(4));
+    assert!(
+        doc["record"]["host"]
+            .as_str()
+            .is_some_and(|h| !h.is_empty())
+    );
+    assert_eq!(
+        doc["record"]["recorded_at"].as_str(),
+        Some("2026-12-01T00:00:00Z")
+    );
+    let rows = jsonl_rows(dir.path(), "runs/candidate.jsonl");
+    assert_eq!(ids_of(&rows), ["Q-1", "Q-2", "Q-3", "Q-4"]);
+    // Cut to depth 2: the fake answers three.
+    assert_eq!(
+        rows[0]["retrieved_doc_ids"],
+        serde_json::json!(["D-Q-1", "D-0"])
+    );
+    assert_eq!(rows[0]["scores"], serde_json::json!([3.0, 2.0]));
+    assert!(
+        rows.iter()
+            .all(|r| r["latency_ms"].as_f64().is_some_and(|l| l >= 0.0))
+    );
+    // The recorded run is a run like any other: Q-3 expects D-7, which nobody returns.
+    let eval = common::eval_json(
+        dir.path(),
+        &[
+            "eval",
+            "--gold",
+            "gold.toml",
+            "runs/candidate.toml",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(eval.row("Q-1").rr, 1.0);
+    assert_eq!(eval.row("Q-3").rr, 0.0);
+    assert_private(dir.path(), &out);
+}
+
+#[test]
+fn queries_files_in_every_layout_give_the_same_run() {
+    let mut first: Option<String> = None;
+    for layout in ["tsv", "jsonl", "trec"] {
+        let dir = workspace();
+        let gold = format!("topics/gold-{layout}.toml");
+        let out = common::run(
+            dir.path(),
+            &[
+                "record",
+                "--gold",
+                &gold,
+                "--index-version",
+                "1.0.0",
+                "--command",
+                &fake("good"),
+                "--concurrency",
+                "1",
+            ],
+        );
+        assert_code(&out, 0);
+        let rows = jsonl_rows(dir.path(), "runs/candidate.jsonl");
+        let docs: Vec<String> = rows
+            .iter()
+            .map(|r| r["retrieved_doc_ids"].to_string())
+            .collect();
+        let docs = docs.join("\n");
+        assert_eq!(ids_of(&rows), ["Q-1", "Q-2", "Q-3", "Q-4"], "{layout}");
+        match &first {
+            None => first = Some(docs),
+            Some(f) => assert_eq!(f, &docs, "{layout}"),
+        }
+    }
+}
+
+#[test]
+fn the_topic_field_picks_the_description() {
+    let dir = workspace();
+    let log = dir.path().join("retriever.log");
+    let out = common::run(
+        dir.path(),
+        &[
+            "record",
+            "--gold",
+            "topics/gold-trec.toml",
+            "--index-version",
+            "1.0.0",
+            "--command",
+            &fake("good"),
+            "--topic-field",
+            "desc",
+            "--retriever-log",
+            "retriever.log",
+        ],
+    );
+    assert_code(&out, 0);
+    let log = std::fs::read_to_string(log).expect("the retriever's log");
+    assert!(log.contains("asked Zebra question in long form."), "{log}");
+    assert!(!log.contains("asked which zebra"), "{log}");
+}
+
+#[test]
+fn a_gold_without_questions_is_an_input_error() {
+    let dir = workspace();
+    let out = common::run(
+        dir.path(),
+        &[
+            "record",
+            "--gold",
+            "topics/gold-none.toml",
+            "--index-version",
+            "1.0.0",
+            "--command",
+            &fake("good"),
+        ],
+    );
+    assert_code(&out, 2);
+    common::assert_line(
+        &stderr(&out),
+        "topics/gold-none.toml: the gold has no questions: name a queries file in its manifest (`queries = \"queries.tsv\"`) or give a CSV gold a `question` column",
+    );
+    let out = common::run(
+        dir.path(),
+        &[
+            "record",
+            "--gold",
+            "gold-blank.toml",
+            "--index-version",
+            "1.0.0",
+            "--command",
+            &fake("good"),
+        ],
+    );
+    assert_code(&out, 2);
+    common::assert_line(
+        &stderr(&out),
+        "gold-blank.csv's question column: gold query Q-2 has no question text; give it one in gold-blank.csv's question column: record cannot ask the retriever an empty question",
+    );
+    assert!(!dir.path().join("runs/candidate.toml").exists());
+}
+
+#[test]
+fn a_changed_queries_file_is_refused_like_changed_data() {
+    let dir = workspace();
+    let manifest = dir.path().join("topics/gold-tsv.toml");
+    let mut text = std::fs::read_to_string(&manifest).expect("manifest");
+    text.push_str(&format!("queries_sha256 = \"{}\"\n", "0".repeat(64)));
+    std::fs::write(&manifest, text).expect("written");
+    for args in [
+        vec![
+            "record",
+            "--gold",
+            "topics/gold-tsv.toml",
+            "--index-version",
+            "1.0.0",
+            "--command",
+            "true",
+        ],
+        vec!["validate", "--gold", "topics/gold-tsv.toml"],
+    ] {
+        let out = common::run(dir.path(), &args);
+        assert_code(&out, 2);
+        assert!(
+            stderr(&out).contains(
+                "topics/gold-tsv.toml:5: queries changed since the gold was frozen: sha256 is "
+            ),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn freeze_records_the_queries_sha256() {
+    let dir = workspace();
+    let out = common::run(dir.path(), &["freeze", "topics/gold-tsv.toml"]);
+    assert_code(&out, 0);
+    let text = read(dir.path(), "topics/gold-tsv.toml");
+    let doc: toml_edit::DocumentMut = text.parse().expect("TOML");
+    let recorded = doc["queries_sha256"]
+        .as_str()
+        .expect("queries_sha256 recorded")
+        .to_string();
+    assert_eq!(recorded.len(), 64);
+    let out = record_with(
+        dir.path(),
+        "topics/gold-tsv.toml",
+        &["--command", &fake("good")],
+    );
+    assert_code(&out, 0);
+    std::fs::write(
+        dir.path().join("topics/queries.tsv"),
+        "Q-1\tanother question\n",
+    )
+    .expect("written");
+    let out = record_with(
+        dir.path(),
+        "topics/gold-tsv.toml",
+        &["--command", &fake("good")],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("queries changed since the gold was frozen"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+fn record_with(dir: &Path, gold: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["record", "--gold", gold, "--index-version", "1.0.0"];
+    args.extend_from_slice(extra);
+    common::run(dir, &args)
+}
+
+#[test]
+fn unlabelled_questions_are_asked_and_written_after_the_gold() {
+    let dir = workspace();
+    let out = record(
+        dir.path(),
+        &[
+            "--command",
+            &fake("good"),
+            "--include-unlabelled",
+            "unlabelled.tsv",
+            "--results-format",
+            "trec",
+        ],
+    );
+    assert_code(&out, 0);
+    let trec = read(dir.path(), "runs/candidate.trec");
+    assert!(
+        trec.lines().any(|l| l == "U-2 Q0 D-U-2 1 3 ragdiff"),
+        "{trec}"
+    );
+    let latency = read(dir.path(), "runs/candidate-latency.csv");
+    let ids: Vec<&str> = latency
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap_or(""))
+        .collect();
+    assert_eq!(ids, ["Q-1", "Q-2", "Q-3", "Q-4", "U-1", "U-2"]);
+    assert!(
+        read(dir.path(), "runs/candidate.toml").contains("latency = \"candidate-latency.csv\"")
+    );
+    assert_private(dir.path(), &out);
+    let out = record(
+        dir.path(),
+        &[
+            "--command",
+            &fake("good"),
+            "--include-unlabelled",
+            "unlabelled-in-gold.tsv",
+        ],
+    );
+    assert_code(&out, 2);
+    common::assert_line(
+        &stderr(&out),
+        "unlabelled query Q-2 is also a gold query; --include-unlabelled adds questions the gold does not label",
+    );
+}
+
+#[test]
+fn answers_may_come_in_any_order_and_filters_are_sent() {
+    let dir = workspace();
+    let out = record(
+        dir.path(),
+        &[
+            "--command",
+            &fake("reverse"),
+            "--concurrency",
+            "2",
+            "--results-format",
+            "csv",
+        ],
+    );
+    assert_code(&out, 0);
+    let csv = read(dir.path(), "runs/candidate.csv");
+    assert!(
+        csv.starts_with("id,retrieved_doc_ids\nQ-1,D-Q-1;D-0;D-9\nQ-2,D-Q-2;D-0;D-9\n"),
+        "{csv}"
+    );
+    let out = record(
+        dir.path(),
+        &[
+            "--command",
+            &fake("filters"),
+            "--filter",
+            "tenant=acme",
+            "--filter",
+            "lang=en",
+            "--out",
+            "runs/f.toml",
+        ],
+    );
+    assert_code(&out, 0);
+    let rows = jsonl_rows(dir.path(), "runs/f.jsonl");
+    assert_eq!(
+        rows[0]["retrieved_doc_ids"],
+        serde_json::json!(["F-lang=en-tenant=acme"])
+    );
+    let manifest = read(dir.path(), "runs/f.toml");
+    assert!(
+        manifest.contains("[filters]\nlang = \"en\"\ntenant = \"acme\"\n"),
+        "{manifest}"
+    );
+}
+
+/// Each protocol fault: exit 4, a message naming what went wrong and the ids in
+/// flight, nothing written, no question's text anywhere.
+#[test]
+fn protocol_faults_fail_the_recording_with_exit_4() {
+    let cases: [(&str, &[&str], &str); 6] = [
+        (
+            "garbage",
+            &["--concurrency", "1"],
+            "error: the retriever failed: python3: line 1 of its stdout is not a JSON answer (column 1: not JSON); in flight: Q-1",
+        ),
+        (
+            "unknown",
+            &["--concurrency", "1"],
+            "error: the retriever failed: python3: line 1 of its stdout answered NOPE, which is not a query it was asked; in flight: Q-1",
+        ),
+        (
+            "twice",
+            &["--concurrency", "1"],
+            "error: the retriever failed: python3: line 2 of its stdout answered query Q-1 twice (or before it was asked); in flight: Q-2",
+        ),
+        (
+            "exit",
+            &["--concurrency", "2"],
+            "error: the retriever failed: python3: the process ended (exit status: 3) before answering Q-1, Q-2",
+        ),
+        (
+            "slow Q-1",
+            &["--concurrency", "1", "--timeout", "1"],
+            "error: the retriever failed: python3: no answer within 1 s (--timeout) for Q-1; in flight: Q-1; its process group was killed",
+        ),
+        (
+            "error Q-3",
+            &["--concurrency", "1"],
+            "error: the retriever failed: 1 query errored: Q-3; nothing was written (--allow-errors N records a run with up to N errored queries, listed in its manifest)",
+        ),
+    ];
+    for (mode, extra, message) in cases {
+        let dir = workspace();
+        let command = fake(mode);
+        let mut args = vec!["--command", command.as_str()];
+        args.extend_from_slice(extra);
+        let out = record(dir.path(), &args);
+        assert_code(&out, 4);
+        let err = stderr(&out);
+        assert!(
+            err.lines().any(|l| l == message),
+            "{mode}: expected {message:?} in\n{err}"
+        );
+        assert!(!dir.path().join("runs/candidate.toml").exists(), "{mode}");
+        assert!(!dir.path().join("runs/candidate.jsonl").exists(), "{mode}");
+        assert_private(dir.path(), &out);
+    }
+}
+
+#[test]
+fn a_failure_shows_the_retrievers_last_lines_redacted() {
+    let dir = workspace();
+    let out = record(
+        dir.path(),
+        &["--command", &fake("exit"), "--concurrency", "1"],
+    );
+    assert_code(&out, 4);
+    let err = stderr(&out);
+    assert!(
+        err.contains("its last 1 lines of stderr (questions redacted):\n  | asked [question]"),
+        "{err}"
+    );
+    assert_private(dir.path(), &out);
+}
+
+#[test]
+fn allow_errors_records_the_errored_queries_in_the_manifest() {
+    let dir = workspace();
+    let out = record(
+        dir.path(),
+        &["--command", &fake("error Q-3"), "--allow-errors", "1"],
+    );
+    assert_code(&out, 0);
+    let manifest = read(dir.path(), "runs/candidate.toml");
+    assert!(manifest.contains("errored = [\"Q-3\"]"), "{manifest}");
+    let rows = jsonl_rows(dir.path(), "runs/candidate.jsonl");
+    assert_eq!(
+        rows[2],
+        serde_json::json!({"id": "Q-3", "retrieved_doc_ids": [], "errored": true})
+    );
+    assert!(
+        stderr(&out).contains("; 1 errored: Q-3;"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let dir = workspace();
+    for (args, message) in [
+        (
+            vec!["--command", "python3 'fake.py"],
+            "--command: give the retriever as \"CMD ARGS…\" (quotes balanced; split as a POSIX shell would, run without a shell)",
+        ),
+        (
+            vec!["--command", "true", "--filter", "novalue"],
+            "--filter novalue: expected KEY=VALUE",
+        ),
+        (
+            vec!["--command", "true", "--timeout", "0"],
+            "--timeout: seconds above 0, at most 86400",
+        ),
+    ] {
+        let out = record(dir.path(), &args);
+        assert_code(&out, 2);
+        assert!(stderr(&out).contains(message), "{}", stderr(&out));
+    }
+    let out = common::run(
+        dir.path(),
+        &[
+            "record",
+            "--gold",
+            "gold.toml",
+            "--index-version",
+            "one",
+            "--command",
+            "true",
+        ],
+    );
+    assert_code(&out, 2);
+    assert!(stderr(&out).contains("--index-version one: not a semantic version such as 1.4.0"));
+    let out = record(dir.path(), &["--command", "no-such-retriever-here"]);
+    assert_code(&out, 4);
+    assert!(
+        stderr(&out).contains("the retriever failed: cannot start no-such-retriever-here: "),
+        "{}",
+        stderr(&out)
+    );
+    let out = record(
+        dir.path(),
+        &["--command", &fake("good"), "--out", "gold.toml"],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("--out gold.toml would overwrite the input"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The Python that has bm25s: `RAGDIFF_PYTHON` (set by .ci/run), else `python3`.
+/// Without bm25s the test fails under CI and says why otherwise.
+fn bm25s_python() -> Option<PathBuf> {
+    let python =
+        std::env::var_os("RAGDIFF_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from);
+    let ok = std::process::Command::new(&python)
+        .args(["-c", "import bm25s"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some(python);
+    }
+    let under_ci = std::env::var_os("CI").is_some() || std::env::var_os("RAGDIFF_CI").is_some();
+    assert!(
+        !under_ci,
+        "{} cannot import bm25s: .ci/run installs it into its venv and sets RAGDIFF_PYTHON",
+        python.display()
+    );
+    common::say_skipped("skipped: no Python with bm25s (set RAGDIFF_PYTHON)");
+    None
+}
+
+/// A real retriever: bm25s over the Vaswani documents, questions from its TREC
+/// topics. The recorded run gives the same metrics as the same retriever's TREC run
+/// written directly.
+#[test]
+#[ignore = "needs RAGDIFF_REFERENCE_DIR (../shared/reference): run by .ci/run with --include-ignored"]
+fn bm25s_over_vaswani_records_what_it_would_write_directly() {
+    let reference = common::reference_dir().join("vaswani");
+    let Some(python) = bm25s_python() else { return };
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("gold")).expect("gold/");
+    std::fs::create_dir_all(d.join("runs")).expect("runs/");
+    std::fs::write(
+        d.join("gold/vaswani.toml"),
+        format!(
+            "version = \"1.0.0\"\ncorpus = \"vaswani\"\ndata = \"{}\"\nqueries = \"{}\"\n",
+            reference.join("qrels").display(),
+            reference.join("query-text.trec").display()
+        ),
+    )
+    .expect("written");
+    let script = common::crate_dir().join("examples/retriever.py");
+    let docs = reference.join("doc-text.trec");
+    let command = format!(
+        "{} {} --docs {} --bm25s",
+        python.display(),
+        script.display(),
+        docs.display()
+    );
+    let out = common::run(
+        d,
+        &[
+            "record",
+            "--index-version",
+            "1.0.0",
+            "--depth",
+            "20",
+            "--command",
+            &command,
+            "--quiet",
+        ],
+    );
+    assert_code(&out, 0);
+    let direct = std::process::Command::new(&python)
+        .arg(&script)
+        .args(["--docs"])
+        .arg(&docs)
+        .args(["--bm25s", "--depth", "20", "--direct"])
+        .arg(reference.join("query-text.trec"))
+        .arg(d.join("runs/direct.trec"))
+        .output()
+        .expect("the retriever runs");
+    assert!(
+        direct.status.success(),
+        "{}",
+        String::from_utf8_lossy(&direct.stderr)
+    );
+    std::fs::write(
+        d.join("runs/direct.toml"),
+        "index_version = \"1.0.0\"\ncorpus = \"vaswani\"\ndepth = 20\nresults = \"direct.trec\"\n",
+    )
+    .expect("written");
+    let recorded = common::eval_json(d, &["eval", "runs/candidate.toml", "--format", "json"]);
+    let written = common::eval_json(d, &["eval", "runs/direct.toml", "--format", "json"]);
+    assert_eq!(recorded.per_query.len(), 93);
+    assert_eq!(recorded.means, written.means);
+    for row in &written.per_query {
+        assert_eq!(recorded.row(&row.id).rr, row.rr, "query {}", row.id);
+    }
+}
+
+/// SIGINT and SIGTERM while the retriever works: exit 130 or 143, nothing written,
+/// no temporary file, and the retriever's process group ended too.
+#[test]
+fn an_interrupt_writes_nothing_and_ends_the_retriever() {
+    use std::time::{Duration, Instant};
+    for (signal, expected) in [("-INT", 130), ("-TERM", 143)] {
+        let dir = workspace();
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_ragdiff"))
+            .current_dir(dir.path())
+            .args(["record", "--gold", "gold.toml", "--index-version", "1.0.0"])
+            .args(["--command", &fake("slow Q-3"), "--concurrency", "1"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("ragdiff starts");
+        // The fake writes its pid once it holds Q-3 (two answers recorded by then).
+        let pid_file = dir.path().join("fake.pid");
+        let start = Instant::now();
+        while !pid_file.exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the fake never got Q-3"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let fake_pid = std::fs::read_to_string(&pid_file).expect("the fake's pid");
+        let status = std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        let output = child.wait_with_output().expect("ragdiff ends");
+        assert_eq!(
+            output.status.code(),
+            Some(expected),
+            "{signal}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let left: Vec<String> = std::fs::read_dir(dir.path().join("runs"))
+            .expect("runs/")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != ".gitkeep")
+            .collect();
+        assert!(left.is_empty(), "{signal}: left in runs/: {left:?}");
+        // The retriever is gone (SIGTERM to its group): no process, or a zombie
+        // (its new parent may never reap it).
+        let start = Instant::now();
+        let stat = format!("/proc/{}/stat", fake_pid.trim());
+        while std::fs::read_to_string(&stat).is_ok_and(|s| {
+            let state = s.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        }) {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "{signal}: the retriever outlived ragdiff"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// A JSONL run's queries that the gold lacks enter drift, as a CSV or TREC run's do.
+#[test]
+fn unlabelled_queries_of_a_recorded_jsonl_run_enter_drift() {
+    let dir = workspace();
+    for (out, mode) in [
+        ("runs/baseline.toml", "good"),
+        ("runs/candidate.toml", "reverse"),
+    ] {
+        let command = fake(mode);
+        let o = record(
+            dir.path(),
+            &[
+                "--command",
+                &command,
+                "--concurrency",
+                "2",
+                "--include-unlabelled",
+                "unlabelled.tsv",
+                "--out",
+                out,
+            ],
+        );
+        assert_code(&o, 0);
+    }
+    let out = common::run(
+        dir.path(),
+        &[
+            "compare",
+            "--gold",
+            "gold.toml",
+            "--format",
+            "json",
+            "--no-gate",
+        ],
+    );
+    assert_code(&out, 0);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        json["drift"]["unlabelled_queries"],
+        serde_json::json!(2),
+        "{}",
+        json["drift"]
+    );
+    assert_private(dir.path(), &out);
+}
