@@ -286,6 +286,9 @@ pub struct CompareReport {
     /// the HTML report (docs/contract.md §9.10).
     #[serde(skip)]
     pub html: Option<html::Extra>,
+    /// The `ragdiff.toml` that applied; null: none, the flags' defaults
+    /// (docs/contract.md §8.6).
+    pub policy: Option<PolicyRef>,
 }
 
 /// Where the first relevant doc sits, per side: rank 1, ranks 2..k, ranks
@@ -330,6 +333,13 @@ impl RankBuckets {
         }
         Self { labels, counts }
     }
+}
+
+/// The policy file that applied: its path as found and its sha256 (JSON `policy`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PolicyRef {
+    pub path: String,
+    pub sha256: String,
 }
 
 /// The allow-list lines that would accept the failing new failures, and the command.
@@ -386,6 +396,20 @@ impl CompareReport {
             changed_inputs: None,
             accept_hint: None,
             html: None,
+            policy: None,
+        }
+    }
+
+    /// The policy line's text, the path written by `path`: `ragdiff.toml (sha256
+    /// 0123456789ab)`, or `no ragdiff.toml: defaults` (docs/contract.md §9.2).
+    pub fn policy_text(&self, path: &dyn Fn(&str) -> String) -> String {
+        match &self.policy {
+            Some(p) => format!(
+                "{} (sha256 {})",
+                path(&p.path),
+                &p.sha256[..12.min(p.sha256.len())]
+            ),
+            None => "no ragdiff.toml: defaults".to_string(),
         }
     }
 
