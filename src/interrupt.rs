@@ -21,6 +21,33 @@ use nix::sys::signal::{SigSet, Signal};
 
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Process groups a signal ends too: `record`'s retriever (docs/contract.md §4.8).
+static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// End `group` (SIGTERM) if a fatal signal arrives before [`forget_group`].
+pub fn end_group_on_signal(group: i32) {
+    GROUPS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(group);
+}
+
+/// `group` was ended by its owner.
+pub fn forget_group(group: i32) {
+    GROUPS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .retain(|g| *g != group);
+}
+
+/// SIGTERM to every registered group, just before the process exits.
+fn end_groups() {
+    let groups = GROUPS.lock().unwrap_or_else(PoisonError::into_inner);
+    for &g in groups.iter() {
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(g), Signal::SIGTERM);
+    }
+}
+
 /// The number of the signal received, 0 before any.
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
 
@@ -66,6 +93,7 @@ pub fn install() {
                 for path in pending.iter() {
                     let _ = std::fs::remove_file(path);
                 }
+                end_groups();
                 // `_exit`: no other thread runs on after the cleanup and nothing
                 // half-written is flushed.
                 // SAFETY: `_exit` ends the process at once; it has no preconditions.
@@ -110,6 +138,7 @@ impl Drop for Guard {
             for path in self.0.iter() {
                 let _ = std::fs::remove_file(path);
             }
+            end_groups();
             // SAFETY: `_exit` ends the process at once; it has no preconditions.
             unsafe { nix::libc::_exit(crate::exit::signalled(signal)) }
         }

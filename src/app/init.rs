@@ -86,7 +86,8 @@ pub fn run(args: &crate::cli::InitArgs) -> anyhow::Result<u8> {
     );
     let workflow = WORKFLOW
         .replace("RAGDIFF_ACTION_NOTE", &note)
-        .replace("RAGDIFF_ACTION", &action);
+        .replace("RAGDIFF_ACTION", &action)
+        .replace("RAGDIFF_VERSION", env!("CARGO_PKG_VERSION"));
     for (path, text) in [(ALLOW_LIST_PATH, ALLOW_LIST), (WORKFLOW_PATH, &workflow)] {
         // symlink_metadata: a dangling link is something that exists too.
         if Path::new(path).symlink_metadata().is_ok() {

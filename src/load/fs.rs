@@ -52,6 +52,9 @@ pub fn open_regular(
     display: &str,
 ) -> Result<std::fs::File, ProblemKind> {
     check_path(path, what, display)?;
+    // Test hook: a test swaps a FIFO in here, after the check (docs/contract.md §12).
+    #[cfg(feature = "test-hooks")]
+    crate::interrupt::pause_at(&format!("input-checked {display}"), false);
     let unreadable = |e: std::io::Error| ProblemKind::PathUnreadable {
         what,
         path: display.to_string(),

@@ -109,14 +109,30 @@ fn start(argv: &[String], reach: &Reach) -> Result<Process, RetrieverFailed> {
         })?),
         None => None,
     };
-    let mut child = std::process::Command::new(&argv[0])
+    let mut command = std::process::Command::new(&argv[0]);
+    command
         .args(&argv[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
+        .process_group(0);
+    // ragdiff's threads block the fatal signals (src/interrupt.rs) and a child
+    // inherits that mask: the retriever gets the default one back, so SIGTERM and
+    // SIGINT reach it.
+    // SAFETY: between fork and exec only pthread_sigmask runs, which is
+    // async-signal-safe and allocates nothing.
+    unsafe {
+        command.pre_exec(|| {
+            let _ = nix::sys::signal::SigSet::all().thread_unblock();
+            Ok(())
+        });
+    }
+    let mut child = command
         .spawn()
         .map_err(|e| failed(format!("cannot start {program}: {e}")))?;
+    if let Ok(pid) = i32::try_from(child.id()) {
+        crate::interrupt::end_group_on_signal(pid);
+    }
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
     let (send, lines) = std::sync::mpsc::channel();
@@ -180,6 +196,7 @@ fn keep_stderr(
 fn end(process: &mut Process) {
     drop(process.stdin.take());
     if let Ok(pid) = i32::try_from(process.child.id()) {
+        crate::interrupt::forget_group(pid);
         let _ = nix::sys::signal::killpg(
             nix::unistd::Pid::from_raw(pid),
             nix::sys::signal::Signal::SIGKILL,

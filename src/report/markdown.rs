@@ -290,11 +290,16 @@ fn render_with(
 /// The allow-list lines that would accept the failing new failures (§8.5).
 fn accept_hint(s: &mut String, r: &CompareReport) {
     if let Some(h) = &r.accept_hint {
-        let _ = writeln!(s, "To accept them, add to {}:\n", code(&h.list));
-        for line in &h.lines {
-            let _ = writeln!(s, "- {}", code(line));
+        if !h.lines.is_empty() {
+            let _ = writeln!(s, "To accept them, add to {}:\n", code(&h.list));
+            for line in &h.lines {
+                let _ = writeln!(s, "- {}", code(line));
+            }
+            let _ = writeln!(s, "\nor run {}\n", code(&h.command));
         }
-        let _ = writeln!(s, "\nor run {}\n", code(&h.command));
+        if let Some(line) = h.label_first(r.k, &|id| code(id)) {
+            let _ = writeln!(s, "{line}\n");
+        }
     }
 }
 
@@ -347,6 +352,7 @@ fn heading(s: &mut String, r: &CompareReport) {
         },
         repeats_note(r),
     );
+    let _ = writeln!(s, "**policy** {}\n", r.policy_text(&|p| code(p)));
 }
 
 /// The means table (cells shared with the terminal's).
@@ -540,36 +546,7 @@ fn warnings(s: &mut String, r: &CompareReport) {
 /// Where the first relevant doc sits, in buckets: a table, and the same as a
 /// Mermaid chart (GitHub draws it; the table reads fine without it).
 fn chart(s: &mut String, r: &CompareReport) {
-    let (k, depth) = (r.k, r.baseline.depth);
-    let mut labels: Vec<String> = vec!["rank 1".into()];
-    if k >= 2 {
-        labels.push(if k == 2 {
-            "rank 2".into()
-        } else {
-            format!("ranks 2-{k}")
-        });
-    }
-    if depth > k {
-        labels.push(if depth == k + 1 {
-            format!("rank {depth}")
-        } else {
-            format!("ranks {}-{depth}", k + 1)
-        });
-    }
-    labels.push("not returned".into());
-    let bucket = |rank: Option<u32>| -> usize {
-        match rank {
-            Some(1) => 0,
-            Some(x) if x <= k => 1,
-            Some(_) => labels.len() - 2,
-            None => labels.len() - 1,
-        }
-    };
-    let mut counts = [vec![0usize; labels.len()], vec![0usize; labels.len()]];
-    for q in &r.per_query {
-        counts[0][bucket(q.baseline.first_relevant_rank)] += 1;
-        counts[1][bucket(q.candidate.first_relevant_rank)] += 1;
-    }
+    let super::RankBuckets { labels, counts } = super::RankBuckets::of(r);
     let _ = writeln!(
         s,
         "**Where the first relevant doc sits** (queries per bucket)\n"

@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod fit;
+pub mod html;
 pub mod json;
 pub mod label_queue;
 pub mod markdown;
@@ -30,6 +31,8 @@ pub enum Format {
     Markdown,
     Json,
     Csv,
+    /// One self-contained HTML file (docs/contract.md §9.10).
+    Html,
     // The label queue (docs/contract.md §9.6): an export, never `--format`.
     #[value(skip)]
     LabelQueue,
@@ -281,14 +284,87 @@ pub struct CompareReport {
     /// accept them and the command that writes them (docs/contract.md §8.5).
     #[serde(skip)]
     pub accept_hint: Option<AcceptHint>,
+    /// The ranked lists of the changed queries and the doc titles, read only for
+    /// the HTML report (docs/contract.md §9.10).
+    #[serde(skip)]
+    pub html: Option<html::Extra>,
+    /// The `ragdiff.toml` that applied; null: none, the flags' defaults
+    /// (docs/contract.md §8.6).
+    pub policy: Option<PolicyRef>,
+}
+
+/// Where the first relevant doc sits, per side: rank 1, ranks 2..k, ranks
+/// k+1..depth, not returned (the Markdown chart and the HTML histogram).
+pub struct RankBuckets {
+    pub labels: Vec<String>,
+    /// Queries per bucket, baseline then candidate.
+    pub counts: [Vec<usize>; 2],
+}
+
+impl RankBuckets {
+    pub fn of(r: &CompareReport) -> Self {
+        let (k, depth) = (r.k, r.baseline.depth);
+        let mut labels: Vec<String> = vec!["rank 1".into()];
+        if k >= 2 {
+            labels.push(if k == 2 {
+                "rank 2".into()
+            } else {
+                format!("ranks 2-{k}")
+            });
+        }
+        if depth > k {
+            labels.push(if depth == k + 1 {
+                format!("rank {depth}")
+            } else {
+                format!("ranks {}-{depth}", k + 1)
+            });
+        }
+        labels.push("not returned".into());
+        let bucket = |rank: Option<u32>| -> usize {
+            match rank {
+                Some(1) => 0,
+                Some(x) if x <= k => 1,
+                Some(_) => labels.len() - 2,
+                None => labels.len() - 1,
+            }
+        };
+        let mut counts = [vec![0usize; labels.len()], vec![0usize; labels.len()]];
+        for q in &r.per_query {
+            counts[0][bucket(q.baseline.first_relevant_rank)] += 1;
+            counts[1][bucket(q.candidate.first_relevant_rank)] += 1;
+        }
+        Self { labels, counts }
+    }
+}
+
+/// The policy file that applied: its path as found and its sha256 (JSON `policy`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PolicyRef {
+    pub path: String,
+    pub sha256: String,
 }
 
 /// The allow-list lines that would accept the failing new failures, and the command.
 #[derive(Debug, Clone)]
 pub struct AcceptHint {
     pub list: String,
+    /// Empty when every failing new failure is suspect.
     pub lines: Vec<String>,
     pub command: String,
+    /// Suspect new failures: to label, never to accept (docs/contract.md §8.5).
+    pub suspect: Vec<String>,
+}
+
+impl AcceptHint {
+    /// The line that says the suspect ones are to be labelled, ids written by `id`.
+    pub fn label_first(&self, k: u32, id: &dyn Fn(&str) -> String) -> Option<String> {
+        (!self.suspect.is_empty()).then(|| {
+            format!(
+                "label first, do not accept: {} (suspect: unjudged docs entered the top {k}; --export-label-queue FILE lists the docs to judge)",
+                name_ids_with(&self.suspect, id)
+            )
+        })
+    }
 }
 
 impl CompareReport {
@@ -336,6 +412,21 @@ impl CompareReport {
             row_tags: Vec::new(),
             changed_inputs: None,
             accept_hint: None,
+            html: None,
+            policy: None,
+        }
+    }
+
+    /// The policy line's text, the path written by `path`: `ragdiff.toml (sha256
+    /// 0123456789ab)`, or `no ragdiff.toml: defaults` (docs/contract.md §9.2).
+    pub fn policy_text(&self, path: &dyn Fn(&str) -> String) -> String {
+        match &self.policy {
+            Some(p) => format!(
+                "{} (sha256 {})",
+                path(&p.path),
+                &p.sha256[..12.min(p.sha256.len())]
+            ),
+            None => "no ragdiff.toml: defaults".to_string(),
         }
     }
 
@@ -843,6 +934,7 @@ pub fn write_compare(
         Format::Markdown => out.write_all(markdown::render(r).as_bytes()),
         Format::Json => json::write(r, out),
         Format::Csv => csv::write(r, out),
+        Format::Html => out.write_all(html::render(r).as_bytes()),
         Format::LabelQueue => label_queue::write(&r.label_queue, out),
     }
 }

@@ -89,6 +89,13 @@ fn init_writes_two_jobs_the_export_apart_from_the_gate() {
         "{export_job}"
     );
     assert!(!export_job.contains("acme/ragdiff"), "{export_job}");
+    // The export is `ragdiff record`, by the version that wrote the workflow.
+    assert!(
+        export_job.contains("ragdiff record --index-version"),
+        "{export_job}"
+    );
+    let install = format!("ragdiff-gate --version \"={}\"", env!("CARGO_PKG_VERSION"));
+    assert!(export_job.contains(&install), "{export_job}");
     // The gate's job: after the export, a fresh checkout, the artifact into runs/,
     // then the action; no export step of its own.
     assert!(gate_job.contains("    needs: candidate-run"), "{gate_job}");

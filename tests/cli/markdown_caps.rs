@@ -211,3 +211,105 @@ fn many_cutoffs_fold_in_the_means_table() {
     );
     assert!(md.contains("| RR@4 |") || md.contains("RR@4"), "{md}");
 }
+
+/// The worst case at once (docs/contract.md §9.3): twenty unlabelled queries with
+/// 4 KB ids in both runs, 1,000 newly failed queries with 150-character ids (far
+/// more rows than fit) and 800 `--cutoffs`. The Markdown stays under its cap and
+/// keeps the verdict and its reasons, the newly failed count and its first 10 ids,
+/// and the warnings; ids are cut at 200 characters; the cutoffs' rows are folded.
+#[test]
+fn the_worst_case_keeps_the_verdict_the_first_ten_failures_and_the_warnings() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let id = |i: usize| format!("Q-{i:04}-{}", "q".repeat(143));
+    let unlabelled = |j: usize| format!("U-{j:02}-{}", "u".repeat(4096));
+    let (mut gold, mut base, mut cand) = (
+        String::from("id,question,expected_doc_ids,non_relevant_doc_ids\n"),
+        String::from("id,retrieved_doc_ids\n"),
+        String::from("id,retrieved_doc_ids\n"),
+    );
+    for i in 1..=1_000 {
+        gold.push_str(&format!("{},q,D-{i},N-{i}\n", id(i)));
+        base.push_str(&format!("{},D-{i};N-{i}\n", id(i)));
+        cand.push_str(&format!("{},N-{i};A-1;A-2;D-{i}\n", id(i)));
+    }
+    for j in 1..=20 {
+        base.push_str(&format!("{},A-1;A-2;A-3\n", unlabelled(j)));
+        cand.push_str(&format!("{},A-3;A-2;A-1\n", unlabelled(j)));
+    }
+    let run = |version: &str, results: &str| {
+        format!(
+            "index_version = \"{version}\"\ncorpus = \"c\"\ndepth = 800\nresults = \"{results}\"\n"
+        )
+    };
+    for (name, text) in [
+        ("gold.csv", gold),
+        (
+            "gold.toml",
+            "name = \"g\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"gold.csv\"\nk = 3\n"
+                .to_string(),
+        ),
+        ("base.csv", base),
+        ("cand.csv", cand),
+        ("base.toml", run("1.0.0", "base.csv")),
+        ("cand.toml", run("1.1.0", "cand.csv")),
+    ] {
+        std::fs::write(dir.path().join(name), text).expect("written");
+    }
+    let cutoffs: Vec<String> = (1..=800).map(|c| c.to_string()).collect();
+    let cutoffs = cutoffs.join(",");
+    let out = run_in(dir.path(), &cutoffs);
+    assert_eq!(out.0, 1, "{}", out.1);
+    let md = out.1;
+    assert!(md.len() <= 60_000, "{} bytes", md.len());
+    let heading = md.lines().next().unwrap_or_default();
+    assert!(heading.starts_with("## ragdiff: ❌ FAIL — "), "{heading}");
+    assert!(heading.contains("1000 queries newly failed"), "{heading}");
+    for i in 1..=10 {
+        let code = format!("`{}`", id(i));
+        assert!(heading.contains(&code), "the reasons lack {}", id(i));
+        assert!(
+            md.lines().any(|l| l.starts_with(&format!("| {code} |"))),
+            "no newly failed row for {}",
+            id(i)
+        );
+    }
+    assert!(
+        md.contains("### Newly failed (1000)"),
+        "no newly failed count"
+    );
+    assert!(md.contains("**Warnings**"), "no warnings");
+    assert!(
+        md.contains("run queries are not in the gold set"),
+        "the unlabelled queries' warning is cut"
+    );
+    assert!(
+        !md.contains(&"u".repeat(201)),
+        "an unlabelled id is not cut"
+    );
+    assert!(
+        md.contains("more rows at other cutoffs; the JSON has all"),
+        "the cutoffs are not folded"
+    );
+}
+
+/// `compare --format markdown --cutoffs CUTOFFS` in `dir`: exit code and stdout.
+fn run_in(dir: &Path, cutoffs: &str) -> (i32, String) {
+    let out = run(
+        dir,
+        &[
+            "compare",
+            "--gold",
+            "gold.toml",
+            "base.toml",
+            "cand.toml",
+            "--format",
+            "markdown",
+            "--cutoffs",
+            cutoffs,
+        ],
+    );
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}

@@ -79,6 +79,7 @@ fn is_input(name: &str) -> bool {
         || name == "topics.trec"
         || name == "fake.py"
         || name == "retriever.log"
+        || name == "fake.pid"
 }
 
 fn read(dir: &Path, rel: &str) -> String {
@@ -659,4 +660,113 @@ fn bm25s_over_vaswani_records_what_it_would_write_directly() {
     for row in &written.per_query {
         assert_eq!(recorded.row(&row.id).rr, row.rr, "query {}", row.id);
     }
+}
+
+/// SIGINT and SIGTERM while the retriever works: exit 130 or 143, nothing written,
+/// no temporary file, and the retriever's process group ended too.
+#[test]
+fn an_interrupt_writes_nothing_and_ends_the_retriever() {
+    use std::time::{Duration, Instant};
+    for (signal, expected) in [("-INT", 130), ("-TERM", 143)] {
+        let dir = workspace();
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_ragdiff"))
+            .current_dir(dir.path())
+            .args(["record", "--gold", "gold.toml", "--index-version", "1.0.0"])
+            .args(["--command", &fake("slow Q-3"), "--concurrency", "1"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("ragdiff starts");
+        // The fake writes its pid once it holds Q-3 (two answers recorded by then).
+        let pid_file = dir.path().join("fake.pid");
+        let start = Instant::now();
+        while !pid_file.exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the fake never got Q-3"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let fake_pid = std::fs::read_to_string(&pid_file).expect("the fake's pid");
+        let status = std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        let output = child.wait_with_output().expect("ragdiff ends");
+        assert_eq!(
+            output.status.code(),
+            Some(expected),
+            "{signal}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let left: Vec<String> = std::fs::read_dir(dir.path().join("runs"))
+            .expect("runs/")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != ".gitkeep")
+            .collect();
+        assert!(left.is_empty(), "{signal}: left in runs/: {left:?}");
+        // The retriever is gone (SIGTERM to its group): no process, or a zombie
+        // (its new parent may never reap it).
+        let start = Instant::now();
+        let stat = format!("/proc/{}/stat", fake_pid.trim());
+        while std::fs::read_to_string(&stat).is_ok_and(|s| {
+            let state = s.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        }) {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "{signal}: the retriever outlived ragdiff"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// A JSONL run's queries that the gold lacks enter drift, as a CSV or TREC run's do.
+#[test]
+fn unlabelled_queries_of_a_recorded_jsonl_run_enter_drift() {
+    let dir = workspace();
+    for (out, mode) in [
+        ("runs/baseline.toml", "good"),
+        ("runs/candidate.toml", "reverse"),
+    ] {
+        let command = fake(mode);
+        let o = record(
+            dir.path(),
+            &[
+                "--command",
+                &command,
+                "--concurrency",
+                "2",
+                "--include-unlabelled",
+                "unlabelled.tsv",
+                "--out",
+                out,
+            ],
+        );
+        assert_code(&o, 0);
+    }
+    let out = common::run(
+        dir.path(),
+        &[
+            "compare",
+            "--gold",
+            "gold.toml",
+            "--format",
+            "json",
+            "--no-gate",
+        ],
+    );
+    assert_code(&out, 0);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        json["drift"]["unlabelled_queries"],
+        serde_json::json!(2),
+        "{}",
+        json["drift"]
+    );
+    assert_private(dir.path(), &out);
 }

@@ -202,3 +202,71 @@ fn an_input_linked_outside_the_working_directory_is_warned_about() {
         "{err}"
     );
 }
+
+/// A FIFO swapped in for a results file after its path was checked (the test hook
+/// pauses between the check and the open, docs/contract.md §12.22): the open does not
+/// block (O_NONBLOCK), the fstat refuses it, exit 2 naming the file. Without the flag
+/// the open would wait for a writer forever; the watchdog below then fails the test.
+#[test]
+#[cfg_attr(
+    not(feature = "test-hooks"),
+    ignore = "needs --features test-hooks: run by .ci/run"
+)]
+fn a_fifo_swapped_in_after_the_check_cannot_block_the_open() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = demo_copy();
+    let results = dir.path().join("runs/candidate.csv");
+    let resume = dir.path().join("resume");
+    let point = "input-checked runs/candidate.csv";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ragdiff"))
+        .current_dir(dir.path())
+        .args(["compare"])
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .env("RAGDIFF_TEST_PAUSE_AT", point)
+        .env("RAGDIFF_TEST_RESUME_FILE", &resume)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ragdiff starts");
+    let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
+    let mut seen = Vec::new();
+    loop {
+        match lines.next() {
+            Some(Ok(line)) if line == format!("ragdiff: paused at {point}") => break,
+            Some(Ok(line)) => seen.push(line),
+            _ => panic!("compare never paused; stderr:\n{seen:#?}"),
+        }
+    }
+    std::fs::remove_file(&results).expect("removed");
+    let made = Command::new("mkfifo")
+        .arg(&results)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo failed");
+    std::fs::write(&resume, "").expect("resume");
+    let reader = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>());
+    // A watchdog, not a timing: a blocked open never ends, so kill it after 60 s.
+    let mut status = None;
+    for _ in 0..6_000 {
+        if let Some(s) = child.try_wait().expect("waited") {
+            status = Some(s);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("compare blocked opening the FIFO");
+    }
+    seen.extend(reader.join().expect("stderr read"));
+    let err = seen.join("\n");
+    assert_eq!(status.and_then(|s| s.code()), Some(2), "stderr:\n{err}");
+    assert!(
+        err.contains("run results runs/candidate.csv is not a regular file"),
+        "stderr:\n{err}"
+    );
+}
