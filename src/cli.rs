@@ -152,6 +152,12 @@ pub struct CompareArgs {
     /// Also write the per-query CSV to FILE (- for stdout)
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
+    /// Also write the HTML report to FILE (- for stdout): one self-contained page with charts and, per changed query, both ranked lists
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
+    /// Doc titles for the HTML report only: a local CSV `doc_id,title` (never in any other output)
+    #[arg(long, value_name = "FILE")]
+    pub titles: Option<PathBuf>,
     /// Also write the label queue to FILE (- for stdout): CSV query_id,doc_id,candidate_rank,baseline_rank,status of every unjudged doc in the candidate's top k of newly failed, regressed and still-failing queries
     #[arg(long, value_name = "FILE")]
     pub export_label_queue: Option<PathBuf>,
@@ -161,7 +167,7 @@ pub struct CompareArgs {
     /// Seed of the resampling generator [default: 0]
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Draws for the bootstrap CI and the randomization test [default: 1000]
+    /// Draws for the bootstrap CI and the randomization test [default: 10,000 while at most 10,000 queries moved, 10^8 / moved above (at least 1,000); an exact p when at most 24 moved]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub resamples: Option<u32>,
     /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap
@@ -215,9 +221,9 @@ pub struct CompareArgs {
     /// What non-deterministic retrieval under one index version does (a query whose RR, Recall or nDCG differs between two pooled repeats): fail the gate, or only warn [default: fail]
     #[arg(long, value_enum)]
     pub nondeterminism: Option<crate::gate::Severity>,
-    /// What a newly failed query does when a side that says `approximate = true` lists one results file (unconfirmed): fail the gate, or only warn
-    #[arg(long, value_enum, default_value_t = crate::gate::Severity::Fail)]
-    pub unconfirmed: crate::gate::Severity,
+    /// What a newly failed query does when a side that says `approximate = true` lists one results file (unconfirmed): fail the gate, or only warn [default: fail]
+    #[arg(long, value_enum)]
+    pub unconfirmed: Option<crate::gate::Severity>,
     /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG; newly failed and fixed stay RR@k-defined [default: rr]
     #[arg(long, value_enum)]
     pub primary: Option<crate::gate::Primary>,

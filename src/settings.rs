@@ -162,6 +162,7 @@ impl Export {
             Format::Markdown => "--export-markdown",
             Format::Json => "--export-json",
             Format::Csv => "--export-csv",
+            Format::Html => "--export-html",
             Format::LabelQueue => "--export-label-queue",
         }
     }
@@ -194,6 +195,7 @@ impl Outputs {
             (Format::Markdown, &args.export_markdown),
             (Format::Json, &args.export_json),
             (Format::Csv, &args.export_csv),
+            (Format::Html, &args.export_html),
             (Format::LabelQueue, &args.export_label_queue),
         ];
         let mut exports = Vec::new();
@@ -229,6 +231,11 @@ impl Outputs {
     /// input.
     pub fn exports(&self) -> Vec<(&'static str, &Path)> {
         self.files().map(|e| (e.flag(), e.path())).collect()
+    }
+
+    /// Whether the HTML report is written somewhere (a file or stdout).
+    pub fn wants_html(&self) -> bool {
+        self.exports.iter().any(|e| e.format == Format::Html)
     }
 
     /// Whether the label queue is written somewhere (a file or stdout).
@@ -294,6 +301,8 @@ pub struct Compare {
     /// its row is built. Only when nothing reads them again: no extra cutoffs and
     /// no label queue (docs/contract.md §12).
     pub release_memory: bool,
+    /// `--titles FILE`: doc titles for the HTML report only (docs/contract.md §9.10).
+    pub titles: Option<PathBuf>,
 }
 
 /// A `METRIC=VALUE` flag: its name, the metrics it takes and how its messages read.
@@ -430,7 +439,12 @@ fn gate_policy(args: &CompareArgs, file: &GateKeys, diag: &mut Diagnostics) -> P
                 Some(true) => Severity::Warn,
                 _ => Severity::Fail,
             }),
-        unconfirmed: args.unconfirmed,
+        unconfirmed: args
+            .unconfirmed
+            .unwrap_or(match value(&file.unconfirmed_warn) {
+                Some(true) => Severity::Warn,
+                _ => Severity::Fail,
+            }),
         min_rbo: args.min_rbo.or(value(&file.min_rbo)),
         // `block` names tags: resolved against the gold once it is read.
         block: crate::gate::Blocking::All,
@@ -573,7 +587,8 @@ impl Compare {
             k: args.k,
             outputs,
             resampling: Resampling {
-                resamples: args.resamples.or(value(&c.resamples)).unwrap_or(1000),
+                // 0: each test's count follows its moved queries (docs/contract.md §7).
+                resamples: args.resamples.or(value(&c.resamples)).unwrap_or(0),
                 seed: args.seed.or(value(&c.seed)).unwrap_or(0),
             },
             gate,
@@ -598,6 +613,7 @@ impl Compare {
             cutoffs,
             release_memory,
             policy,
+            titles: args.titles,
         })
     }
 }

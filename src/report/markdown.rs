@@ -257,9 +257,13 @@ impl Fixed {
         warnings(&mut tail, r);
         let _ = writeln!(
             tail,
-            "<sub>ragdiff {} · bootstrap and sign-flip test: {} resamples, seed {}</sub>",
+            "<sub>ragdiff {} · sign-flip p exact up to {} moved queries, else {}; seed {}</sub>",
             env!("CARGO_PKG_VERSION"),
-            r.resamples,
+            crate::stats::EXACT_MAX,
+            r.resamples.map_or_else(
+                || "Monte Carlo draws by the moved queries".to_string(),
+                |n| format!("{n} resamples")
+            ),
             r.seed
         );
         Self { head, middle, tail }
@@ -287,11 +291,16 @@ fn render_with(
 /// The allow-list lines that would accept the failing new failures (§8.5).
 fn accept_hint(s: &mut String, r: &CompareReport) {
     if let Some(h) = &r.accept_hint {
-        let _ = writeln!(s, "To accept them, add to {}:\n", code(&h.list));
-        for line in &h.lines {
-            let _ = writeln!(s, "- {}", code(line));
+        if !h.lines.is_empty() {
+            let _ = writeln!(s, "To accept them, add to {}:\n", code(&h.list));
+            for line in &h.lines {
+                let _ = writeln!(s, "- {}", code(line));
+            }
+            let _ = writeln!(s, "\nor run {}\n", code(&h.command));
         }
-        let _ = writeln!(s, "\nor run {}\n", code(&h.command));
+        if let Some(line) = h.label_first(r.k, &|id| code(id)) {
+            let _ = writeln!(s, "{line}\n");
+        }
     }
 }
 
@@ -538,36 +547,7 @@ fn warnings(s: &mut String, r: &CompareReport) {
 /// Where the first relevant doc sits, in buckets: a table, and the same as a
 /// Mermaid chart (GitHub draws it; the table reads fine without it).
 fn chart(s: &mut String, r: &CompareReport) {
-    let (k, depth) = (r.k, r.baseline.depth);
-    let mut labels: Vec<String> = vec!["rank 1".into()];
-    if k >= 2 {
-        labels.push(if k == 2 {
-            "rank 2".into()
-        } else {
-            format!("ranks 2-{k}")
-        });
-    }
-    if depth > k {
-        labels.push(if depth == k + 1 {
-            format!("rank {depth}")
-        } else {
-            format!("ranks {}-{depth}", k + 1)
-        });
-    }
-    labels.push("not returned".into());
-    let bucket = |rank: Option<u32>| -> usize {
-        match rank {
-            Some(1) => 0,
-            Some(x) if x <= k => 1,
-            Some(_) => labels.len() - 2,
-            None => labels.len() - 1,
-        }
-    };
-    let mut counts = [vec![0usize; labels.len()], vec![0usize; labels.len()]];
-    for q in &r.per_query {
-        counts[0][bucket(q.baseline.first_relevant_rank)] += 1;
-        counts[1][bucket(q.candidate.first_relevant_rank)] += 1;
-    }
+    let super::RankBuckets { labels, counts } = super::RankBuckets::of(r);
     let _ = writeln!(
         s,
         "**Where the first relevant doc sits** (queries per bucket)\n"
