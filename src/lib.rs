@@ -33,6 +33,8 @@ pub mod metrics;
 pub mod model;
 pub mod output;
 pub mod progress;
+#[cfg(feature = "python")]
+pub mod python;
 pub mod record;
 pub mod report;
 pub mod settings;

@@ -559,6 +559,9 @@ pub trait ListSink: Sync {
     /// void, and later offers are ignored.
     fn poison(&self);
     fn is_poisoned(&self) -> bool;
+    /// Side `side` offered every list it will (its reading ended): a sink may drop
+    /// what waits for it no longer.
+    fn finished(&self, _side: usize) {}
 }
 
 /// What `compare --changed-since REV` found (docs/contract.md §12.1): the gate's own

@@ -2,11 +2,20 @@
 //! is large enough to take a while; never in pipes or CI logs.
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Below this many bytes reading takes well under a second: no bar.
 const MIN_BYTES: u64 = 256 << 20;
+
+/// Set by [`hide`]: no bar in this process (a library caller's, src/python.rs).
+static HIDDEN: AtomicBool = AtomicBool::new(false);
+
+/// Never show a bar in this process from now on.
+pub fn hide() {
+    HIDDEN.store(true, Ordering::Relaxed);
+}
 
 pub struct Bytes {
     bar: Option<ProgressBar>,
@@ -19,7 +28,8 @@ impl Bytes {
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| m.len())
             .sum();
-        let show = total >= MIN_BYTES
+        let show = !HIDDEN.load(Ordering::Relaxed)
+            && total >= MIN_BYTES
             && std::io::stderr().is_terminal()
             && std::env::var_os("CI").is_none();
         let bar = show.then(|| {

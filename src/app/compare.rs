@@ -110,6 +110,10 @@ pub(super) fn report(
     report.baseline.doc_map = runs.baseline.doc_map.clone();
     report.candidate.doc_map = runs.candidate.doc_map.clone();
     report.accept_hint = accept_hint(&report, s);
+    report.policy = s.policy.as_ref().map(|p| report::PolicyRef {
+        path: p.path.display().to_string(),
+        sha256: p.sha256.clone(),
+    });
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, s.min_segment_queries);
     // The report holds all the outputs need: free the runs and the gold before

@@ -22,6 +22,20 @@ pub fn check_cutoffs(cutoffs: &[u32], depth: u32, diag: &mut Diagnostics) {
 }
 
 pub fn run(s: settings::Eval) -> anyhow::Result<u8> {
+    let format = s.format;
+    let report = report(s)?;
+    print_warnings(&report.warnings);
+    match format {
+        Format::Json => output::write_files(&[Path::new("-")], |_, out| {
+            report::json::write(&report, out)
+        })?,
+        _ => output::stdout(&report::table::render_eval(&report))?,
+    };
+    Ok(exit::SUCCESS)
+}
+
+/// The evaluation, nothing printed (the Python module's `evaluate` takes it too).
+pub fn report(s: settings::Eval) -> anyhow::Result<EvalReport> {
     let mut diag = Diagnostics::default();
     let gold_path = load::gold_or_default(s.gold, &mut diag);
     let run_meta = load::run_meta(&s.run, &mut diag);
@@ -51,14 +65,6 @@ pub fn run(s: settings::Eval) -> anyhow::Result<u8> {
     let k = diag.require(k)?;
     check_cutoffs(&s.cutoffs, run.meta.depth, &mut diag);
     diag.check()?;
-    print_warnings(&diag.warnings);
-    let report = EvalReport::new(&gold, &run, k, diag.warnings, diag.notes)
-        .with_cutoffs(&gold, &run, &s.cutoffs, s.sort);
-    match s.format {
-        Format::Json => output::write_files(&[Path::new("-")], |_, out| {
-            report::json::write(&report, out)
-        })?,
-        _ => output::stdout(&report::table::render_eval(&report))?,
-    };
-    Ok(exit::SUCCESS)
+    Ok(EvalReport::new(&gold, &run, k, diag.warnings, diag.notes)
+        .with_cutoffs(&gold, &run, &s.cutoffs, s.sort))
 }

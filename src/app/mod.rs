@@ -10,6 +10,7 @@ mod init;
 mod promote;
 mod record;
 mod validate;
+pub mod write_run;
 
 use crate::cli::{Cli, Command};
 use crate::exit::Refused;
@@ -24,9 +25,14 @@ use crate::validate::Diagnostics;
 /// written through the guard that neutralises workflow commands, like every other
 /// line ragdiff writes; the error is clap's exit code.
 pub fn parse_args() -> Result<Cli, u8> {
+    parse_args_from(std::env::args_os().collect())
+}
+
+/// [`parse_args`] over the given arguments (the first is the program's name).
+pub fn parse_args_from(args: Vec<std::ffi::OsString>) -> Result<Cli, u8> {
     use clap::Parser;
     use std::io::IsTerminal;
-    let e = match Cli::try_parse() {
+    let e = match Cli::try_parse_from(args) {
         Ok(cli) => return Ok(cli),
         Err(e) => e,
     };
@@ -48,6 +54,47 @@ pub fn parse_args() -> Result<Cli, u8> {
         let _ = output::stdout(&text);
     }
     Err(e.exit_code().clamp(0, 255) as u8)
+}
+
+/// The command line's entry point, the binary's and the Python console script's alike:
+/// signals first (src/interrupt.rs), then the command; the exit code.
+pub fn main(args: Vec<std::ffi::OsString>) -> u8 {
+    // First, before any thread exists: the threads inherit the blocked signals.
+    crate::interrupt::install();
+    let cli = match parse_args_from(args) {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) if crate::exit::is_broken_pipe(&err) => crate::exit::SUCCESS,
+        Err(err) => {
+            eprintln(&format!("error: {err:#}"));
+            crate::exit::of_error(&err)
+        }
+    }
+}
+
+/// `eval` or `compare` given as arguments (`ragdiff compare …`), run with nothing
+/// printed, no progress bar and no signal handling: the report as `--format json`
+/// prints it. For the Python module (src/python.rs).
+pub fn report_json(args: Vec<std::ffi::OsString>) -> anyhow::Result<String> {
+    use clap::Parser;
+    crate::progress::hide();
+    let mut out = Vec::new();
+    match Cli::try_parse_from(args)?.command {
+        Command::Compare(args) => {
+            let s = settings::Compare::new(args)?;
+            let report = compare::report(&s, &Phases::start())?;
+            crate::report::write_compare(&report, crate::report::Format::Json, false, &mut out)?;
+        }
+        Command::Eval(args) => {
+            let report = eval::report(settings::Eval::new(args)?)?;
+            crate::report::json::write(&report, &mut out)?;
+        }
+        _ => anyhow::bail!("only eval and compare report as JSON"),
+    }
+    Ok(String::from_utf8(out)?)
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<u8> {

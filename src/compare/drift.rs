@@ -143,6 +143,9 @@ struct PairState {
     /// A side offered a list that turned out partial (an interleaved TREC run): every
     /// value is void and later offers are ignored; the caller pairs again.
     poisoned: bool,
+    /// Each side whose reading ended: a list the other side offers then for a query
+    /// it did not list is never paired, so it is not kept (docs/contract.md §12).
+    finished: [bool; 2],
 }
 
 #[derive(Default)]
@@ -198,6 +201,17 @@ impl ListSink for Pairing {
             let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
             if st.poisoned {
                 return;
+            }
+            // The other side ended: only a list it left waiting can still pair (this
+            // side's own were dropped when it ended), so keep nothing new.
+            if st.finished[1 - side.min(1)] {
+                let waits = match qi {
+                    Some(qi) => matches!(st.gold[qi], Slot::Waiting(..)),
+                    None => matches!(st.other.get(qid), Some(Slot::Waiting(..))),
+                };
+                if !waits {
+                    return;
+                }
             }
             let slot = match qi {
                 Some(qi) => &mut st.gold[qi],
@@ -255,6 +269,24 @@ impl ListSink for Pairing {
 
     fn is_poisoned(&self) -> bool {
         self.state.lock().map_or(true, |st| st.poisoned)
+    }
+
+    /// Side `side` will offer nothing more: the lists the other side left waiting for
+    /// it are dropped (a run whose many queries the other lacks, a million unlabelled
+    /// ones say, no longer holds them all), and later ones are not kept.
+    fn finished(&self, side: usize) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.finished[side.min(1)] = true;
+        let stale = |s: &Slot| matches!(s, Slot::Waiting(w, _) if *w != side);
+        let mut dropped = 0;
+        for slot in st.gold.iter_mut().filter(|s| stale(s)) {
+            *slot = Slot::Empty;
+            dropped += 1;
+        }
+        let before = st.other.len();
+        st.other.retain(|_, s| !stale(s));
+        dropped += before - st.other.len();
+        st.waiting -= dropped;
     }
 }
 
@@ -332,6 +364,35 @@ mod pairing_tests {
         let (gold, other) = p.results();
         assert!(gold.iter().all(|r| *r == Some(1.0)));
         assert!(other.is_empty());
+    }
+
+    /// A million unlabelled queries in one run only used to wait, every list, for a
+    /// run that never lists them (docs/contract.md §12.23): once the other run's
+    /// reading ends they are dropped and no later one is kept; pairs are unchanged.
+    #[test]
+    fn lists_the_finished_side_never_listed_are_not_kept() {
+        let p = pairing(2);
+        p.offer(0, None, "U-0", &[1, 2]);
+        p.offer(0, Some(0), "", &[4]);
+        for i in 1..=1000 {
+            p.offer(1, None, &format!("X-{i}"), &[i]);
+        }
+        p.offer(1, Some(1), "", &[5]);
+        assert_eq!(p.peak_waiting(), 1003);
+        p.finished(0);
+        let waiting = |p: &Pairing| p.state.lock().expect("a lock").waiting;
+        assert_eq!(waiting(&p), 2, "the baseline's own lists still wait");
+        for i in 1001..=2000 {
+            p.offer(1, None, &format!("X-{i}"), &[i]);
+        }
+        assert_eq!(waiting(&p), 2, "nothing new is kept");
+        p.offer(1, None, "U-0", &[2, 1]);
+        p.offer(1, Some(0), "", &[4]);
+        assert_eq!(waiting(&p), 0);
+        let (gold, other) = p.results();
+        assert_eq!(gold, [Some(1.0), None]);
+        assert_eq!(other.len(), 1, "U-0 paired, the X-* were in one run only");
+        assert_eq!(other[0].1, rbo_ext(&[1, 2], &[2, 1], 0.9));
     }
 
     #[test]

@@ -15,8 +15,10 @@ use crate::validate::{Diagnostics, Location, ProblemKind};
 pub const FILE_NAME: &str = "ragdiff.toml";
 
 const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare";
-const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, primary";
-const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p";
+/// `[gate]`'s keys, and `[compare]`'s below (the Python module files its policy
+/// keywords by them).
+pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, primary";
+pub const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p";
 
 /// A value and the line it was on.
 #[derive(Debug, Clone, PartialEq)]

@@ -343,6 +343,7 @@ fn heading(s: &mut String, r: &CompareReport) {
         },
         repeats_note(r),
     );
+    let _ = writeln!(s, "**policy** {}\n", r.policy_text(&|p| code(p)));
 }
 
 /// The means table (cells shared with the terminal's).

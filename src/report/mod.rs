@@ -279,6 +279,16 @@ pub struct CompareReport {
     /// accept them and the command that writes them (docs/contract.md §8.5).
     #[serde(skip)]
     pub accept_hint: Option<AcceptHint>,
+    /// The `ragdiff.toml` that applied; null: none, the flags' defaults
+    /// (docs/contract.md §8.6).
+    pub policy: Option<PolicyRef>,
+}
+
+/// The policy file that applied: its path as found and its sha256 (JSON `policy`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PolicyRef {
+    pub path: String,
+    pub sha256: String,
 }
 
 /// The allow-list lines that would accept the failing new failures, and the command.
@@ -334,6 +344,20 @@ impl CompareReport {
             row_tags: Vec::new(),
             changed_inputs: None,
             accept_hint: None,
+            policy: None,
+        }
+    }
+
+    /// The policy line's text, the path written by `path`: `ragdiff.toml (sha256
+    /// 0123456789ab)`, or `no ragdiff.toml: defaults` (docs/contract.md §9.2).
+    pub fn policy_text(&self, path: &dyn Fn(&str) -> String) -> String {
+        match &self.policy {
+            Some(p) => format!(
+                "{} (sha256 {})",
+                path(&p.path),
+                &p.sha256[..12.min(p.sha256.len())]
+            ),
+            None => "no ragdiff.toml: defaults".to_string(),
         }
     }
 

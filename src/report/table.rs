@@ -243,6 +243,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     if let Some(maps) = r.doc_maps_text(&safe_id) {
         out.push_str(&format!("doc map {maps}\n"));
     }
+    out.push_str(&format!("policy  {}\n", r.policy_text(&safe_id)));
     out.push('\n');
     let width = target_width();
     let means = fit::Columns {

@@ -108,3 +108,113 @@ fn the_gate_step_passes_no_extra_argument_for_an_empty_args() {
     let args = std::fs::read_to_string(&argv).expect("the fake ragdiff ran");
     assert_eq!(args.lines().nth(2), Some("--export-markdown"), "{args}");
 }
+
+/// A fake `curl` serving `-o FILE URL` from `$FAKE_RELEASES` (the URL's last part),
+/// failing as `curl -f` does when there is no such file; a fake `cargo` that records
+/// its arguments and installs a stand-in `ragdiff` under `--root`.
+fn fakes(dir: &Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("fake-bin");
+    std::fs::create_dir_all(&bin).expect("fake bin");
+    let curl = "#!/usr/bin/env bash\nout=\nwhile [ $# -gt 0 ]; do case \"$1\" in -o) out=\"$2\"; shift 2 ;; -*) shift ;; *) url=\"$1\"; shift ;; esac; done\n\
+                f=\"$FAKE_RELEASES/${url##*/}\"; [ -f \"$f\" ] || exit 22; cp \"$f\" \"$out\"\n";
+    let cargo = "#!/usr/bin/env bash\necho \"$@\" > \"$FAKE_CARGO_ARGS\"\nwhile [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=\"$2\"; shift; done\n\
+                 mkdir -p \"$root/bin\"; printf '#!/bin/sh\\necho ragdiff built\\n' > \"$root/bin/ragdiff\"; chmod 755 \"$root/bin/ragdiff\"\n";
+    for (name, text) in [("curl", curl), ("cargo", cargo)] {
+        let path = bin.join(name);
+        std::fs::write(&path, text).expect("fake");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("mode");
+    }
+    bin
+}
+
+/// The action's install step for `version` on a Linux x86_64 runner, the release
+/// assets served from `releases`.
+fn install_step(dir: &Path, releases: &Path, version: &str) -> std::process::Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let action = std::fs::read_to_string(root.join("action.yml")).expect("action.yml");
+    let script = step_script(&action, "install");
+    let path = format!(
+        "{}:{}",
+        fakes(dir).display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Command::new("bash")
+        .args(["-e", "-c", &script])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("RUNNER_OS", "Linux")
+        .env("RUNNER_ARCH", "X64")
+        .env("RAGDIFF_VERSION", version)
+        .env("RAGDIFF_ROOT", dir.join("root"))
+        .env("RAGDIFF_REPOSITORY", "example/ragdiff")
+        .env("GITHUB_ACTION_PATH", root)
+        .env("FAKE_RELEASES", releases)
+        .env("FAKE_CARGO_ARGS", dir.join("cargo-args.txt"))
+        .env("FAKE_ARGV", dir.join("argv.txt"))
+        .output()
+        .expect("bash runs")
+}
+
+/// A release asset as the release workflow makes it, of a stand-in binary.
+fn release_of(dir: &Path) -> (std::path::PathBuf, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let releases = dir.join("releases");
+    let out = Command::new("bash")
+        .arg(root.join("scripts/package-binary.sh"))
+        .arg(root.join("tests/fixtures/action/fake-ragdiff"))
+        .arg("x86_64-unknown-linux-musl")
+        .arg(&releases)
+        .output()
+        .expect("the packaging script runs");
+    assert!(out.status.success(), "packaging failed: {out:?}");
+    (releases, env!("CARGO_PKG_VERSION").to_string())
+}
+
+#[test]
+fn the_action_installs_the_released_binary_after_checking_its_sha256() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let (releases, version) = release_of(dir.path());
+    let out = install_step(dir.path(), &releases, &version);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "the step failed: {out:?}");
+    assert!(
+        stdout.contains(&format!("installed the released ragdiff {version} binary")),
+        "{stdout}"
+    );
+    let installed = std::fs::read(dir.path().join("root/bin/ragdiff")).expect("installed");
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/action/fake-ragdiff");
+    assert_eq!(installed, std::fs::read(fake).expect("fake"));
+    assert!(
+        !dir.path().join("cargo-args.txt").exists(),
+        "nothing was built"
+    );
+}
+
+#[test]
+fn the_action_builds_from_source_when_the_asset_is_missing_or_its_sha256_differs() {
+    for tamper in [false, true] {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let (releases, version) = release_of(dir.path());
+        let archive = releases.join(format!(
+            "ragdiff-v{version}-x86_64-unknown-linux-musl.tar.gz"
+        ));
+        if tamper {
+            let mut bytes = std::fs::read(&archive).expect("archive");
+            bytes.push(0);
+            std::fs::write(&archive, bytes).expect("tampered");
+        } else {
+            std::fs::remove_file(&archive).expect("removed");
+        }
+        let out = install_step(dir.path(), &releases, &version);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "the step failed: {out:?}");
+        assert!(stdout.contains("building it from source"), "{stdout}");
+        assert!(stdout.contains("ragdiff built"), "{stdout}");
+        let args = std::fs::read_to_string(dir.path().join("cargo-args.txt")).expect("cargo ran");
+        assert!(
+            args.contains(&format!("ragdiff-gate --version ={version}")),
+            "{args}"
+        );
+    }
+}

@@ -264,6 +264,15 @@ pub struct CompareJson {
     pub resamples: u32,
     pub seed: u64,
     pub min_segment_queries: usize,
+    /// The `ragdiff.toml` that applied; null: none (docs/contract.md §10.3).
+    pub policy: Option<PolicyJson>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyJson {
+    pub path: String,
+    pub sha256: String,
 }
 
 /// A query's status, in report order.

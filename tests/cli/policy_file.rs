@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::common::{code, demo_copy, run, stderr, stdout};
+use crate::common::{PolicyJson, code, compare_json, demo_copy, run, stderr, stdout};
 
 /// The demo's runs swapped by the policy (so means drop), with an nDCG and an RR
 /// threshold.
@@ -107,7 +107,21 @@ fn config_names_another_file_and_no_key_undoes_a_boolean() {
         dir.path(),
         &["compare", "--allow-failed", "Q-21", "--no-config"],
     );
-    assert_eq!(stdout(&loose), stdout(&plain));
+    // the same report but for the line naming the policy (docs/contract.md §9.2)
+    let without_policy = |out: &std::process::Output| -> String {
+        let text = stdout(out);
+        text.lines()
+            .filter(|l| !l.starts_with("policy  "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(without_policy(&loose), without_policy(&plain));
+    assert!(
+        stdout(&loose).contains("\npolicy  ragdiff.toml (sha256 "),
+        "{}",
+        stdout(&loose)
+    );
+    assert!(stdout(&plain).contains("\npolicy  no ragdiff.toml: defaults\n"));
     assert_eq!(code(&loose), code(&plain));
     assert_eq!(code(&strict), 1, "{}", stdout(&strict));
     assert!(verdict(&strict).contains("flaky"), "{}", verdict(&strict));
@@ -159,4 +173,50 @@ fn the_policy_is_found_from_a_subdirectory_up_to_the_git_root() {
     std::fs::create_dir_all(&plain).expect("a folder");
     let out = run(&plain, &["compare"]);
     assert!(!stderr(&out).contains("max_dorp"), "{}", stderr(&out));
+}
+
+#[test]
+fn every_report_names_the_policy_that_applied() {
+    use sha2::Digest as _;
+    let dir = demo_copy();
+    let text = "[gate]\nsuspects = \"warn\"\n";
+    write_policy(dir.path(), text);
+    let sha: String = sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let table = run(dir.path(), &["compare"]);
+    assert!(
+        stdout(&table).contains(&format!("\npolicy  ragdiff.toml (sha256 {})\n", &sha[..12])),
+        "{}",
+        stdout(&table)
+    );
+    let md = run(dir.path(), &["compare", "--format", "markdown"]);
+    assert!(
+        stdout(&md).contains(&format!(
+            "\n**policy** `ragdiff.toml` (sha256 {})\n",
+            &sha[..12]
+        )),
+        "{}",
+        stdout(&md)
+    );
+    let report = compare_json(dir.path(), &["compare", "--format", "json"], 0);
+    assert_eq!(
+        report.policy,
+        Some(PolicyJson {
+            path: "ragdiff.toml".into(),
+            sha256: sha
+        })
+    );
+    let none = compare_json(
+        dir.path(),
+        &["compare", "--no-config", "--format", "json"],
+        1,
+    );
+    assert_eq!(none.policy, None);
+    let md = run(
+        dir.path(),
+        &["compare", "--no-config", "--format", "markdown"],
+    );
+    assert!(stdout(&md).contains("\n**policy** no ragdiff.toml: defaults\n"));
 }

@@ -147,7 +147,7 @@ impl<'a> RunReader<'a> {
         let Source { meta, bytes } = source;
         let display = meta.results.display().to_string();
         let extra = (self.extra_ok, self.keep);
-        match bytes {
+        let outcome = match bytes {
             Some(bytes) => {
                 let open = || -> Result<Box<dyn Read + '_>, ProblemKind> { Ok(Box::new(bytes)) };
                 read_from(meta, &display, &open, self.gold, extra, &|_| {})
@@ -160,7 +160,12 @@ impl<'a> RunReader<'a> {
                 };
                 read_from(meta, &display, &open, self.gold, extra, self.progress)
             }
+        };
+        // Every list is offered: a query the other side waits for never comes.
+        if let Some(pairing) = self.keep.pairing {
+            pairing.finished(self.keep.side);
         }
+        outcome
     }
 }
 
