@@ -152,6 +152,12 @@ pub struct CompareArgs {
     /// Also write the per-query CSV to FILE (- for stdout)
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
+    /// Also write the HTML report to FILE (- for stdout): one self-contained page with charts and, per changed query, both ranked lists
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
+    /// Doc titles for the HTML report only: a local CSV `doc_id,title` (never in any other output)
+    #[arg(long, value_name = "FILE")]
+    pub titles: Option<PathBuf>,
     /// Also write the label queue to FILE (- for stdout): CSV query_id,doc_id,candidate_rank,baseline_rank,status of every unjudged doc in the candidate's top k of newly failed, regressed and still-failing queries
     #[arg(long, value_name = "FILE")]
     pub export_label_queue: Option<PathBuf>,

@@ -162,6 +162,7 @@ impl Export {
             Format::Markdown => "--export-markdown",
             Format::Json => "--export-json",
             Format::Csv => "--export-csv",
+            Format::Html => "--export-html",
             Format::LabelQueue => "--export-label-queue",
         }
     }
@@ -194,6 +195,7 @@ impl Outputs {
             (Format::Markdown, &args.export_markdown),
             (Format::Json, &args.export_json),
             (Format::Csv, &args.export_csv),
+            (Format::Html, &args.export_html),
             (Format::LabelQueue, &args.export_label_queue),
         ];
         let mut exports = Vec::new();
@@ -229,6 +231,11 @@ impl Outputs {
     /// input.
     pub fn exports(&self) -> Vec<(&'static str, &Path)> {
         self.files().map(|e| (e.flag(), e.path())).collect()
+    }
+
+    /// Whether the HTML report is written somewhere (a file or stdout).
+    pub fn wants_html(&self) -> bool {
+        self.exports.iter().any(|e| e.format == Format::Html)
     }
 
     /// Whether the label queue is written somewhere (a file or stdout).
@@ -292,6 +299,8 @@ pub struct Compare {
     /// its row is built. Only when nothing reads them again: no extra cutoffs and
     /// no label queue (docs/contract.md §12).
     pub release_memory: bool,
+    /// `--titles FILE`: doc titles for the HTML report only (docs/contract.md §9.10).
+    pub titles: Option<PathBuf>,
 }
 
 /// A `METRIC=VALUE` flag: its name, the metrics it takes and how its messages read.
@@ -595,6 +604,7 @@ impl Compare {
             cutoffs,
             release_memory,
             policy,
+            titles: args.titles,
         })
     }
 }

@@ -278,6 +278,8 @@ pub enum ProblemKind {
         "the `{column}` cell holds a control character (a newline, tab or similar); write it on one line"
     )]
     AllowControl { column: String },
+    #[error("doc {doc} has a title already (line {first}); give each doc one title")]
+    TitleTwice { doc: String, first: u64 },
     #[error("accepted_at = {value:?} is not a date like \"2026-09-19\"")]
     AllowBadDate { value: String },
     #[error(

@@ -116,6 +116,7 @@ pub(super) fn report(
     });
     report.label_queue = queue.unwrap_or_default();
     report.attach_tags(&gold, s.min_segment_queries);
+    report.html = html_extra(s, &gold, &runs, &report)?;
     // The report holds all the outputs need: free the runs and the gold before
     // rendering (memory at its peak otherwise; docs/contract.md §12).
     drop((gold, runs));
@@ -530,6 +531,32 @@ fn label_queue(
     Ok(compare::holes::label_queue(
         gold, &again, candidate, &cmp.rows, cmp.k,
     ))
+}
+
+/// The HTML report's ranked lists and titles (docs/contract.md §9.10), when it is
+/// written: both runs read again keeping each query's top min(depth, 2k) by id.
+fn html_extra(
+    s: &settings::Compare,
+    gold: &GoldSet,
+    runs: &Side<ObservedRun>,
+    report: &CompareReport,
+) -> anyhow::Result<Option<report::html::Extra>> {
+    if !s.outputs.wants_html() {
+        return Ok(None);
+    }
+    let titles = match &s.titles {
+        Some(path) => {
+            let mut diag = Diagnostics::default();
+            let titles = load::titles::read(path, &mut diag);
+            diag.check()?;
+            titles
+        }
+        None => Default::default(),
+    };
+    let shown = runs.baseline.meta.depth.min(2 * report.k);
+    let lists = load::read_lists(runs.as_ref().map(|r| &r.meta), gold, shown)?;
+    let extra = report::html::Extra::of(gold, lists.as_ref(), report, shown, titles);
+    Ok(Some(extra))
 }
 
 /// Every export, then stdout, written as one set (see `output::write_files`).

@@ -99,20 +99,45 @@ pub fn read_wanted(
     k: u32,
     wanted: &Wanted,
 ) -> Result<ObservedRun, InvalidInput> {
-    let keep = run::Keep {
-        top: k,
-        wanted: Some(wanted),
-        pairing: None,
-        side: 0,
-        every_query: true,
-        doc_map: None,
-        defer_trec: false,
-    };
+    let keep = keep_ids(k, Some(wanted));
     let mut diag = Diagnostics::default();
     let again = load::read_runs_keeping(vec![meta.clone()], gold, &[], keep, &mut diag);
     // The file was valid a moment ago; should it have changed, say so (exit 2).
     diag.check()?;
     diag.require(again.into_iter().next().flatten())
+}
+
+/// Both runs read again for the HTML report, keeping every query's top `top` docs
+/// by id (docs/contract.md §9.10: its ranked lists): a second read of both runs,
+/// only when the HTML report is asked for.
+pub fn read_lists(
+    metas: Side<&RunMeta>,
+    gold: &GoldSet,
+    top: u32,
+) -> Result<Side<ObservedRun>, InvalidInput> {
+    let keep = keep_ids(top, None);
+    let mut diag = Diagnostics::default();
+    let metas: Vec<RunMeta> = metas.into_iter().cloned().collect();
+    let again = load::read_runs_keeping(metas, gold, &[], keep, &mut diag);
+    // The files were valid a moment ago; should one have changed, say so (exit 2).
+    diag.check()?;
+    let runs: Side<Option<ObservedRun>> = <[Option<ObservedRun>; 2]>::try_from(again)
+        .unwrap_or_else(|_| [None, None])
+        .into();
+    runs.map(|run| diag.require(run)).transpose()
+}
+
+/// Keep every query's top `top` docs by id (and `wanted` at any rank), no pairing.
+fn keep_ids(top: u32, wanted: Option<&Wanted>) -> run::Keep<'_> {
+    run::Keep {
+        top,
+        wanted,
+        pairing: None,
+        side: 0,
+        every_query: true,
+        doc_map: None,
+        defer_trec: false,
+    }
 }
 
 /// Which of the doc hashes `wanted` some repeat of the baseline `meta` returned, for

@@ -16,9 +16,10 @@ pub mod queries;
 pub mod repeats;
 pub mod run;
 pub mod tags;
+pub mod titles;
 
 // The tokenizers by their older paths, so `crate::load::lines` and the like still name them.
-pub use both::{BothRuns, read_both, read_wanted, returned_by};
+pub use both::{BothRuns, read_both, read_lists, read_wanted, returned_by};
 pub use parse::{csvio, json, jsonl, lines};
 
 use std::path::{Path, PathBuf};

@@ -537,36 +537,7 @@ fn warnings(s: &mut String, r: &CompareReport) {
 /// Where the first relevant doc sits, in buckets: a table, and the same as a
 /// Mermaid chart (GitHub draws it; the table reads fine without it).
 fn chart(s: &mut String, r: &CompareReport) {
-    let (k, depth) = (r.k, r.baseline.depth);
-    let mut labels: Vec<String> = vec!["rank 1".into()];
-    if k >= 2 {
-        labels.push(if k == 2 {
-            "rank 2".into()
-        } else {
-            format!("ranks 2-{k}")
-        });
-    }
-    if depth > k {
-        labels.push(if depth == k + 1 {
-            format!("rank {depth}")
-        } else {
-            format!("ranks {}-{depth}", k + 1)
-        });
-    }
-    labels.push("not returned".into());
-    let bucket = |rank: Option<u32>| -> usize {
-        match rank {
-            Some(1) => 0,
-            Some(x) if x <= k => 1,
-            Some(_) => labels.len() - 2,
-            None => labels.len() - 1,
-        }
-    };
-    let mut counts = [vec![0usize; labels.len()], vec![0usize; labels.len()]];
-    for q in &r.per_query {
-        counts[0][bucket(q.baseline.first_relevant_rank)] += 1;
-        counts[1][bucket(q.candidate.first_relevant_rank)] += 1;
-    }
+    let super::RankBuckets { labels, counts } = super::RankBuckets::of(r);
     let _ = writeln!(
         s,
         "**Where the first relevant doc sits** (queries per bucket)\n"

@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod fit;
+pub mod html;
 pub mod json;
 pub mod label_queue;
 pub mod markdown;
@@ -29,6 +30,8 @@ pub enum Format {
     Markdown,
     Json,
     Csv,
+    /// One self-contained HTML file (docs/contract.md §9.10).
+    Html,
     // The label queue (docs/contract.md §9.6): an export, never `--format`.
     #[value(skip)]
     LabelQueue,
@@ -279,9 +282,57 @@ pub struct CompareReport {
     /// accept them and the command that writes them (docs/contract.md §8.5).
     #[serde(skip)]
     pub accept_hint: Option<AcceptHint>,
+    /// The ranked lists of the changed queries and the doc titles, read only for
+    /// the HTML report (docs/contract.md §9.10).
+    #[serde(skip)]
+    pub html: Option<html::Extra>,
     /// The `ragdiff.toml` that applied; null: none, the flags' defaults
     /// (docs/contract.md §8.6).
     pub policy: Option<PolicyRef>,
+}
+
+/// Where the first relevant doc sits, per side: rank 1, ranks 2..k, ranks
+/// k+1..depth, not returned (the Markdown chart and the HTML histogram).
+pub struct RankBuckets {
+    pub labels: Vec<String>,
+    /// Queries per bucket, baseline then candidate.
+    pub counts: [Vec<usize>; 2],
+}
+
+impl RankBuckets {
+    pub fn of(r: &CompareReport) -> Self {
+        let (k, depth) = (r.k, r.baseline.depth);
+        let mut labels: Vec<String> = vec!["rank 1".into()];
+        if k >= 2 {
+            labels.push(if k == 2 {
+                "rank 2".into()
+            } else {
+                format!("ranks 2-{k}")
+            });
+        }
+        if depth > k {
+            labels.push(if depth == k + 1 {
+                format!("rank {depth}")
+            } else {
+                format!("ranks {}-{depth}", k + 1)
+            });
+        }
+        labels.push("not returned".into());
+        let bucket = |rank: Option<u32>| -> usize {
+            match rank {
+                Some(1) => 0,
+                Some(x) if x <= k => 1,
+                Some(_) => labels.len() - 2,
+                None => labels.len() - 1,
+            }
+        };
+        let mut counts = [vec![0usize; labels.len()], vec![0usize; labels.len()]];
+        for q in &r.per_query {
+            counts[0][bucket(q.baseline.first_relevant_rank)] += 1;
+            counts[1][bucket(q.candidate.first_relevant_rank)] += 1;
+        }
+        Self { labels, counts }
+    }
 }
 
 /// The policy file that applied: its path as found and its sha256 (JSON `policy`).
@@ -344,6 +395,7 @@ impl CompareReport {
             row_tags: Vec::new(),
             changed_inputs: None,
             accept_hint: None,
+            html: None,
             policy: None,
         }
     }
@@ -867,6 +919,7 @@ pub fn write_compare(
         Format::Markdown => out.write_all(markdown::render(r).as_bytes()),
         Format::Json => json::write(r, out),
         Format::Csv => csv::write(r, out),
+        Format::Html => out.write_all(html::render(r).as_bytes()),
         Format::LabelQueue => label_queue::write(&r.label_queue, out),
     }
 }

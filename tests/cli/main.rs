@@ -16,6 +16,7 @@ mod freeze;
 mod glance;
 mod gold_ids;
 mod holes;
+mod html;
 mod init;
 mod init_workflow;
 mod injection;

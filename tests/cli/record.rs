@@ -655,6 +655,8 @@ fn an_interrupt_writes_nothing_and_ends_the_retriever() {
             .current_dir(dir.path())
             .args(["record", "--gold", "gold.toml", "--index-version", "1.0.0"])
             .args(["--command", &fake("slow Q-3"), "--concurrency", "1"])
+            // Far beyond the wait below, so only the signal can end the run.
+            .args(["--timeout", "600"])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
