@@ -205,15 +205,7 @@ fn read_from<'s>(
         c
     };
     // docs/contract.md §2.16: a CSV or TSV file whose header names a long table.
-    let (input, long) = match meta.format {
-        DataFormat::Csv | DataFormat::Trec => {
-            let (first, input) = crate::load::long::sniff(input);
-            let long = crate::load::long::detect(&first)
-                .filter(|cols| meta.format == DataFormat::Csv || cols.delimiter == b'\t');
-            (input, long)
-        }
-        _ => (input, None),
-    };
+    let (input, long) = long_table(input, meta.format);
     if let Some(cols) = long {
         let mut c = collector();
         long::read(
@@ -250,6 +242,23 @@ fn read_from<'s>(
         DataFormat::Trec => {
             trec::read_trec_run(meta, display, input, &open, &collector, diag, progress)
         }
+    }
+}
+
+/// `input` again and, for a CSV or TSV file whose header names a long table, its
+/// columns (docs/contract.md §2.16).
+fn long_table<'s>(
+    input: Box<dyn Read + 's>,
+    format: DataFormat,
+) -> (Box<dyn Read + 's>, Option<crate::load::long::Columns>) {
+    match format {
+        DataFormat::Csv | DataFormat::Trec => {
+            let (first, input) = crate::load::long::sniff(input);
+            let long = crate::load::long::detect(&first)
+                .filter(|cols| format == DataFormat::Csv || cols.delimiter == b'\t');
+            (input, long)
+        }
+        _ => (input, None),
     }
 }
 
@@ -418,14 +427,15 @@ impl<'g> Collector<'g> {
 
     /// Check one complete ranking (docs in rank order; `line_of(i)` is the line of
     /// the i-th doc) and, for a gold query, keep what the metrics need.
-    fn accept(
+    /// A ranking longer than the declared depth is a problem; then the list is cut
+    /// to `compare --depth N`, before anything is computed (docs/contract.md §6.1).
+    fn check_depth_and_cut<'d>(
         &mut self,
-        qi: Option<usize>,
         qid: &str,
-        docs: &[&str],
+        docs: &'d [&'d str],
         line_of: &dyn Fn(usize) -> u64,
         diag: &mut Diagnostics,
-    ) {
+    ) -> &'d [&'d str] {
         let len = docs.len() as u32;
         if let Some(depth) = self.depth
             && len > depth
@@ -440,11 +450,21 @@ impl<'g> Collector<'g> {
             );
         }
         self.longest = self.longest.max(len);
-        // docs/contract.md §6.1: a common depth, before anything is computed.
-        let docs = match self.cut {
+        match self.cut {
             Some(n) => &docs[..docs.len().min(n as usize)],
             None => docs,
-        };
+        }
+    }
+
+    fn accept(
+        &mut self,
+        qi: Option<usize>,
+        qid: &str,
+        docs: &[&str],
+        line_of: &dyn Fn(usize) -> u64,
+        diag: &mut Diagnostics,
+    ) {
+        let docs = self.check_depth_and_cut(qid, docs, line_of, diag);
         // With a chunk map the rest sees documents (docs/contract.md §2.11).
         let mapped;
         let chunk_line;
