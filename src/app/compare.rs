@@ -109,6 +109,7 @@ pub(super) fn report(
     report.changed_inputs = inputs.changed;
     report.baseline.doc_map = runs.baseline.doc_map.clone();
     report.candidate.doc_map = runs.candidate.doc_map.clone();
+    report.name_candidate_doc_map();
     report.accept_hint = accept_hint(&report, s);
     report.policy = s.policy.as_ref().map(|p| report::PolicyRef {
         path: p.path.display().to_string(),
