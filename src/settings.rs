@@ -532,6 +532,11 @@ impl Compare {
     /// that are not manifests, drift flags.
     pub fn new(args: CompareArgs) -> Result<Self, InvalidInput> {
         let outputs = Outputs::new(&args)?;
+        if args.titles.is_some() && !outputs.wants_html() {
+            return Err(InvalidInput::usage(
+                "--titles is for the HTML report only: add --export-html FILE or --format html",
+            ));
+        }
         let mut diag = Diagnostics::default();
         let policy = find_policy(&args.config, &mut diag);
         diag.check()?;

@@ -278,6 +278,7 @@ fn failure_markdown(s: &settings::Compare, err: &anyhow::Error) {
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
     }
     inputs.extend(s.allow_failed.file.as_deref());
+    inputs.extend(s.titles.as_deref());
     // Nothing when the exports themselves are refused (a missing folder, an input as
     // a destination): no report is written beside a refused one.
     if output::check_exports(&s.outputs.exports(), &inputs).is_err() {
@@ -375,6 +376,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
         inputs.extend(m.manifest.as_deref());
     }
     inputs.extend(s.allow_failed.file.as_deref());
+    inputs.extend(s.titles.as_deref());
     output::check_exports(&s.outputs.exports(), &inputs)?;
     load::fs::warn_outside_root(&inputs, diag);
     let both = metas.as_ref();
