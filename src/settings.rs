@@ -437,7 +437,12 @@ fn gate_policy(args: &CompareArgs, file: &GateKeys, diag: &mut Diagnostics) -> P
                 Some(true) => Severity::Warn,
                 _ => Severity::Fail,
             }),
-        unconfirmed: args.unconfirmed,
+        unconfirmed: args
+            .unconfirmed
+            .unwrap_or(match value(&file.unconfirmed_warn) {
+                Some(true) => Severity::Warn,
+                _ => Severity::Fail,
+            }),
         min_rbo: args.min_rbo.or(value(&file.min_rbo)),
         // `block` names tags: resolved against the gold once it is read.
         block: crate::gate::Blocking::All,
@@ -585,7 +590,8 @@ impl Compare {
             k: args.k,
             outputs,
             resampling: Resampling {
-                resamples: args.resamples.or(value(&c.resamples)).unwrap_or(1000),
+                // 0: each test's count follows its moved queries (docs/contract.md §7).
+                resamples: args.resamples.or(value(&c.resamples)).unwrap_or(0),
                 seed: args.seed.or(value(&c.seed)).unwrap_or(0),
             },
             gate,

@@ -170,10 +170,16 @@ fn confirm_suspects(
 /// The allow-list lines that would accept the new failures that fail the gate, with
 /// a `REASON` placeholder, and the `ragdiff accept` command that writes them (§8.5).
 fn accept_hint(report: &CompareReport, s: &settings::Compare) -> Option<report::AcceptHint> {
-    let ids = report.gate.causes.iter().find_map(|c| match c {
+    let failing = report.gate.causes.iter().find_map(|c| match c {
         gate::Reason::NewlyFailed { ids, .. } => Some(ids),
         _ => None,
     })?;
+    // Suspect ones are to be labelled, never accepted (docs/contract.md §8.5).
+    let (suspect, ids): (Vec<String>, Vec<String>) = failing
+        .iter()
+        .cloned()
+        .partition(|id| report.suspect.contains(id));
+    let ids = &ids;
     let version = report.candidate.index_version.as_deref().unwrap_or("");
     let today = super::accept::today_utc();
     // At most this many lines and ids; the rest are counted (a report stays short).
@@ -221,6 +227,7 @@ fn accept_hint(report: &CompareReport, s: &settings::Compare) -> Option<report::
         list: list.display().to_string(),
         lines,
         command,
+        suspect,
     })
 }
 
@@ -279,6 +286,7 @@ fn failure_markdown(s: &settings::Compare, err: &anyhow::Error) {
     }
     inputs.extend(s.allow_failed.file.as_deref());
     inputs.extend(s.titles.as_deref());
+    inputs.extend(s.policy.as_ref().map(|p| p.path.as_path()));
     // Nothing when the exports themselves are refused (a missing folder, an input as
     // a destination): no report is written beside a refused one.
     if output::check_exports(&s.outputs.exports(), &inputs).is_err() {
@@ -377,6 +385,8 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     }
     inputs.extend(s.allow_failed.file.as_deref());
     inputs.extend(s.titles.as_deref());
+    // The policy in use is an input too (docs/contract.md §9.5).
+    inputs.extend(s.policy.as_ref().map(|p| p.path.as_path()));
     output::check_exports(&s.outputs.exports(), &inputs)?;
     load::fs::warn_outside_root(&inputs, diag);
     let both = metas.as_ref();

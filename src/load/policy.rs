@@ -17,7 +17,7 @@ pub const FILE_NAME: &str = "ragdiff.toml";
 const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare";
 /// `[gate]`'s keys, and `[compare]`'s below (the Python module files its policy
 /// keywords by them).
-pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, primary";
+pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary";
 pub const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p";
 
 /// A value and the line it was on.
@@ -59,6 +59,8 @@ pub struct GateKeys {
     pub nondeterminism_warn: Option<Located<bool>>,
     /// `--primary`: `rr`, `recall`, `hit`, `ndcg` or `ap` (docs/contract.md §6.2).
     pub primary: Option<Located<String>>,
+    /// `true`: warn (`--unconfirmed warn`), `false`: fail (docs/contract.md §6.5).
+    pub unconfirmed_warn: Option<Located<bool>>,
 }
 
 /// `[compare]`: the settings that are not gate rules.
@@ -140,19 +142,10 @@ fn gate(keys: &mut Keys, t: &Table) -> GateKeys {
         non_inferior: keys.metrics(t, "non_inferior", true),
         non_inferior_per_segment: keys.metrics(t, "non_inferior_per_segment", true),
         fail_on_significant_drop: keys.boolean(t, "fail_on_significant_drop"),
-        suspects_warn: keys
-            .choice(t, "suspects", &["fail", "warn"])
-            .map(|l| Located {
-                value: l.value == "warn",
-                line: l.line,
-            }),
+        suspects_warn: keys.warn_or_fail(t, "suspects"),
         strict_flaky: keys.boolean(t, "strict_flaky"),
-        nondeterminism_warn: keys
-            .choice(t, "nondeterminism", &["fail", "warn"])
-            .map(|l| Located {
-                value: l.value == "warn",
-                line: l.line,
-            }),
+        nondeterminism_warn: keys.warn_or_fail(t, "nondeterminism"),
+        unconfirmed_warn: keys.warn_or_fail(t, "unconfirmed"),
         primary: keys.choice(t, "primary", &["rr", "recall", "hit", "ndcg", "ap"]),
         min_rbo: keys.number(t, "min_rbo", "a number from 0 to 1", |v| {
             (0.0..=1.0).contains(&v)
@@ -304,6 +297,14 @@ impl Keys<'_> {
             },
         );
         None
+    }
+
+    /// `"fail"` or `"warn"`: true for warn.
+    fn warn_or_fail(&mut self, t: &Table, key: &str) -> Option<Located<bool>> {
+        self.choice(t, key, &["fail", "warn"]).map(|l| Located {
+            value: l.value == "warn",
+            line: l.line,
+        })
     }
 
     fn bad_value(&mut self, t: &Table, key: &str, value: String, expected: &str) {

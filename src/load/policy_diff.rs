@@ -102,6 +102,7 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
         block,
         nondeterminism_warn,
         primary,
+        unconfirmed_warn,
     } = g;
     out.metrics("max_drop", max_drop);
     out.metrics("max_drop_per_segment", max_drop_per_segment);
@@ -121,6 +122,7 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
         nondeterminism_warn.as_ref().map(warn_or_fail),
     );
     out.add("primary", primary.as_ref().map(|l| l.value.clone()));
+    out.add("unconfirmed", unconfirmed_warn.as_ref().map(warn_or_fail));
 }
 
 /// `[compare]`, destructured whole like `[gate]`.

@@ -256,9 +256,13 @@ impl Fixed {
         warnings(&mut tail, r);
         let _ = writeln!(
             tail,
-            "<sub>ragdiff {} · bootstrap and sign-flip test: {} resamples, seed {}</sub>",
+            "<sub>ragdiff {} · sign-flip p exact up to {} moved queries, else {}; seed {}</sub>",
             env!("CARGO_PKG_VERSION"),
-            r.resamples,
+            crate::stats::EXACT_MAX,
+            r.resamples.map_or_else(
+                || "Monte Carlo draws by the moved queries".to_string(),
+                |n| format!("{n} resamples")
+            ),
             r.seed
         );
         Self { head, middle, tail }
@@ -286,11 +290,16 @@ fn render_with(
 /// The allow-list lines that would accept the failing new failures (§8.5).
 fn accept_hint(s: &mut String, r: &CompareReport) {
     if let Some(h) = &r.accept_hint {
-        let _ = writeln!(s, "To accept them, add to {}:\n", code(&h.list));
-        for line in &h.lines {
-            let _ = writeln!(s, "- {}", code(line));
+        if !h.lines.is_empty() {
+            let _ = writeln!(s, "To accept them, add to {}:\n", code(&h.list));
+            for line in &h.lines {
+                let _ = writeln!(s, "- {}", code(line));
+            }
+            let _ = writeln!(s, "\nor run {}\n", code(&h.command));
         }
-        let _ = writeln!(s, "\nor run {}\n", code(&h.command));
+        if let Some(line) = h.label_first(r.k, &|id| code(id)) {
+            let _ = writeln!(s, "{line}\n");
+        }
     }
 }
 

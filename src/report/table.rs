@@ -158,11 +158,16 @@ fn prose(out: String) -> String {
 /// The allow-list lines that would accept the failing new failures (§8.5).
 fn accept_hint(out: &mut String, r: &CompareReport) {
     if let Some(h) = &r.accept_hint {
-        out.push_str(&format!("to accept them, add to {}:\n", safe_id(&h.list)));
-        for line in &h.lines {
-            out.push_str(&format!("  {}\n", safe_id(line)));
+        if !h.lines.is_empty() {
+            out.push_str(&format!("to accept them, add to {}:\n", safe_id(&h.list)));
+            for line in &h.lines {
+                out.push_str(&format!("  {}\n", safe_id(line)));
+            }
+            out.push_str(&format!("or run: {}\n", safe_id(&h.command)));
         }
-        out.push_str(&format!("or run: {}\n", safe_id(&h.command)));
+        if let Some(line) = h.label_first(r.k, &safe_id) {
+            out.push_str(&format!("{line}\n"));
+        }
     }
 }
 

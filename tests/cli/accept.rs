@@ -307,14 +307,21 @@ fn promote_leaves_the_allow_list_alone() {
 
 #[test]
 fn a_failing_gate_prints_the_lines_that_would_accept() {
-    let out = run(crate_dir(), &["compare"]);
+    // Swapped, the demo newly fails, neither suspect (the demo's own
+    // Q-21 is suspect: to label, not to accept; tests/cli/policy_rest.rs).
+    let swapped = ["compare", "runs/candidate.toml", "runs/baseline.toml"];
+    let out = run(crate_dir(), &swapped);
     assert_code(&out, 1);
     let so = stdout(&out);
     assert_line(&so, "to accept them, add to runs/accepted-failures.csv:");
-    assert_line(&so, "Q-21,REASON,2.4.0,2026-12-01");
-    assert_line(&so, "or run: ragdiff accept Q-21 --reason 'REASON'");
-    let md = run(crate_dir(), &["compare", "--format", "markdown"]);
-    assert_line(&stdout(&md), "- `Q-21,REASON,2.4.0,2026-12-01`");
+    assert_line(&so, "Q-23,REASON,2.3.0,2026-12-01");
+    assert_line(&so, "Q-24,REASON,2.3.0,2026-12-01");
+    assert_line(&so, "or run: ragdiff accept Q-23 Q-24 --reason 'REASON'");
+    let md = run(
+        crate_dir(),
+        &[&swapped[..], &["--format", "markdown"]].concat(),
+    );
+    assert_line(&stdout(&md), "- `Q-23,REASON,2.3.0,2026-12-01`");
     // Accepted: no lines to suggest.
     let ok = run(
         crate_dir(),

@@ -29,6 +29,7 @@ mod outputs;
 mod parity;
 mod policy_changed;
 mod policy_file;
+mod policy_rest;
 mod promote;
 mod record;
 mod regression;
