@@ -219,6 +219,11 @@ impl Outputs {
             format: on_stdout.pop().unwrap_or(Format::Table),
             dest: Destination::Stdout,
         });
+        if args.titles.is_some() && !exports.iter().any(|e| e.format == Format::Html) {
+            return Err(InvalidInput::usage(
+                "--titles is for the HTML report only: add --export-html FILE or --format html",
+            ));
+        }
         Ok(Self { exports })
     }
 
@@ -537,11 +542,6 @@ impl Compare {
     /// that are not manifests, drift flags.
     pub fn new(args: CompareArgs) -> Result<Self, InvalidInput> {
         let outputs = Outputs::new(&args)?;
-        if args.titles.is_some() && !outputs.wants_html() {
-            return Err(InvalidInput::usage(
-                "--titles is for the HTML report only: add --export-html FILE or --format html",
-            ));
-        }
         let mut diag = Diagnostics::default();
         let policy = find_policy(&args.config, &mut diag);
         diag.check()?;
