@@ -427,7 +427,7 @@ fn answers_may_come_in_any_order_and_filters_are_sent() {
 /// flight, nothing written, no question's text anywhere.
 #[test]
 fn protocol_faults_fail_the_recording_with_exit_4() {
-    let cases: [(&str, &[&str], &str); 6] = [
+    let cases: [(&str, &[&str], &str); 7] = [
         (
             "garbage",
             &["--concurrency", "1"],
@@ -437,6 +437,11 @@ fn protocol_faults_fail_the_recording_with_exit_4() {
             "unknown",
             &["--concurrency", "1"],
             "error: the retriever failed: python3: line 1 of its stdout answered NOPE, which is not a query it was asked; in flight: Q-1",
+        ),
+        (
+            "echo",
+            &["--concurrency", "1"],
+            "error: the retriever failed: python3: line 1 of its stdout answered [question], which is not a query it was asked; in flight: Q-1",
         ),
         (
             "twice",
@@ -567,6 +572,38 @@ fn bad_flags_are_usage_errors() {
         "{}",
         stderr(&out)
     );
+}
+
+/// The gold's queries file is an input: a manifest named after it, whose results
+/// would replace it, is refused before the retriever starts.
+#[test]
+fn record_never_writes_over_the_queries_file() {
+    let dir = workspace();
+    let before = read(dir.path(), "topics/queries.jsonl");
+    let out = common::run(
+        dir.path(),
+        &[
+            "record",
+            "--gold",
+            "topics/gold-jsonl.toml",
+            "--index-version",
+            "1.0.0",
+            "--command",
+            &fake("good"),
+            "--out",
+            "topics/queries.toml",
+        ],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "results topics/queries.jsonl would overwrite the input topics/queries.jsonl"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(dir.path(), "topics/queries.jsonl"), before);
+    assert!(!dir.path().join("topics/queries.toml").exists());
 }
 
 /// The Python that has bm25s: `RAGDIFF_PYTHON` (set by .ci/run), else `python3`.
