@@ -173,8 +173,8 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
     Ok(exit::SUCCESS)
 }
 
-/// No output may overwrite an input (the gold's files, its queries file, the
-/// unlabelled questions).
+/// No output (the run's files, the retriever log) may overwrite an input (the
+/// gold's files, its queries file, the unlabelled questions).
 fn check_outputs(
     paths: &Paths,
     gold: &GoldSet,
@@ -192,6 +192,10 @@ fn check_outputs(
         vec![("--out", &paths.manifest), ("results", &paths.results)];
     if let Some(l) = &paths.latency {
         outputs.push(("latency", l));
+    }
+    // The log is an output too: never an input, a FIFO or a device (§4.8).
+    if let Some(log) = &args.retriever_log {
+        outputs.push(("--retriever-log", log));
     }
     crate::output::check_exports(&outputs, &inputs)?;
     Ok(())

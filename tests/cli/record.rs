@@ -606,6 +606,42 @@ fn record_never_writes_over_the_queries_file() {
     assert!(!dir.path().join("topics/queries.toml").exists());
 }
 
+/// The retriever log is an output like the run's files: over an input or at a FIFO
+/// (whose open would block with nobody reading) it is exit 2 before the retriever
+/// starts, the input untouched.
+#[test]
+fn the_retriever_log_is_never_an_input_or_a_fifo() {
+    let dir = workspace();
+    let before = read(dir.path(), "gold.csv");
+    let out = record(
+        dir.path(),
+        &["--command", &fake("good"), "--retriever-log", "gold.csv"],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("--retriever-log gold.csv would overwrite the input"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(dir.path(), "gold.csv"), before);
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("log.fifo"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success(), "mkfifo");
+    let out = record(
+        dir.path(),
+        &["--command", &fake("good"), "--retriever-log", "log.fifo"],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("cannot write log.fifo: it is a FIFO, not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("runs/candidate.toml").exists());
+}
+
 /// The Python that has bm25s: `RAGDIFF_PYTHON` (set by .ci/run), else `python3`.
 /// Without bm25s the test fails under CI and says why otherwise.
 fn bm25s_python() -> Option<PathBuf> {
