@@ -167,7 +167,7 @@ pub struct CompareArgs {
     /// Seed of the resampling generator [default: 0]
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Draws for the bootstrap CI and the randomization test [default: 1000]
+    /// Draws for the bootstrap CI and the randomization test [default: 10,000 while at most 10,000 queries moved, 10^8 / moved above (at least 1,000); an exact p when at most 24 moved]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub resamples: Option<u32>,
     /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap
@@ -287,8 +287,37 @@ pub struct RecordArgs {
     #[command(flatten)]
     pub gold: GoldArg,
     /// The retriever as a process speaking JSON Lines on stdin/stdout: "CMD ARGS…", split as a POSIX shell would (quotes, backslashes), run without a shell
-    #[arg(long, value_name = "CMD", required = true)]
-    pub command: String,
+    #[arg(
+        long,
+        value_name = "CMD",
+        required_unless_present = "http",
+        conflicts_with = "http"
+    )]
+    pub command: Option<String>,
+    /// The retriever as a search server: a URL template ({question} and {id} URL-encoded, {depth}); GET, or POST with --http-body
+    #[arg(long, value_name = "URL", requires = "ids")]
+    pub http: Option<String>,
+    /// POST this JSON template ({question}, {id} JSON-escaped inside a string, {depth}, {filters})
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub http_body: Option<PathBuf>,
+    /// Where the doc ids are in an answer: a JSON pointer, `*` for every element of an array (e.g. /hits/hits/*/_id)
+    #[arg(long, value_name = "POINTER", requires = "http")]
+    pub ids: Option<String>,
+    /// Where the scores are, likewise (e.g. /hits/hits/*/_score)
+    #[arg(long, value_name = "POINTER", requires = "http")]
+    pub scores: Option<String>,
+    /// A request header "Name: value" (repeatable; the value is never printed)
+    #[arg(long, value_name = "NAME: VALUE", requires = "http")]
+    pub header: Vec<String>,
+    /// A request header whose value is the environment variable VAR, e.g. Authorization=SEARCH_TOKEN (never printed)
+    #[arg(long, value_name = "NAME=VAR", requires = "http")]
+    pub header_env: Vec<String>,
+    /// Retries of a request after a connection error, a timeout, 429 or 5xx (exponential backoff with jitter, honouring Retry-After)
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "http")]
+    pub retries: u32,
+    /// At most this many requests a second (--http)
+    #[arg(long, value_name = "RPS", requires = "http")]
+    pub max_rps: Option<f64>,
     /// The run manifest to write; the results go beside it (STEM.jsonl, .trec or .csv)
     #[arg(long, value_name = "MANIFEST", default_value = "runs/candidate.toml")]
     pub out: PathBuf,

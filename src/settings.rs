@@ -585,7 +585,8 @@ impl Compare {
             k: args.k,
             outputs,
             resampling: Resampling {
-                resamples: args.resamples.or(value(&c.resamples)).unwrap_or(1000),
+                // 0: each test's count follows its moved queries (docs/contract.md §7).
+                resamples: args.resamples.or(value(&c.resamples)).unwrap_or(0),
                 seed: args.seed.or(value(&c.seed)).unwrap_or(0),
             },
             gate,

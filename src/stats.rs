@@ -28,6 +28,129 @@ pub struct DeltaStats {
     pub ci_low: f64,
     pub ci_high: f64,
     pub p_value: f64,
+    /// How p was computed (docs/contract.md §7).
+    pub p_method: PMethod,
+    /// The Monte Carlo standard error of p, `sqrt(p (1 - p) / resamples)`; `None`
+    /// when p is exact.
+    pub p_mc_se: Option<f64>,
+    /// The sign flips drawn for p (`None` when exact); more than first planned when
+    /// p's 99% interval held a threshold of the gate.
+    pub resamples: Option<u32>,
+    /// p needed more draws than first planned (its first 99% interval held a
+    /// threshold of the gate).
+    pub extended: bool,
+}
+
+/// How a sign-flip p was computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PMethod {
+    /// All 2^m sign patterns of the m queries whose delta is not 0.
+    Exact,
+    /// Random sign patterns; `p_mc_se` says how far p may be from the exact one.
+    MonteCarlo,
+}
+
+/// The largest number of moved queries whose sign-flip p is enumerated exactly:
+/// 2^(m-1) patterns (a pattern and its negation give the same |mean|), one
+/// addition each in Gray-code order. Measured (release build, one core of the shared 2-core
+/// development machine): m = 22 takes 16 ms, 24 takes 39 ms, 25 takes 122 ms (docs/contract.md §7).
+pub const EXACT_MAX: usize = 24;
+
+/// The most sign flips drawn for one p, with the extra draws near a threshold.
+pub const MAX_RESAMPLES: u32 = 200_000;
+
+/// The significance level the gate's tests use (docs/contract.md §7.1, §8).
+pub const GATE_ALPHA: f64 = 0.05;
+
+/// The default number of sign flips for m moved queries (docs/contract.md §7):
+/// 10,000 while m <= 10,000; above, 10^8 / m (the same work) rounded down to a
+/// whole block of 50, never fewer than 1,000.
+pub fn default_resamples(m: usize) -> u32 {
+    if m <= 10_000 {
+        return 10_000;
+    }
+    let r = (100_000_000 / m as u64) as u32;
+    (r / UNIT * UNIT).max(1_000)
+}
+
+/// The extra-draws schedule after `first` draws: 2, 5, 10, 20, 50, … times the
+/// first count, capped at [`MAX_RESAMPLES`] (docs/contract.md §7).
+pub fn schedule(first: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut scale = 1u64;
+    while u64::from(first) * scale < u64::from(MAX_RESAMPLES) {
+        for step in [2u64, 5, 10] {
+            let r = (u64::from(first) * scale * step).min(u64::from(MAX_RESAMPLES)) as u32;
+            if out.last().is_none_or(|&l| r > l) && r > first {
+                out.push(r);
+            }
+        }
+        scale *= 10;
+    }
+    out
+}
+
+/// How the draws of one family's tests are made.
+#[derive(Debug, Clone, Copy)]
+pub struct Draws {
+    /// `--resamples`: a fixed count (no extra draws); 0: [`default_resamples`].
+    pub resamples: u32,
+    pub seed: u64,
+    /// How many tests the family holds and how it is adjusted: the raw-p thresholds
+    /// whose crossing could change the gate (0.05 / c for Holm, 0.05 c / N for BH).
+    pub family: usize,
+    pub correction: Correction,
+}
+
+impl Draws {
+    /// The raw-p thresholds that, crossed, change an adjusted p's side of 0.05.
+    fn thresholds(&self) -> Vec<f64> {
+        let n = self.family.max(1);
+        (1..=n)
+            .map(|c| match self.correction {
+                Correction::Holm => GATE_ALPHA / c as f64,
+                Correction::Bh => GATE_ALPHA * c as f64 / n as f64,
+            })
+            .collect()
+    }
+}
+
+/// The exact two-sided sign-flip p of the sums of `x` (every value not 0): the
+/// share of the 2^m sign patterns whose |sum| is at least the observed |sum|.
+/// The last value keeps its sign (a pattern and its negation tie), the others are
+/// walked in Gray-code order, one addition a step; the sum is recomputed from the
+/// signs every 256 steps so rounding cannot build up.
+pub fn exact_p(x: &[f64]) -> f64 {
+    let m = x.len();
+    if m == 0 {
+        return 1.0;
+    }
+    let total: f64 = x.iter().sum();
+    let scale: f64 = x.iter().map(|v| v.abs()).sum();
+    let threshold = total.abs() - 1e-9 * scale;
+    let free = &x[..m - 1];
+    let patterns = 1u64 << free.len();
+    // `sign[i]` is +2 or -2 times x[i]: the change of the sum when x[i] flips.
+    let mut step: Vec<f64> = free.iter().map(|v| -2.0 * v).collect();
+    let mut sum = total;
+    let mut hits = u64::from(sum.abs() >= threshold);
+    for g in 1..patterns {
+        let bit = g.trailing_zeros() as usize;
+        sum += step[bit];
+        step[bit] = -step[bit];
+        if g % 256 == 0 {
+            let gray = g ^ (g >> 1);
+            sum = x[m - 1]
+                + free
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| if gray >> i & 1 == 1 { -v } else { *v })
+                    .sum::<f64>();
+        }
+        hits += u64::from(sum.abs() >= threshold);
+    }
+    hits as f64 / patterns as f64
 }
 
 fn unit_rng(seed: u64, stream: u64, unit: u32) -> Xoshiro256PlusPlus {
@@ -41,12 +164,12 @@ fn unit_rng(seed: u64, stream: u64, unit: u32) -> Xoshiro256PlusPlus {
 /// Run `f(unit, rng)` for every unit of resamples on up to two threads, returning
 /// the per-resample results in order.
 fn per_unit<T: Send>(
-    resamples: u32,
+    units: std::ops::Range<u32>,
     seed: u64,
     stream: u64,
     f: impl Fn(u32, &mut Xoshiro256PlusPlus) -> Vec<T> + Sync,
 ) -> Vec<T> {
-    let units = resamples.div_ceil(UNIT);
+    let (first, units) = (units.start, units.end);
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -59,13 +182,13 @@ fn per_unit<T: Send>(
         }
         out
     };
-    if threads == 1 || units < 2 {
-        return run(0..units);
+    if threads == 1 || units - first < 2 {
+        return run(first..units);
     }
-    let mid = units / 2;
+    let mid = first + (units - first) / 2;
     std::thread::scope(|s| {
         let second = s.spawn(|| run(mid..units));
-        let mut first = run(0..mid);
+        let mut first = run(first..mid);
         first.extend(second.join().expect("a resampling thread panicked"));
         first
     })
@@ -110,8 +233,10 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// Statistics for each metric's mean delta. `deltas[i]` holds query i's deltas of
-/// the [`METRICS`] metrics; `n` is the number of queries compared.
-pub fn paired(deltas: &[[f64; METRICS]], resamples: u32, seed: u64) -> [DeltaStats; METRICS] {
+/// the [`METRICS`] metrics; `n` is the number of queries compared. A metric whose
+/// non-zero deltas number at most [`EXACT_MAX`] gets the exact p; the others a
+/// Monte Carlo p from `draws` (docs/contract.md §7).
+pub fn paired(deltas: &[[f64; METRICS]], draws: Draws) -> [DeltaStats; METRICS] {
     let n = deltas.len();
     let nonzero: Vec<[f64; METRICS]> = deltas
         .iter()
@@ -119,23 +244,67 @@ pub fn paired(deltas: &[[f64; METRICS]], resamples: u32, seed: u64) -> [DeltaSta
         .copied()
         .collect();
     let m = nonzero.len();
-    let observed: [f64; METRICS] = std::array::from_fn(|j| {
-        if n == 0 {
-            0.0
-        } else {
-            nonzero.iter().map(|d| d[j]).fold(0.0, |a, b| a + b) / n as f64
-        }
-    });
-    if m == 0 || resamples == 0 {
-        return [DeltaStats {
+    let resamples = match draws.resamples {
+        0 => default_resamples(m),
+        r => r,
+    };
+    let moved: [Vec<f64>; METRICS] =
+        std::array::from_fn(|j| nonzero.iter().map(|d| d[j]).filter(|&x| x != 0.0).collect());
+    if m == 0 {
+        return std::array::from_fn(|_| DeltaStats {
             ci_low: 0.0,
             ci_high: 0.0,
             p_value: 1.0,
-        }; METRICS];
+            p_method: PMethod::Exact,
+            p_mc_se: None,
+            resamples: None,
+            extended: false,
+        });
     }
+    let (ci_low, ci_high) = bootstrap(&nonzero, n, resamples, draws.seed);
+    let exact: [Option<f64>; METRICS] =
+        std::array::from_fn(|j| (moved[j].len() <= EXACT_MAX).then(|| exact_p(&moved[j])));
+    let monte_carlo = if exact.iter().all(Option::is_some) {
+        [None; METRICS]
+    } else {
+        monte_carlo_p(&nonzero, resamples, draws, exact)
+    };
+    std::array::from_fn(|j| {
+        let mut st = DeltaStats {
+            ci_low: ci_low[j],
+            ci_high: ci_high[j],
+            p_value: 1.0,
+            p_method: PMethod::Exact,
+            p_mc_se: None,
+            resamples: None,
+            extended: false,
+        };
+        match (exact[j], monte_carlo[j]) {
+            (Some(p), _) => st.p_value = p,
+            (None, Some((p, r, extended))) => {
+                st.p_value = p;
+                st.p_method = PMethod::MonteCarlo;
+                st.p_mc_se = Some((p * (1.0 - p) / f64::from(r)).sqrt());
+                st.resamples = Some(r);
+                st.extended = extended;
+            }
+            (None, None) => unreachable!("a metric without an exact p has a Monte Carlo one"),
+        }
+        st
+    })
+}
+
+/// The percentile-bootstrap 95% interval of each metric's mean delta.
+fn bootstrap(
+    nonzero: &[[f64; METRICS]],
+    n: usize,
+    resamples: u32,
+    seed: u64,
+) -> ([f64; METRICS], [f64; METRICS]) {
+    let m = nonzero.len();
     let nf = n as f64;
     let binomial = Binomial::new(n as u64, m as f64 / nf).expect("m <= n, so p lies in [0, 1]");
-    let boot = per_unit(resamples, seed, 1, |unit, rng| {
+    let boot = per_unit(0..resamples.div_ceil(UNIT), seed, 1, |unit, rng| {
         (0..unit_len(resamples, unit))
             .map(|_| {
                 let count = binomial.sample(rng);
@@ -150,40 +319,112 @@ pub fn paired(deltas: &[[f64; METRICS]], resamples: u32, seed: u64) -> [DeltaSta
             })
             .collect()
     });
-    let flips = per_unit(resamples, seed, 2, |unit, rng| {
-        (0..unit_len(resamples, unit))
-            .map(|_| {
-                let mut sums = [0.0; METRICS];
-                let mut bits = 0u64;
-                for (i, d) in nonzero.iter().enumerate() {
-                    if i % 64 == 0 {
-                        bits = rng.next_u64();
-                    }
-                    // `-1.0 * x` is `x` with its sign bit flipped: the same bits
-                    // without a branch on a random bit, which mispredicts half the time.
-                    let flip = (!bits & 1) << 63;
-                    bits >>= 1;
-                    for j in 0..METRICS {
-                        sums[j] += f64::from_bits(d[j].to_bits() ^ flip);
-                    }
-                }
-                sums.map(|s| s / nf)
-            })
-            .collect::<Vec<[f64; METRICS]>>()
-    });
-    std::array::from_fn(|j| {
-        let mut means: Vec<f64> = boot.iter().map(|b| b[j]).collect();
+    let mut low = [0.0; METRICS];
+    let mut high = [0.0; METRICS];
+    for j in 0..METRICS {
+        let mut means: Vec<f64> = boot.iter().map(|b: &[f64; METRICS]| b[j]).collect();
         means.sort_unstable_by(f64::total_cmp);
-        // A flipped mean counts as extreme when it is at least as far from 0 as the
-        // observed one, with a tolerance for rounding in the sums.
-        let threshold = observed[j].abs() - 1e-12 * (1.0 + observed[j].abs());
-        let hits = flips.iter().filter(|f| f[j].abs() >= threshold).count();
-        DeltaStats {
-            ci_low: quantile(&means, 0.025),
-            ci_high: quantile(&means, 0.975),
-            p_value: (1 + hits) as f64 / (1 + resamples) as f64,
+        low[j] = quantile(&means, 0.025);
+        high[j] = quantile(&means, 0.975);
+    }
+    (low, high)
+}
+
+/// Each metric's Monte Carlo p, the draws behind it and whether it needed more
+/// than `first` (its 99% interval held one of the family's thresholds): the
+/// extra draws continue the same stream, so the first `first` are unchanged.
+fn monte_carlo_p(
+    nonzero: &[[f64; METRICS]],
+    first: u32,
+    draws: Draws,
+    exact: [Option<f64>; METRICS],
+) -> [Option<(f64, u32, bool)>; METRICS] {
+    let observed: [f64; METRICS] =
+        std::array::from_fn(|j| nonzero.iter().map(|d| d[j]).fold(0.0, |a, b| a + b));
+    // A flipped sum counts as extreme when it is at least as far from 0 as the
+    // observed one, with a tolerance for rounding in the sums.
+    let threshold: [f64; METRICS] = std::array::from_fn(|j| {
+        let scale: f64 = nonzero.iter().map(|d| d[j].abs()).sum();
+        observed[j].abs() - 1e-9 * scale
+    });
+    let thresholds = draws.thresholds();
+    let mut hits = flip_hits(nonzero, 0..first, draws.seed, &threshold);
+    let mut done = first;
+    let mut open: [bool; METRICS] = std::array::from_fn(|j| exact[j].is_none());
+    let p_of = |h: u64, r: u32| (1 + h) as f64 / (1.0 + f64::from(r));
+    let mut result: [Option<(f64, u32, bool)>; METRICS] = [None; METRICS];
+    let fixed = draws.resamples != 0;
+    let mut plan = if fixed { Vec::new() } else { schedule(first) };
+    plan.reverse();
+    loop {
+        for j in 0..METRICS {
+            if !open[j] {
+                continue;
+            }
+            let p = p_of(hits[j], done);
+            let half = 2.576 * (p * (1.0 - p) / f64::from(done)).sqrt();
+            let near = thresholds
+                .iter()
+                .any(|&t| (p - half..=p + half).contains(&t));
+            if !near || plan.is_empty() {
+                result[j] = Some((p, done, done > first));
+                open[j] = false;
+            }
         }
-    })
+        let Some(next) = plan.pop() else { break };
+        if !open.iter().any(|&o| o) {
+            break;
+        }
+        let more = flip_hits(nonzero, done..next, draws.seed, &threshold);
+        for j in 0..METRICS {
+            hits[j] += more[j];
+        }
+        done = next;
+    }
+    result
+}
+
+/// How many of the sign-flip draws `range` (numbered from 0; whole units of
+/// [`UNIT`] except perhaps the last) reach each metric's threshold.
+fn flip_hits(
+    nonzero: &[[f64; METRICS]],
+    range: std::ops::Range<u32>,
+    seed: u64,
+    threshold: &[f64; METRICS],
+) -> [u64; METRICS] {
+    let end = range.end;
+    let units = range.start / UNIT..end.div_ceil(UNIT);
+    let per = per_unit(units, seed, 2, |unit, rng| {
+        let len = UNIT.min(end - unit * UNIT);
+        let mut hits = [0u64; METRICS];
+        for _ in 0..len {
+            let mut sums = [0.0; METRICS];
+            let mut bits = 0u64;
+            for (i, d) in nonzero.iter().enumerate() {
+                if i % 64 == 0 {
+                    bits = rng.next_u64();
+                }
+                // `-1.0 * x` is `x` with its sign bit flipped: the same bits
+                // without a branch on a random bit, which mispredicts half the time.
+                let flip = (!bits & 1) << 63;
+                bits >>= 1;
+                for j in 0..METRICS {
+                    sums[j] += f64::from_bits(d[j].to_bits() ^ flip);
+                }
+            }
+            for j in 0..METRICS {
+                hits[j] += u64::from(sums[j].abs() >= threshold[j]);
+            }
+        }
+        vec![hits]
+    });
+    let mut total = [0u64; METRICS];
+    for h in per {
+        for j in 0..METRICS {
+            total[j] += h[j];
+        }
+    }
+    total
 }
 
 /// Holm's step-down adjustment (Holm 1979) of a family of p-values, in their
@@ -373,6 +614,78 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every sign pattern enumerated in Python with exact fractions
+    /// (tests/fixtures/stats/compute.py).
+    #[test]
+    fn exact_p_matches_the_enumeration() {
+        let v: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/fixtures/stats/expected.json"))
+                .expect("the fixture parses");
+        let all = v["exact_p"].as_array().expect("cases");
+        assert!(all.len() >= 10);
+        for case in all {
+            let x = floats(&case["x"]);
+            let want = case["p"].as_f64().expect("p");
+            assert!(
+                (exact_p(&x) - want).abs() < 1e-12,
+                "{x:?}: {} != {want}",
+                exact_p(&x)
+            );
+        }
+    }
+
+    /// Extra draws continue the stream: the first draws' hits are unchanged.
+    #[test]
+    fn extra_draws_continue_the_same_stream() {
+        let rows: Vec<[f64; METRICS]> = (0..300)
+            .map(|i| std::array::from_fn(|j| ((i * 31 + j * 7) % 11) as f64 / 11.0 - 0.45))
+            .collect();
+        let threshold = [1.0; METRICS];
+        let whole = flip_hits(&rows, 0..5_000, 9, &threshold);
+        let first = flip_hits(&rows, 0..1_000, 9, &threshold);
+        let rest = flip_hits(&rows, 1_000..5_000, 9, &threshold);
+        assert_eq!(whole, std::array::from_fn(|j| first[j] + rest[j]));
+    }
+
+    #[test]
+    fn default_resamples_and_schedule_follow_their_rule() {
+        assert_eq!(default_resamples(25), 10_000);
+        assert_eq!(default_resamples(10_000), 10_000);
+        assert_eq!(default_resamples(79_000), 1_250);
+        assert_eq!(default_resamples(10_000_000), 1_000);
+        assert_eq!(schedule(10_000), [20_000, 50_000, 100_000, 200_000]);
+        assert_eq!(
+            schedule(1_250),
+            [2_500, 6_250, 12_500, 25_000, 62_500, 125_000, 200_000]
+        );
+    }
+
+    /// At most EXACT_MAX moved queries: exact, no standard error; above: Monte
+    /// Carlo with one.
+    #[test]
+    fn p_is_exact_up_to_the_bound() {
+        let draws = Draws {
+            resamples: 0,
+            seed: 0,
+            family: 4,
+            correction: Correction::Holm,
+        };
+        let moved = |m: usize| -> Vec<[f64; METRICS]> {
+            (0..m)
+                .map(|i| [if i % 3 == 0 { -0.5 } else { 0.25 }; METRICS])
+                .collect()
+        };
+        let at = paired(&moved(EXACT_MAX), draws)[0];
+        assert_eq!(
+            (at.p_method, at.p_mc_se, at.resamples),
+            (PMethod::Exact, None, None)
+        );
+        let above = paired(&moved(EXACT_MAX + 1), draws)[0];
+        assert_eq!(above.p_method, PMethod::MonteCarlo);
+        assert!(above.p_mc_se.is_some_and(|se| se > 0.0));
+        assert!(above.resamples.is_some_and(|r| r >= 10_000));
     }
 
     #[test]

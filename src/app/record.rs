@@ -10,6 +10,7 @@ use crate::cli::{RecordArgs, TopicField};
 use crate::exit::{self, RetrieverFailed};
 use crate::load;
 use crate::model::GoldSet;
+use crate::record::http;
 use crate::record::questions::{self, QueriesFormat, Question};
 use crate::record::write::{self, Paths, RunInfo};
 use crate::record::{self as rec, Outcome, Reach, Tally};
@@ -18,19 +19,28 @@ use crate::validate::{Diagnostics, Location, ProblemKind};
 
 /// The flags, checked: what cannot be used is a usage problem (exit 2).
 struct Flags {
-    argv: Vec<String>,
+    via: Via,
     filters: BTreeMap<String, String>,
     timeout: Duration,
     field: questions::TopicField,
 }
 
+/// How the retriever is reached.
+enum Via {
+    Command(Vec<String>),
+    Http(Box<http::Target>),
+}
+
 fn flags(args: &RecordArgs, diag: &mut Diagnostics) -> Flags {
-    let argv = match shlex::split(&args.command) {
-        Some(argv) if !argv.is_empty() => argv,
-        _ => {
-            diag.usage("--command: give the retriever as \"CMD ARGS…\" (quotes balanced; split as a POSIX shell would, run without a shell)");
-            Vec::new()
-        }
+    let via = match (&args.command, &args.http) {
+        (Some(command), _) => Via::Command(match shlex::split(command) {
+            Some(argv) if !argv.is_empty() => argv,
+            _ => {
+                diag.usage("--command: give the retriever as \"CMD ARGS…\" (quotes balanced; split as a POSIX shell would, run without a shell)");
+                Vec::new()
+            }
+        }),
+        (None, _) => Via::Http(Box::new(http_target(args, diag))),
     };
     if semver::Version::parse(&args.index_version).is_err() {
         diag.usage(format!(
@@ -58,7 +68,7 @@ fn flags(args: &RecordArgs, diag: &mut Diagnostics) -> Flags {
         TopicField::Desc => questions::TopicField::Desc,
     };
     Flags {
-        argv,
+        via,
         filters,
         timeout: Duration::from_secs_f64(args.timeout.clamp(0.001, 86_400.0)),
         field,
@@ -143,7 +153,10 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
         log: args.retriever_log.clone(),
     };
     let tally = Tally::new(questions.len(), args.quiet);
-    let outcomes = rec::command::run(&f.argv, &reach, &questions, &tally);
+    let outcomes = match &f.via {
+        Via::Command(argv) => rec::command::run(argv, &reach, &questions, &tally),
+        Via::Http(target) => Ok(http::run(target, &reach, &questions, &tally)),
+    };
     tally.finish();
     let outcomes = outcomes?;
     let errored = errored_ids(&questions, &outcomes);
@@ -152,7 +165,7 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
             message: format!(
                 "{} errored: {}; nothing was written (--allow-errors N records a run with up to N errored queries, listed in its manifest)",
                 crate::text::plural(errored.len(), "query", "queries"),
-                crate::text::name_ids(&errored)
+                reasons(&questions, &outcomes)
             ),
             log_tail: Vec::new(),
         }
@@ -188,6 +201,9 @@ fn check_outputs(
     if let Some(u) = &args.include_unlabelled {
         inputs.push(u);
     }
+    if let Some(b) = &args.http_body {
+        inputs.push(b);
+    }
     let mut outputs: Vec<(&str, &Path)> =
         vec![("--out", &paths.manifest), ("results", &paths.results)];
     if let Some(l) = &paths.latency {
@@ -205,9 +221,104 @@ fn errored_ids<'q>(questions: &'q [Question], outcomes: &[Outcome]) -> Vec<&'q s
     questions
         .iter()
         .zip(outcomes)
-        .filter(|(_, o)| matches!(o, Outcome::Errored))
+        .filter(|(_, o)| matches!(o, Outcome::Errored(_)))
         .map(|(q, _)| q.id.as_str())
         .collect()
+}
+
+/// `Q-3 (HTTP 500 (4 tries)), …`: the errored ids with why, at most 10.
+fn reasons(questions: &[Question], outcomes: &[Outcome]) -> String {
+    let all: Vec<String> = questions
+        .iter()
+        .zip(outcomes)
+        .filter_map(|(q, o)| match o {
+            Outcome::Errored(why) => Some(format!("{} ({why})", crate::text::shown(&q.id))),
+            Outcome::Answered(_) => None,
+        })
+        .collect();
+    let shown = all
+        .iter()
+        .take(crate::text::NAMED)
+        .cloned()
+        .collect::<Vec<_>>();
+    format!(
+        "{}{}",
+        shown.join(", "),
+        crate::text::and_more(all.len(), shown.len())
+    )
+}
+
+/// The `--http` flags, checked (usage problems name flags and variables, never a
+/// header's value).
+fn http_target(args: &RecordArgs, diag: &mut Diagnostics) -> http::Target {
+    let mut pointer = |flag: &str, text: Option<&String>| {
+        text.and_then(|t| {
+            http::Pointer::parse(t)
+                .map_err(|e| diag.usage(format!("{flag} {e}")))
+                .ok()
+        })
+    };
+    let ids = pointer("--ids", args.ids.as_ref());
+    let scores = pointer("--scores", args.scores.as_ref());
+    let mut headers = Vec::new();
+    for h in &args.header {
+        match h.split_once(':') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                headers.push((name.trim().to_string(), value.trim().to_string()));
+            }
+            _ => diag.usage("--header: expected \"Name: value\""),
+        }
+    }
+    for h in &args.header_env {
+        match h.split_once('=') {
+            Some((name, var)) if !name.trim().is_empty() => match std::env::var(var.trim()) {
+                Ok(value) => headers.push((name.trim().to_string(), value)),
+                Err(_) => diag.usage(format!(
+                    "--header-env {}: the environment variable {} is not set",
+                    crate::text::shown(name.trim()),
+                    crate::text::shown(var.trim())
+                )),
+            },
+            _ => diag.usage("--header-env: expected NAME=VAR, e.g. Authorization=SEARCH_TOKEN"),
+        }
+    }
+    if args.max_rps.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+        diag.usage("--max-rps: a number of requests a second above 0");
+    }
+    let url = args.http.clone().unwrap_or_default();
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        diag.usage("--http: a URL template starting with http:// or https://");
+    }
+    let body = args.http_body.as_ref().and_then(|p| body_template(p, diag));
+    http::Target {
+        url,
+        body,
+        ids: ids.unwrap_or_else(|| http::Pointer::parse("/").expect("a pointer")),
+        scores,
+        headers,
+        retries: args.retries,
+        max_rps: args.max_rps,
+    }
+}
+
+/// The POST body template; it must be JSON once filled in.
+fn body_template(path: &Path, diag: &mut Diagnostics) -> Option<String> {
+    let display = path.display().to_string();
+    let bytes = load::fs::read_file(path, "--http-body template", &display, diag)?;
+    let text = String::from_utf8(bytes).ok()?;
+    let filled = text
+        .replace("{question}", "q")
+        .replace("{id}", "i")
+        .replace("{depth}", "10")
+        .replace("{filters}", "{}");
+    if serde_json::from_str::<serde_json::Value>(&filled).is_err() {
+        diag.usage(format!(
+            "--http-body {}: not JSON once its placeholders are filled in; put {{question}} and {{id}} inside strings",
+            crate::text::shown(&display)
+        ));
+        return None;
+    }
+    Some(text)
 }
 
 /// This machine's name, as the manifest's `[record]` records it.
@@ -229,7 +340,7 @@ fn summary(
         .iter()
         .filter_map(|o| match o {
             Outcome::Answered(a) => Some(a.latency_ms),
-            Outcome::Errored => None,
+            Outcome::Errored(_) => None,
         })
         .collect();
     latencies.sort_by(f64::total_cmp);

@@ -417,6 +417,19 @@ pub struct MeanDelta {
     pub ci_high: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p_value: Option<f64>,
+    /// `exact` or `monte_carlo` (docs/contract.md §7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_method: Option<stats::PMethod>,
+    /// A Monte Carlo p's standard error; absent when p is exact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_mc_se: Option<f64>,
+    /// The sign flips behind a Monte Carlo p; absent when p is exact.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resamples: Option<u32>,
+    /// The Monte Carlo p needed the extra draws (its first 99% interval held a
+    /// threshold of the gate): a note says so.
+    #[serde(skip)]
+    pub extended: bool,
     /// The p adjusted over its family (docs/contract.md §7.1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p_adjusted: Option<f64>,
@@ -711,7 +724,13 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
     // the same order from any start.
     let mut by_id: Vec<&QueryRow> = rows.iter().collect();
     by_id.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
-    let mut means = means_of(&by_id, resamples, seed);
+    let draws = stats::Draws {
+        resamples,
+        seed,
+        family: stats::METRICS,
+        correction: stats::Correction::Holm,
+    };
+    let mut means = means_of(&by_id, Some(draws));
     drop(by_id);
     segments::adjust_overall(&mut means);
     sort_rows(&mut rows);
@@ -964,16 +983,17 @@ fn query_row(
 
 /// Means of both sides with their deltas; for the tested metrics also the
 /// bootstrap CI and the randomization test's p. `rows` must be in id order.
-fn means_of(rows: &[&QueryRow], resamples: u32, seed: u64) -> MeansReport {
+fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
     let bm = Means::mean_of(rows.iter().map(|r| &r.baseline));
     let cm = Means::mean_of(rows.iter().map(|r| &r.candidate));
     let deltas: Vec<[f64; stats::METRICS]> = rows
         .iter()
         .map(|r| std::array::from_fn(|j| TESTED[j].of(&r.candidate) - TESTED[j].of(&r.baseline)))
         .collect();
-    let st = stats::paired(&deltas, resamples, seed);
+    let st = draws.map(|d| stats::paired(&deltas, d));
     let mean = |m: Metric| {
         let pos = TESTED.iter().position(|t| *t == m);
+        let at = pos.and_then(|p| st.as_ref().map(|st| st[p]));
         // The delta is the mean of the per-query deltas (what the bootstrap and the
         // randomization test resample), equal to candidate - baseline up to rounding.
         let delta = metrics::mean(rows.iter().map(|r| m.of(&r.candidate) - m.of(&r.baseline)));
@@ -981,13 +1001,19 @@ fn means_of(rows: &[&QueryRow], resamples: u32, seed: u64) -> MeansReport {
             baseline: bm.get(m),
             candidate: cm.get(m),
             delta,
-            ci_low: pos.map(|p| st[p].ci_low),
-            ci_high: pos.map(|p| st[p].ci_high),
-            p_value: pos.map(|p| st[p].p_value),
+            ci_low: at.map(|s| s.ci_low),
+            ci_high: at.map(|s| s.ci_high),
+            p_value: at.map(|s| s.p_value),
+            p_method: at.map(|s| s.p_method),
+            p_mc_se: at.and_then(|s| s.p_mc_se),
+            resamples: at.and_then(|s| s.resamples),
+            extended: at.is_some_and(|s| s.extended),
             p_adjusted: None,
             family: None,
             correction: None,
-            effect_size: pos.map(|p| stats::effect_size(deltas.iter().map(move |d| d[p]))),
+            effect_size: at
+                .and(pos)
+                .map(|p| stats::effect_size(deltas.iter().map(move |d| d[p]))),
         }
     };
     MeansReport {

@@ -31,7 +31,8 @@ pub struct Segment {
 /// p-values with the comparison's `segment_correction`. The overall tests are a
 /// family of their own (adjusted as the comparison is built): a tag never moves them.
 pub fn attach(cmp: &mut Comparison, gold: &GoldSet, min_queries: usize, resampling: (u32, u64)) {
-    cmp.segments = segments_of(gold, &cmp.rows, min_queries, resampling);
+    let correction = cmp.segment_correction;
+    cmp.segments = segments_of(gold, &cmp.rows, min_queries, resampling, correction);
     adjust_segments(&mut cmp.segments, cmp.segment_correction);
 }
 
@@ -41,6 +42,7 @@ fn segments_of(
     rows: &[QueryRow],
     min_queries: usize,
     (resamples, seed): (u32, u64),
+    correction: stats::Correction,
 ) -> Vec<Segment> {
     if gold.tags.is_empty() {
         return Vec::new();
@@ -53,6 +55,13 @@ fn segments_of(
             }
         }
     }
+    let tested = buckets.iter().filter(|b| b.len() >= min_queries).count();
+    let draws = stats::Draws {
+        resamples,
+        seed,
+        family: stats::METRICS * tested,
+        correction,
+    };
     let mut out: Vec<Segment> = buckets
         .into_iter()
         .enumerate()
@@ -62,7 +71,7 @@ fn segments_of(
             b.sort_unstable_by(|&x, &y| rows[x].id.as_bytes().cmp(rows[y].id.as_bytes()));
             let seg: Vec<&QueryRow> = b.iter().map(|&i| &rows[i]).collect();
             let too_few = seg.len() < min_queries;
-            let mut means = means_of(&seg, if too_few { 0 } else { resamples }, seed);
+            let mut means = means_of(&seg, (!too_few).then_some(draws));
             if too_few {
                 for m in tested_mut(&mut means) {
                     untested(m);

@@ -375,7 +375,13 @@ proptest! {
         resamples in 100u32..=1000,
         seed in any::<u64>(),
     ) {
-        let st = crate::stats::paired(&deltas, resamples, seed);
+        let draws = crate::stats::Draws {
+            resamples,
+            seed,
+            family: 4,
+            correction: crate::stats::Correction::Holm,
+        };
+        let st = crate::stats::paired(&deltas, draws);
         for (j, s) in st.iter().enumerate() {
             let observed = if deltas.is_empty() {
                 0.0

@@ -28,6 +28,34 @@ impl Comparison {
     /// Notes on how the comparison was read: repeats pooled under one index version
     /// (docs/contract.md §6.5).
     pub fn notes(&self, runs: [&RunMeta; 2]) -> Vec<String> {
+        let mut out = self.extra_draws_notes();
+        out.extend(self.pooled_note(runs));
+        out
+    }
+
+    /// A Monte Carlo p that drew more than first planned, because its first 99%
+    /// interval held a threshold of the gate (docs/contract.md §7).
+    fn extra_draws_notes(&self) -> Vec<String> {
+        let overall = crate::compare::TESTED.map(|m| (m, None::<&str>, self.means.get(m)));
+        let segments = self.segments.iter().flat_map(|s| {
+            crate::compare::TESTED.map(|m| (m, Some(s.tag.as_str()), s.means.get(m)))
+        });
+        overall
+            .into_iter()
+            .chain(segments)
+            .filter(|(_, _, d)| d.extended)
+            .map(|(m, tag, d)| {
+                let label = m.label(self.k);
+                let at = tag.map_or_else(String::new, |t| format!(" in segment {t}"));
+                format!(
+                    "the {label} p{at} drew {} sign flips: its first estimate's 99% interval held a threshold of the gate",
+                    d.resamples.unwrap_or(0)
+                )
+            })
+            .collect()
+    }
+
+    fn pooled_note(&self, runs: [&RunMeta; 2]) -> Vec<String> {
         let [b, c] = self.repeats;
         if self.bump != Bump::Same || b + c < 3 {
             return Vec::new();
@@ -152,12 +180,25 @@ fn segment_warnings(cmp: &Comparison, asked: bool, min_queries: usize) -> Vec<St
 /// (docs/contract.md §7.1), one warning per family. Holm's floor is
 /// tests / (1 + resamples), Benjamini-Hochberg's 1 / (1 + resamples).
 fn holm_floor_warning(cmp: &Comparison, alpha: Option<f64>, resamples: u32) -> Vec<String> {
-    let Some(alpha) = alpha else {
+    // Only a fixed --resamples has a fixed floor (docs/contract.md §7.1).
+    let Some(alpha) = alpha.filter(|_| resamples != 0) else {
         return Vec::new();
     };
-    let segment_tests = segments::segment_family_size(cmp);
+    // An exact p has no resampling floor: a family of exact tests is left out.
+    let monte_carlo =
+        |m: &crate::compare::MeanDelta| m.p_method == Some(stats::PMethod::MonteCarlo);
+    let overall_mc = crate::compare::TESTED
+        .iter()
+        .any(|&m| monte_carlo(cmp.means.get(m)));
+    let segments_mc = cmp.segments.iter().filter(|s| !s.too_few).any(|s| {
+        crate::compare::TESTED
+            .iter()
+            .any(|&m| monte_carlo(s.means.get(m)))
+    });
+    let segment_tests = segments::segment_family_size(cmp) * usize::from(segments_mc);
+    let overall_tests = stats::METRICS * usize::from(overall_mc);
     let families = [
-        ("overall", stats::METRICS, Correction::Holm),
+        ("overall", overall_tests, Correction::Holm),
         ("segment", segment_tests, cmp.segment_correction),
     ];
     families

@@ -342,7 +342,7 @@ fn answer(
         ));
     };
     if response.error.is_some() {
-        return Ok((i, Outcome::Errored));
+        return Ok((i, Outcome::Errored("its answer was an error".to_string())));
     }
     let latency_ms = at.saturating_duration_since(sent).as_secs_f64() * 1000.0;
     let Some(doc_ids) = response.doc_ids else {

@@ -7,6 +7,7 @@
 //! with a retriever process, `write.rs` writes the run.
 
 pub mod command;
+pub mod http;
 pub mod questions;
 pub mod write;
 
@@ -96,8 +97,9 @@ impl Answer {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     Answered(Answer),
-    /// The retriever said it could not answer (after its retries).
-    Errored,
+    /// The retriever could not answer (after its retries): why, by status code
+    /// or kind, never with the question.
+    Errored(String),
 }
 
 /// Progress of a recording: a bar on a terminal, nothing otherwise.

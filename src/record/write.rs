@@ -83,7 +83,7 @@ pub fn write_run(
     let errored: Vec<&str> = questions
         .iter()
         .zip(outcomes)
-        .filter(|(_, o)| matches!(o, Outcome::Errored))
+        .filter(|(_, o)| matches!(o, Outcome::Errored(_)))
         .map(|(q, _)| q.id.as_str())
         .collect();
     let manifest = manifest_text(paths, info, &errored);
@@ -165,7 +165,7 @@ fn jsonl(questions: &[Question], outcomes: &[Outcome], out: &mut dyn Write) -> s
                 row["latency_ms"] = serde_json::json!(ms(a.latency_ms));
                 row
             }
-            Outcome::Errored => serde_json::json!({
+            Outcome::Errored(_) => serde_json::json!({
                 "id": q.id.as_str(),
                 "retrieved_doc_ids": [],
                 "errored": true,
@@ -205,7 +205,7 @@ fn csv(questions: &[Question], outcomes: &[Outcome], out: &mut dyn Write) -> std
     for (q, o) in questions.iter().zip(outcomes) {
         let docs = match o {
             Outcome::Answered(a) => a.doc_ids.join(";"),
-            Outcome::Errored => String::new(),
+            Outcome::Errored(_) => String::new(),
         };
         w.write_record([q.id.as_str(), &docs])?;
     }
@@ -223,7 +223,7 @@ fn latency(
     for (q, o) in questions.iter().zip(outcomes) {
         let cell = match o {
             Outcome::Answered(a) => format!("{}", ms(a.latency_ms)),
-            Outcome::Errored => String::new(),
+            Outcome::Errored(_) => String::new(),
         };
         w.write_record([q.id.as_str(), &cell])?;
     }

@@ -256,9 +256,13 @@ impl Fixed {
         warnings(&mut tail, r);
         let _ = writeln!(
             tail,
-            "<sub>ragdiff {} · bootstrap and sign-flip test: {} resamples, seed {}</sub>",
+            "<sub>ragdiff {} · sign-flip p exact up to {} moved queries, else {}; seed {}</sub>",
             env!("CARGO_PKG_VERSION"),
-            r.resamples,
+            crate::stats::EXACT_MAX,
+            r.resamples.map_or_else(
+                || "Monte Carlo draws by the moved queries".to_string(),
+                |n| format!("{n} resamples")
+            ),
             r.seed
         );
         Self { head, middle, tail }

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::compare::MeanDelta;
 use crate::compare::holes::LabelItem;
 use crate::compare::segments::Segment;
 use crate::compare::{Bump, Comparison, MeansReport, QueryRow, Status, ZeroRr};
@@ -262,8 +263,9 @@ pub struct CompareReport {
     /// (docs/contract.md §6.3).
     pub notes: Vec<String>,
     pub gate: Verdict,
-    /// Resampling settings, so a reader can reproduce the statistics.
-    pub resamples: u32,
+    /// Resampling settings, so a reader can reproduce the statistics: `--resamples`
+    /// when given, null when each test's count follows its moved queries (§7).
+    pub resamples: Option<u32>,
     pub seed: u64,
     /// The label queue, filled only when it is exported.
     #[serde(skip)]
@@ -403,7 +405,7 @@ impl CompareReport {
             warnings: decided.warnings,
             notes: [crate::compare::holes::gold_notes(gold), decided.notes].concat(),
             gate: decided.verdict,
-            resamples: resampling.0,
+            resamples: (resampling.0 != 0).then_some(resampling.0),
             seed: resampling.1,
             label_queue: Vec::new(),
             min_segment_queries: crate::compare::segments::MIN_QUERIES,
@@ -670,12 +672,8 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
                 num(md.candidate),
                 delta(md.delta),
                 ci,
-                md.p_value
-                    .map(|p| p_text(p, r.resamples))
-                    .unwrap_or_default(),
-                md.p_adjusted
-                    .map(|p| p_text(p, r.resamples))
-                    .unwrap_or_default(),
+                md.p_value.map(|p| p_text(p, md)).unwrap_or_default(),
+                md.p_adjusted.map(|p| p_text(p, md)).unwrap_or_default(),
                 effect_cell(md.effect_size),
             ]
         })
@@ -790,18 +788,20 @@ pub fn filters_text(filters: &BTreeMap<String, String>) -> String {
     }
 }
 
-/// A p-value as the tables show it: at its floor `1/(1+resamples)` (the smallest a
-/// randomization test can give) `< 0.001` when resamples >= 1000, else `<=` and
-/// the floor; any other p with 4 decimals (docs/contract.md §9.8).
-pub fn p_text(p: f64, resamples: u32) -> String {
-    let floor = 1.0 / (1.0 + f64::from(resamples));
-    if p > floor * (1.0 + 1e-9) {
+/// A test's p-value as the tables show it: "exact" after an exact p, below 0.001 as
+/// "< 0.001"; a Monte Carlo p at its floor `1/(1+resamples)` (the smallest it can
+/// be) as "<= FLOOR" (docs/contract.md §7).
+pub fn p_text(p: f64, m: &MeanDelta) -> String {
+    let exact = m.p_method == Some(crate::stats::PMethod::Exact);
+    let floor = m.resamples.map_or(0.0, |r| 1.0 / (1.0 + f64::from(r)));
+    let text = if p > floor * (1.0 + 1e-9) && p >= 0.0005 {
         num(p)
-    } else if resamples >= 1000 {
+    } else if floor <= 0.001 {
         "< 0.001".into()
     } else {
         format!("<= {}", num(floor))
-    }
+    };
+    if exact { format!("{text} exact") } else { text }
 }
 
 /// The verdict block's counts (docs/contract.md §9.8): `1 newly failed, 2
@@ -1065,7 +1065,7 @@ pub fn segment_cells(
     let (ci, p) = match (s.too_few, rr.ci_low, rr.ci_high) {
         (false, Some(lo), Some(hi)) => (
             format!("[{}, {}]", delta(lo), delta(hi)),
-            rr.p_adjusted.map(num).unwrap_or_default(),
+            rr.p_adjusted.map(|p| p_text(p, rr)).unwrap_or_default(),
         ),
         _ => ("too few to test".to_string(), String::new()),
     };

@@ -261,7 +261,7 @@ pub struct CompareJson {
     pub warnings: Vec<String>,
     pub notes: Vec<String>,
     pub gate: GateJson,
-    pub resamples: u32,
+    pub resamples: Option<u32>,
     pub seed: u64,
     pub min_segment_queries: usize,
     /// The `ragdiff.toml` that applied; null: none (docs/contract.md §10.3).
@@ -331,6 +331,14 @@ pub enum Family {
     Segments,
 }
 
+/// How a sign-flip p was computed (docs/contract.md §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PMethod {
+    Exact,
+    MonteCarlo,
+}
+
 /// How a family's p-values were adjusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -349,6 +357,11 @@ pub struct TestedMeanJson {
     pub ci_low: f64,
     pub ci_high: f64,
     pub p_value: f64,
+    pub p_method: PMethod,
+    #[serde(default)]
+    pub p_mc_se: Option<f64>,
+    #[serde(default)]
+    pub resamples: Option<u32>,
     pub p_adjusted: f64,
     pub family: Family,
     pub correction: Correction,
@@ -691,6 +704,11 @@ pub struct SegmentMeanJson {
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
     pub p_value: Option<f64>,
+    pub p_method: Option<PMethod>,
+    #[serde(default)]
+    pub p_mc_se: Option<f64>,
+    #[serde(default)]
+    pub resamples: Option<u32>,
     pub p_adjusted: Option<f64>,
     pub family: Option<Family>,
     pub correction: Option<Correction>,

@@ -95,7 +95,7 @@ fn demo_json_has_every_status() {
     assert_eq!(r.schema_version, "1.1.0");
     assert_eq!(r.k, 3);
     assert_eq!(r.bump, Bump::Minor, "2.3.0 -> 2.4.0");
-    assert_eq!((r.resamples, r.seed), (1000, 0), "the default statistics");
+    assert_eq!((r.resamples, r.seed), (None, 0), "the default statistics");
     assert!(!r.reproducibility_check);
     assert!(r.nondeterministic.is_empty());
     assert!(
@@ -405,6 +405,8 @@ fn demo_json_keys() {
         "ci_low",
         "ci_high",
         "p_value",
+        // The demo's 8 queries give exact p-values: no p_mc_se, no resamples.
+        "p_method",
         "p_adjusted",
         "family",
         "correction",
@@ -946,14 +948,20 @@ fn fail_on_significant_drop_fails_when_every_query_drops() {
     assert!(r.newly_failed.is_empty());
     assert_close(r.means.rr.delta, -0.5, "delta MRR@3");
     let p = r.means.rr.p_value;
-    assert_close(p, 1.0 / 1001.0, "p of RR with 1000 resamples");
+    // docs/contract.md §7: 30 moved queries, so a Monte Carlo p of 10,000 draws.
+    assert_eq!(r.means.rr.resamples, Some(10_000));
+    assert_close(p, 1.0 / 10_001.0, "p of RR with 10,000 resamples");
     // docs/contract.md §7.1: Holm over the four tested metrics (two at p = 1).
-    assert_close(r.means.rr.p_adjusted, 4.0 / 1001.0, "Holm-adjusted p of RR");
+    assert_close(
+        r.means.rr.p_adjusted,
+        4.0 / 10_001.0,
+        "Holm-adjusted p of RR",
+    );
     assert_eq!(
         r.gate.reasons,
         [
-            "mean MRR@3 dropped significantly: -0.5000, adjusted p = 0.0040 < 0.05 (Holm)",
-            "mean nDCG@3 dropped significantly: -0.3691, adjusted p = 0.0040 < 0.05 (Holm)",
+            "mean MRR@3 dropped significantly: -0.5000, adjusted p = 0.0004 < 0.05 (Holm)",
+            "mean nDCG@3 dropped significantly: -0.3691, adjusted p = 0.0004 < 0.05 (Holm)",
         ]
     );
 }

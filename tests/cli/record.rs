@@ -80,6 +80,7 @@ fn is_input(name: &str) -> bool {
         || name == "fake.py"
         || name == "retriever.log"
         || name == "fake.pid"
+        || name.ends_with("_server.py")
 }
 
 fn read(dir: &Path, rel: &str) -> String {
@@ -461,7 +462,7 @@ fn protocol_faults_fail_the_recording_with_exit_4() {
         (
             "error Q-3",
             &["--concurrency", "1"],
-            "error: the retriever failed: 1 query errored: Q-3; nothing was written (--allow-errors N records a run with up to N errored queries, listed in its manifest)",
+            "error: the retriever failed: 1 query errored: Q-3 (its answer was an error); nothing was written (--allow-errors N records a run with up to N errored queries, listed in its manifest)",
         ),
     ];
     for (mode, extra, message) in cases {
@@ -642,27 +643,18 @@ fn the_retriever_log_is_never_an_input_or_a_fifo() {
     assert!(!dir.path().join("runs/candidate.toml").exists());
 }
 
-/// The Python that has bm25s: `RAGDIFF_PYTHON` (set by .ci/run), else `python3`.
-/// Without bm25s the test fails under CI and says why otherwise.
-fn bm25s_python() -> Option<PathBuf> {
-    let python =
-        std::env::var_os("RAGDIFF_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from);
-    let ok = std::process::Command::new(&python)
-        .args(["-c", "import bm25s"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(python);
-    }
-    let under_ci = std::env::var_os("CI").is_some() || std::env::var_os("RAGDIFF_CI").is_some();
-    assert!(
-        !under_ci,
-        "{} cannot import bm25s: .ci/run installs it into its venv and sets RAGDIFF_PYTHON",
-        python.display()
-    );
-    common::say_skipped("skipped: no Python with bm25s (set RAGDIFF_PYTHON)");
-    None
+/// A gold manifest over the Vaswani qrels, its questions the TREC topics.
+fn vaswani_gold(reference: &Path) -> String {
+    format!(
+        "version = \"1.0.0\"\ncorpus = \"vaswani\"\ndata = \"{}\"\nqueries = \"{}\"\n",
+        reference.join("qrels").display(),
+        reference.join("query-text.trec").display()
+    )
 }
+
+/// The manifest of a retriever's own TREC run, `runs/direct.trec`.
+const DIRECT_MANIFEST: &str =
+    "index_version = \"1.0.0\"\ncorpus = \"vaswani\"\ndepth = 20\nresults = \"direct.trec\"\n";
 
 /// A real retriever: bm25s over the Vaswani documents, questions from its TREC
 /// topics. The recorded run gives the same metrics as the same retriever's TREC run
@@ -671,20 +663,14 @@ fn bm25s_python() -> Option<PathBuf> {
 #[ignore = "needs RAGDIFF_REFERENCE_DIR (../shared/reference): run by .ci/run with --include-ignored"]
 fn bm25s_over_vaswani_records_what_it_would_write_directly() {
     let reference = common::reference_dir().join("vaswani");
-    let Some(python) = bm25s_python() else { return };
+    let Some(python) = python_with("bm25s") else {
+        return;
+    };
     let dir = tempfile::tempdir().expect("a temporary folder");
     let d = dir.path();
     std::fs::create_dir_all(d.join("gold")).expect("gold/");
     std::fs::create_dir_all(d.join("runs")).expect("runs/");
-    std::fs::write(
-        d.join("gold/vaswani.toml"),
-        format!(
-            "version = \"1.0.0\"\ncorpus = \"vaswani\"\ndata = \"{}\"\nqueries = \"{}\"\n",
-            reference.join("qrels").display(),
-            reference.join("query-text.trec").display()
-        ),
-    )
-    .expect("written");
+    std::fs::write(d.join("gold/vaswani.toml"), vaswani_gold(&reference)).expect("written");
     let script = common::crate_dir().join("examples/retriever.py");
     let docs = reference.join("doc-text.trec");
     let command = format!(
@@ -721,11 +707,7 @@ fn bm25s_over_vaswani_records_what_it_would_write_directly() {
         "{}",
         String::from_utf8_lossy(&direct.stderr)
     );
-    std::fs::write(
-        d.join("runs/direct.toml"),
-        "index_version = \"1.0.0\"\ncorpus = \"vaswani\"\ndepth = 20\nresults = \"direct.trec\"\n",
-    )
-    .expect("written");
+    std::fs::write(d.join("runs/direct.toml"), DIRECT_MANIFEST).expect("written");
     let recorded = common::eval_json(d, &["eval", "runs/candidate.toml", "--format", "json"]);
     let written = common::eval_json(d, &["eval", "runs/direct.toml", "--format", "json"]);
     assert_eq!(recorded.per_query.len(), 93);
@@ -746,6 +728,8 @@ fn an_interrupt_writes_nothing_and_ends_the_retriever() {
             .current_dir(dir.path())
             .args(["record", "--gold", "gold.toml", "--index-version", "1.0.0"])
             .args(["--command", &fake("slow Q-3"), "--concurrency", "1"])
+            // Far beyond the wait below, so only the signal can end the run.
+            .args(["--timeout", "600"])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -842,4 +826,366 @@ fn unlabelled_queries_of_a_recorded_jsonl_run_enter_drift() {
         json["drift"]
     );
     assert_private(dir.path(), &out);
+}
+
+/// A server started by a test, ended when dropped.
+struct Server {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Start `python ARGS…` in `dir` and read the `port N` line it prints.
+fn server(dir: &Path, python: &Path, args: &[&str]) -> Server {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(python)
+        .current_dir(dir)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let mut line = String::new();
+    let stdout = child.stdout.take().expect("piped");
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("the server says its port");
+    let port = line
+        .trim()
+        .strip_prefix("port ")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port line: {line:?}"));
+    Server { child, port }
+}
+
+/// The fault server in `dir` with MODE and the query it hits.
+fn fault_server(dir: &Path, mode: &str, target: &str) -> Server {
+    server(
+        dir,
+        Path::new("python3"),
+        &["fault_server.py", mode, "server.log", target],
+    )
+}
+
+fn get_url(port: u16) -> String {
+    format!("http://127.0.0.1:{port}/search?id={{id}}&q={{question}}&size={{depth}}")
+}
+
+/// Record over HTTP GET from the fault server; `extra` after the pointers.
+fn record_http(dir: &Path, port: u16, extra: &[&str]) -> Output {
+    let url = get_url(port);
+    let mut args = vec!["--http", url.as_str(), "--ids", "/hits/hits/*/_id"];
+    args.extend_from_slice(&["--scores", "/hits/hits/*/_score"]);
+    args.extend_from_slice(extra);
+    record(dir, &args)
+}
+
+#[test]
+fn http_get_records_what_the_server_answers() {
+    let dir = workspace();
+    let s = fault_server(dir.path(), "good", "");
+    let out = record_http(
+        dir.path(),
+        s.port,
+        &["--depth", "2", "--concurrency", "3", "--max-rps", "1000"],
+    );
+    assert_code(&out, 0);
+    let rows = jsonl_rows(dir.path(), "runs/candidate.jsonl");
+    assert_eq!(ids_of(&rows), ["Q-1", "Q-2", "Q-3", "Q-4"]);
+    assert_eq!(
+        rows[1]["retrieved_doc_ids"],
+        serde_json::json!(["D-Q-2", "D-0"])
+    );
+    assert_eq!(rows[1]["scores"], serde_json::json!([3.0, 2.0]));
+    assert_private(dir.path(), &out);
+}
+
+#[test]
+fn http_post_sends_the_body_and_headers_from_the_environment() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("body.json"),
+        r#"{"id": "{id}", "query": {"match": {"text": "{question}"}}, "size": {depth}, "filter": {filters}}"#,
+    )
+    .expect("written");
+    let s = fault_server(dir.path(), "auth", "");
+    let url = format!("http://127.0.0.1:{}/_search", s.port);
+    let args = [
+        "--http",
+        url.as_str(),
+        "--http-body",
+        "body.json",
+        "--ids",
+        "/hits/hits/*/_id",
+        "--header-env",
+        "Authorization=RAGDIFF_TEST_TOKEN",
+        "--header",
+        "X-Team: search",
+    ];
+    let mut cmd = common::ragdiff(dir.path());
+    cmd.args(["record", "--gold", "gold.toml", "--index-version", "1.0.0"])
+        .args(args);
+    let out = cmd
+        .env("RAGDIFF_TEST_TOKEN", "Bearer s3cret")
+        .output()
+        .expect("runs");
+    assert_code(&out, 0);
+    let mut cmd = common::ragdiff(dir.path());
+    cmd.args(["record", "--gold", "gold.toml", "--index-version", "1.0.0"])
+        .args(args);
+    let out = cmd
+        .env("RAGDIFF_TEST_TOKEN", "Bearer wrong-s3cret")
+        .output()
+        .expect("runs");
+    assert_code(&out, 4);
+    assert!(
+        stderr(&out).contains("Q-1 (HTTP 401 (error.type security_exception)), Q-2 (HTTP 401"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("s3cret"), "{}", stderr(&out));
+    let out = record(dir.path(), &args);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "--header-env Authorization: the environment variable RAGDIFF_TEST_TOKEN is not set"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// 429 with Retry-After and a closed connection are retried; the run is whole.
+#[test]
+fn http_retries_429_and_closed_connections() {
+    for mode in ["429", "close"] {
+        let dir = workspace();
+        let s = fault_server(dir.path(), mode, "Q-2");
+        let out = record_http(dir.path(), s.port, &["--concurrency", "1"]);
+        assert_code(&out, 0);
+        let log = read(dir.path(), "server.log");
+        let q2: Vec<&str> = log.lines().filter(|l| l.starts_with("Q-2 ")).collect();
+        let first = if mode == "429" { "Q-2 429" } else { "Q-2 0" };
+        assert_eq!(q2, [first, "Q-2 200"], "{mode}");
+        let rows = jsonl_rows(dir.path(), "runs/candidate.jsonl");
+        assert_eq!(rows[1]["retrieved_doc_ids"][0], "D-Q-2", "{mode}");
+    }
+}
+
+/// Each fault that outlasts the retries (or is not worth one) errs its query:
+/// exit 4 naming it and why by status or kind, never the answer's body.
+#[test]
+fn http_faults_err_their_query() {
+    let cases: [(&str, &[&str], &str); 5] = [
+        (
+            "500",
+            &["--retries", "1"],
+            "Q-2 (HTTP 500 (error.type server_melted) (2 tries))",
+        ),
+        ("404", &[], "Q-2 (HTTP 404)"),
+        ("malformed", &[], "Q-2 (an answer that is not JSON)"),
+        (
+            "wrongids",
+            &[],
+            "Q-2 (a value at /hits/hits/*/_id that is not a string or number)",
+        ),
+        (
+            "slow",
+            &["--timeout", "1", "--retries", "0"],
+            "Q-2 (no answer within --timeout (1 try))",
+        ),
+    ];
+    for (mode, extra, reason) in cases {
+        let dir = workspace();
+        let s = fault_server(dir.path(), mode, "Q-2");
+        let out = record_http(dir.path(), s.port, extra);
+        assert_code(&out, 4);
+        let expected =
+            format!("error: the retriever failed: 1 query errored: {reason}; nothing was written");
+        assert!(stderr(&out).contains(&expected), "{mode}: {}", stderr(&out));
+        assert!(!dir.path().join("runs/candidate.toml").exists(), "{mode}");
+        assert_private(dir.path(), &out);
+    }
+    let dir = workspace();
+    let s = fault_server(dir.path(), "500", "Q-2");
+    let out = record_http(
+        dir.path(),
+        s.port,
+        &["--retries", "0", "--allow-errors", "1"],
+    );
+    assert_code(&out, 0);
+    assert!(read(dir.path(), "runs/candidate.toml").contains("errored = [\"Q-2\"]"));
+}
+
+#[test]
+fn bad_http_flags_are_usage_errors() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("body.json"), r#"{"q": {question}}"#).expect("written");
+    for (args, message) in [
+        (
+            vec!["--http", "ftp://x/{question}", "--ids", "/a"],
+            "--http: a URL template starting with http:// or https://",
+        ),
+        (
+            vec!["--http", "http://127.0.0.1:9/", "--ids", "hits"],
+            "--ids hits: a JSON pointer starts with `/`, e.g. /hits/hits/*/_id",
+        ),
+        (
+            vec![
+                "--http",
+                "http://127.0.0.1:9/",
+                "--ids",
+                "/a",
+                "--header",
+                "novalue",
+            ],
+            "--header: expected \"Name: value\"",
+        ),
+        (
+            vec![
+                "--http",
+                "http://127.0.0.1:9/",
+                "--ids",
+                "/a",
+                "--http-body",
+                "body.json",
+            ],
+            "--http-body body.json: not JSON once its placeholders are filled in; put {question} and {id} inside strings",
+        ),
+        (
+            vec![
+                "--http",
+                "http://127.0.0.1:9/",
+                "--ids",
+                "/a",
+                "--max-rps",
+                "0",
+            ],
+            "--max-rps: a number of requests a second above 0",
+        ),
+    ] {
+        let out = record(dir.path(), &args);
+        assert_code(&out, 2);
+        assert!(stderr(&out).contains(message), "{}", stderr(&out));
+    }
+}
+
+/// The Python that has `module`: `RAGDIFF_PYTHON` (set by .ci/run), else `python3`.
+/// Without it the test fails under CI and says why otherwise.
+fn python_with(module: &str) -> Option<PathBuf> {
+    let python =
+        std::env::var_os("RAGDIFF_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from);
+    let ok = std::process::Command::new(&python)
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some(python);
+    }
+    let under_ci = std::env::var_os("CI").is_some() || std::env::var_os("RAGDIFF_CI").is_some();
+    assert!(
+        !under_ci,
+        "{} cannot import {module}: .ci/run installs it into its venv and sets RAGDIFF_PYTHON",
+        python.display()
+    );
+    common::say_skipped(&format!(
+        "skipped: no Python with {module} (set RAGDIFF_PYTHON)"
+    ));
+    None
+}
+
+/// A real search engine: tantivy over the Vaswani documents behind an
+/// Elasticsearch-shaped HTTP API on 127.0.0.1. The recorded run gives the same
+/// metrics as the engine's own TREC run.
+#[test]
+#[ignore = "needs RAGDIFF_REFERENCE_DIR (../shared/reference): run by .ci/run with --include-ignored"]
+fn tantivy_behind_http_records_what_it_would_write_directly() {
+    let reference = common::reference_dir().join("vaswani");
+    let Some(python) = python_with("tantivy") else {
+        return;
+    };
+    let d = tempfile::tempdir().expect("a temporary folder");
+    let d = d.path();
+    std::fs::create_dir_all(d.join("runs")).expect("runs/");
+    std::fs::write(d.join("gold.toml"), vaswani_gold(&reference)).expect("written");
+    std::fs::write(
+        d.join("body.json"),
+        r#"{"query": {"match": {"text": "{question}"}}, "size": {depth}}"#,
+    )
+    .expect("written");
+    let script = common::fixture("record/tantivy_server.py");
+    let docs = reference.join("doc-text.trec");
+    let script_s = script.display().to_string();
+    let docs_s = docs.display().to_string();
+    let s = server(d, &python, &[&script_s, &docs_s]);
+    let url = format!("http://127.0.0.1:{}/_search", s.port);
+    let out = common::run(
+        d,
+        &[
+            "record",
+            "--gold",
+            "gold.toml",
+            "--index-version",
+            "1.0.0",
+            "--depth",
+            "20",
+            "--http",
+            &url,
+            "--http-body",
+            "body.json",
+            "--ids",
+            "/hits/hits/*/_id",
+            "--scores",
+            "/hits/hits/*/_score",
+        ],
+    );
+    assert_code(&out, 0);
+    let topics = reference.join("query-text.trec").display().to_string();
+    let direct = std::process::Command::new(&python)
+        .args([
+            &script_s,
+            &docs_s,
+            "--direct",
+            &topics,
+            "runs/direct.trec",
+            "20",
+        ])
+        .current_dir(d)
+        .output()
+        .expect("the engine runs");
+    assert!(
+        direct.status.success(),
+        "{}",
+        String::from_utf8_lossy(&direct.stderr)
+    );
+    std::fs::write(d.join("runs/direct.toml"), DIRECT_MANIFEST).expect("written");
+    let recorded = common::eval_json(
+        d,
+        &[
+            "eval",
+            "--gold",
+            "gold.toml",
+            "runs/candidate.toml",
+            "--format",
+            "json",
+        ],
+    );
+    let written = common::eval_json(
+        d,
+        &[
+            "eval",
+            "--gold",
+            "gold.toml",
+            "runs/direct.toml",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(recorded.per_query.len(), 93);
+    assert_eq!(recorded.means, written.means);
 }
