@@ -219,6 +219,11 @@ impl Outputs {
             format: on_stdout.pop().unwrap_or(Format::Table),
             dest: Destination::Stdout,
         });
+        if args.titles.is_some() && !exports.iter().any(|e| e.format == Format::Html) {
+            return Err(InvalidInput::usage(
+                "--titles is for the HTML report only: add --export-html FILE or --format html",
+            ));
+        }
         Ok(Self { exports })
     }
 

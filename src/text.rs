@@ -715,7 +715,12 @@ pub fn fit_width(is_terminal: bool) -> Option<usize> {
     if !is_terminal {
         return None;
     }
-    comfy_table::Table::new().width().map(usize::from)
+    // A terminal that reports 0 columns (a pty nobody sized: `script` or `docker -t`
+    // under CI) has no width: narrowing to it would leave only `…` (§9.9).
+    comfy_table::Table::new()
+        .width()
+        .map(usize::from)
+        .filter(|&w| w > 0)
 }
 
 /// The width prose on stdout wraps at: only on a terminal.

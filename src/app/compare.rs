@@ -109,6 +109,7 @@ pub(super) fn report(
     report.changed_inputs = inputs.changed;
     report.baseline.doc_map = runs.baseline.doc_map.clone();
     report.candidate.doc_map = runs.candidate.doc_map.clone();
+    report.name_candidate_doc_map();
     report.accept_hint = accept_hint(&report, s);
     report.policy = s.policy.as_ref().map(|p| report::PolicyRef {
         path: p.path.display().to_string(),
@@ -285,6 +286,7 @@ fn failure_markdown(s: &settings::Compare, err: &anyhow::Error) {
         inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
     }
     inputs.extend(s.allow_failed.file.as_deref());
+    inputs.extend(s.titles.as_deref());
     inputs.extend(s.policy.as_ref().map(|p| p.path.as_path()));
     // Nothing when the exports themselves are refused (a missing folder, an input as
     // a destination): no report is written beside a refused one.
@@ -409,6 +411,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
         inputs.extend(m.manifest.as_deref());
     }
     inputs.extend(s.allow_failed.file.as_deref());
+    inputs.extend(s.titles.as_deref());
     // The policy in use is an input too (docs/contract.md §9.5).
     inputs.extend(s.policy.as_ref().map(|p| p.path.as_path()));
     output::check_exports(&s.outputs.exports(), &inputs)?;

@@ -1,6 +1,6 @@
 //! `init`: write a starting layout into the current folder (the repository's root):
-//! `gold/`, `runs/`, `runs/accepted-failures.csv` (header only) and the workflow
-//! that runs the gate. The one command that creates folders; it never overwrites.
+//! `gold/`, `runs/`, `runs/accepted-failures.csv` (header only), a commented
+//! `ragdiff.toml` (every policy key at its default) and the workflow that runs the gate. The one command that creates folders; it never overwrites.
 
 use std::path::Path;
 
@@ -13,6 +13,9 @@ const WORKFLOW: &str = include_str!("init_workflow.yml");
 
 /// The allow-list with its header only: the gate reads it from the first run on.
 const ALLOW_LIST: &str = "id,reason,index_version,accepted_at\n";
+
+/// The policy file, every key commented out at its default (docs/contract.md §8.6).
+const POLICY: &str = include_str!("init_policy.toml");
 
 const FOLDERS: [&str; 4] = ["gold", "runs", ".github", ".github/workflows"];
 pub const WORKFLOW_PATH: &str = ".github/workflows/rag-retrieval.yml";
@@ -88,7 +91,12 @@ pub fn run(args: &crate::cli::InitArgs) -> anyhow::Result<u8> {
         .replace("RAGDIFF_ACTION_NOTE", &note)
         .replace("RAGDIFF_ACTION", &action)
         .replace("RAGDIFF_VERSION", env!("CARGO_PKG_VERSION"));
-    for (path, text) in [(ALLOW_LIST_PATH, ALLOW_LIST), (WORKFLOW_PATH, &workflow)] {
+    let files = [
+        (ALLOW_LIST_PATH, ALLOW_LIST),
+        (crate::load::policy::FILE_NAME, POLICY),
+        (WORKFLOW_PATH, &workflow),
+    ];
+    for (path, text) in files {
         // symlink_metadata: a dangling link is something that exists too.
         if Path::new(path).symlink_metadata().is_ok() {
             skipped.push(path.to_string());
@@ -132,7 +140,9 @@ Next steps:
      (CSV `id,retrieved_doc_ids`, best first, separated by `;`, or a TREC run).
   4. Replace the export step in {WORKFLOW_PATH}
      with your export of the candidate run (runs/candidate.toml).
-  5. Commit gold/, runs/ and .github/: the workflow runs the gate on every pull request.
+  5. Set the gate's policy in ragdiff.toml (every key is there, commented out).
+     Commit gold/, runs/, ragdiff.toml and .github/: the workflow runs the gate
+     on every pull request.
   6. After a change is merged, make its run the next baseline:  ragdiff promote
 "
     )

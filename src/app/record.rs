@@ -75,26 +75,34 @@ fn flags(args: &RecordArgs, diag: &mut Diagnostics) -> Flags {
     }
 }
 
+/// The gold's questions, the name a missing question's message gives, and the
+/// queries file they came from (an input no output may overwrite).
+struct Source {
+    questions: Vec<Question>,
+    name: String,
+    file: Option<std::path::PathBuf>,
+}
+
 /// The gold's questions: the queries file its manifest names, else a CSV gold's
-/// `question` column. Returns them with the name a missing question's message gives.
-fn gold_questions(
-    gold: &GoldSet,
-    field: questions::TopicField,
-    diag: &mut Diagnostics,
-) -> (Vec<Question>, String) {
+/// `question` column.
+fn gold_questions(gold: &GoldSet, field: questions::TopicField, diag: &mut Diagnostics) -> Source {
     if let Some(m) = &gold.meta.manifest
         && let Some(file) = load::queries::named(m, diag)
     {
         let display = file.path.display().to_string();
         let format = QueriesFormat::of(&file.path, &file.bytes);
         let qs = questions::parse(format, &file.bytes, &display, field, diag);
-        return (qs, display);
+        return Source {
+            questions: qs,
+            name: display,
+            file: Some(file.path),
+        };
     }
     let data = &gold.meta.data;
     let column = (gold.meta.format == crate::model::DataFormat::Csv)
         .then(|| questions::from_csv_gold(data, diag))
         .flatten();
-    match column {
+    let (questions, name) = match column {
         Some(qs) => (qs, format!("{}'s question column", data.display())),
         None => {
             diag.problem(
@@ -110,6 +118,11 @@ fn gold_questions(
             );
             (Vec::new(), String::new())
         }
+    };
+    Source {
+        questions,
+        name,
+        file: None,
     }
 }
 
@@ -121,14 +134,15 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
     diag.check()?;
     let gold = gold_path.and_then(|p| load::load_gold(&p, false, &[], &mut diag));
     let gold = diag.require(gold)?;
-    check_outputs(&paths, &gold, &args)?;
-    let (source, source_name) = gold_questions(&gold, f.field, &mut diag);
+    let source = gold_questions(&gold, f.field, &mut diag);
+    check_outputs(&paths, &gold, source.file.as_deref(), &args)?;
     let unlabelled = match &args.include_unlabelled {
         Some(p) => questions::read_file(p, f.field, &mut diag),
         None => Vec::new(),
     };
     diag.check()?;
-    let questions = rec::questions_for(&gold, source, &source_name, unlabelled, &mut diag);
+    let questions =
+        rec::questions_for(&gold, source.questions, &source.name, unlabelled, &mut diag);
     diag.check()?;
     print_warnings(&diag.warnings);
     let reach = Reach {
@@ -172,12 +186,18 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
     Ok(exit::SUCCESS)
 }
 
-/// No output may overwrite an input (the gold's files, the unlabelled questions).
-fn check_outputs(paths: &Paths, gold: &GoldSet, args: &RecordArgs) -> anyhow::Result<()> {
+/// No output (the run's files, the retriever log) may overwrite an input (the
+/// gold's files, its queries file, the unlabelled questions).
+fn check_outputs(
+    paths: &Paths,
+    gold: &GoldSet,
+    queries: Option<&Path>,
+    args: &RecordArgs,
+) -> anyhow::Result<()> {
     let mut inputs: Vec<&Path> = vec![&gold.meta.data];
-    if let Some(m) = &gold.meta.manifest {
-        inputs.push(m);
-    }
+    inputs.extend(gold.meta.manifest.as_deref());
+    inputs.extend(gold.meta.tags_file.iter().map(|t| t.path.as_path()));
+    inputs.extend(queries);
     if let Some(u) = &args.include_unlabelled {
         inputs.push(u);
     }
@@ -188,6 +208,10 @@ fn check_outputs(paths: &Paths, gold: &GoldSet, args: &RecordArgs) -> anyhow::Re
         vec![("--out", &paths.manifest), ("results", &paths.results)];
     if let Some(l) = &paths.latency {
         outputs.push(("latency", l));
+    }
+    // The log is an output too: never an input, a FIFO or a device (§4.8).
+    if let Some(log) = &args.retriever_log {
+        outputs.push(("--retriever-log", log));
     }
     crate::output::check_exports(&outputs, &inputs)?;
     Ok(())

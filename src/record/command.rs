@@ -337,7 +337,7 @@ fn answer(
         };
         return Err(format!(
             "line {line_no} of its stdout {}; in flight: {}",
-            what.replace("{ID}", &crate::text::shown(&id)),
+            what.replace("{ID}", &shown_answer_id(&id, questions)),
             in_flight_now(in_flight)
         ));
     };
@@ -353,6 +353,14 @@ fn answer(
     let answer = Answer::new(doc_ids, response.scores, latency_ms, reach.depth)
         .map_err(|why| format!("line {line_no} of its stdout answers query {id} with {why}"))?;
     Ok((i, Outcome::Answered(answer)))
+}
+
+/// An answered id as a failure shows it: a question's text redacted (a retriever
+/// that answers with the question must not put it in the message, §4.8), escaped,
+/// cut to 64 columns.
+fn shown_answer_id(id: &str, questions: &[Question]) -> String {
+    let redacted = super::redact(id, questions);
+    crate::text::cut_to(&crate::text::shown(&redacted), 64)
 }
 
 /// Ids in natural order, at most 10 shown.

@@ -76,7 +76,8 @@ pub fn stacked(c: &Columns, width: usize) -> String {
                 continue;
             }
             let h = cut_to(h, label);
-            let pad = label - display_width(&h);
+            // At a width under 3 the label has no room and `cut_to` leaves `…`.
+            let pad = label.saturating_sub(display_width(&h));
             let line = format!("  {h}{}  {cell}", " ".repeat(pad));
             out.push_str(&wrap_words(&line, width, indent));
             out.push('\n');

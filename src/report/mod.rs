@@ -919,6 +919,37 @@ fn decided_by_candidate(cmp: &Comparison) -> Vec<String> {
     fields
 }
 
+impl CompareReport {
+    /// Name the candidate's chunk map among the fields of its manifest that changed a
+    /// status (docs/contract.md §6.4, §2.11): when it is the candidate's alone (the
+    /// baseline's ids are compared as they are), and when it made newly failed queries
+    /// of kind `coverage`. Called once the report knows both sides' maps.
+    pub fn name_candidate_doc_map(&mut self) {
+        if self.candidate.doc_map.is_none() {
+            return;
+        }
+        let coverage = self
+            .per_query
+            .iter()
+            .filter(|q| q.failure_kind == Some(crate::compare::FailureKind::Coverage))
+            .count();
+        let mut why = Vec::new();
+        if self.baseline.doc_map.is_none() {
+            why.push("only the candidate maps chunks to documents".to_string());
+        }
+        if coverage > 0 {
+            why.push(format!(
+                "{} of kind coverage",
+                crate::text::plural(coverage, "newly failed query", "newly failed queries")
+            ));
+        }
+        if !why.is_empty() {
+            self.decided_by_candidate
+                .push(format!("doc_map ({})", why.join("; ")));
+        }
+    }
+}
+
 /// The marker of a query one run of an approximate index cannot confirm.
 pub const UNCONFIRMED: &str = "unconfirmed: one run of an approximate index";
 

@@ -218,3 +218,43 @@ fn the_action_builds_from_source_when_the_asset_is_missing_or_its_sha256_differs
         );
     }
 }
+
+/// Empty `baseline` and `candidate` inputs (their defaults) pass no run at all, so
+/// ragdiff.toml's `baseline` and `candidate` apply (docs/contract.md §8.6); one without
+/// the other stops the step (exit 2) before ragdiff runs.
+#[test]
+fn empty_run_inputs_leave_the_runs_to_the_policy_file() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fake = root.join("tests/fixtures/action/fake-ragdiff");
+    let argv = dir.path().join("argv.txt");
+    let out = gate_step(dir.path(), &fake)
+        .env("RAGDIFF_BASELINE", "")
+        .env("RAGDIFF_CANDIDATE", "")
+        .env("FAKE_ARGV", &argv)
+        .output()
+        .expect("bash runs");
+    assert!(out.status.success(), "the step failed: {out:?}");
+    let args = std::fs::read_to_string(&argv).expect("the fake ragdiff ran");
+    let args: Vec<&str> = args.lines().collect();
+    assert!(!args.contains(&"--"), "{args:?}");
+    assert!(
+        args.last().is_some_and(|a| a.ends_with("label-queue.csv")),
+        "the last argument is the label queue's path, no run: {args:?}"
+    );
+
+    std::fs::remove_file(&argv).expect("removed");
+    let one = gate_step(dir.path(), &fake)
+        .env("RAGDIFF_CANDIDATE", "")
+        .env("FAKE_ARGV", &argv)
+        .output()
+        .expect("bash runs");
+    assert_eq!(one.status.code(), Some(2), "{one:?}");
+    assert!(
+        String::from_utf8_lossy(&one.stdout).contains(
+            "::error title=ragdiff::set both the baseline and the candidate input, or neither"
+        ),
+        "{one:?}"
+    );
+    assert!(!argv.exists(), "ragdiff ran with one run input");
+}

@@ -64,9 +64,20 @@ fn the_coverage_kind_shows_in_the_table_and_the_markdown() {
     assert_code(&out, 1);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(text.contains("Q-5 (coverage; lost D-6)"), "{text}");
+    // The candidate's map decided Q-5's kind: the verdict block names it (§6.4).
+    assert!(
+        text.contains(
+            "decided by the candidate's manifest: doc_map (1 newly failed query of kind coverage)"
+        ),
+        "{text}"
+    );
     let out = run(chunks(), &compare("cand.toml", &["--format", "markdown"]));
     let md = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(md.contains("coverage"), "{md}");
+    assert!(
+        md.contains(r"doc\_map (1 newly failed query of kind coverage)"),
+        "{md}"
+    );
 }
 
 /// The same documents in the same order from a re-chunked index of the same version:

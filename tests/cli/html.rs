@@ -178,6 +178,36 @@ fn a_doc_with_two_titles_is_refused_at_its_line() {
 }
 
 #[test]
+fn titles_without_an_html_report_is_a_usage_error() {
+    let out = hostile(&["--format", "json"]);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "--titles is for the HTML report only: add --export-html FILE or --format html"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).is_empty());
+}
+
+#[test]
+fn an_html_export_over_the_titles_file_is_refused() {
+    let out = hostile(&["--export-html", "titles.csv"]);
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("--export-html titles.csv would overwrite the input titles.csv"),
+        "{}",
+        stderr(&out)
+    );
+    let titles = std::fs::read_to_string(fixture("html/titles.csv")).unwrap();
+    assert!(
+        titles.starts_with("doc_id,title\n"),
+        "the input is untouched"
+    );
+}
+
+#[test]
 fn promote_writes_the_html_report_too() {
     let dir = tempfile::tempdir().unwrap();
     for sub in ["gold", "runs"] {

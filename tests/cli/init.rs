@@ -31,6 +31,7 @@ fn init_writes_the_layout_in_an_empty_repository_and_actionlint_passes() {
         "gold/",
         "runs/",
         "runs/accepted-failures.csv",
+        "ragdiff.toml",
         ".github/workflows/rag-retrieval.yml",
     ] {
         assert!(
@@ -155,3 +156,67 @@ fn the_allow_list_init_writes_is_read_by_the_gate() {
 
 // ---------------------------------------------------------------------------------
 // promote
+
+/// Every line of `text` that is a commented-out `key = value` (`# key = value`), uncommented.
+fn uncommented(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.strip_prefix("# ") {
+            Some(rest)
+                if rest.split_once(" = ").is_some_and(|(key, _)| {
+                    key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+                }) =>
+            {
+                rest.to_string()
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The ragdiff.toml `init` writes is a policy ragdiff reads: as written (every key
+/// commented out) it changes nothing, and with every key uncommented it is still valid.
+/// An existing ragdiff.toml is never overwritten.
+#[test]
+fn init_writes_a_commented_policy_that_parses_with_every_key_set() {
+    let dir = empty_repository();
+    let out = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
+    assert_code(&out, 0);
+    let policy = read(dir.path(), "ragdiff.toml");
+    let demo = demo_copy();
+    let keys = ragdiff::load::policy::GATE_KEYS
+        .split(", ")
+        .chain(ragdiff::load::policy::COMPARE_KEYS.split(", "));
+    for key in keys {
+        assert!(
+            policy.contains(&format!("# {key} = ")),
+            "ragdiff.toml lacks {key}:\n{policy}"
+        );
+    }
+    let all_set = uncommented(&policy).replace("gold/NAME.toml", "gold/demo.toml");
+    for (name, text) in [
+        ("as-written.toml", policy.clone()),
+        ("all-set.toml", all_set),
+    ] {
+        std::fs::write(demo.path().join(name), text).expect("written");
+        let out = run(demo.path(), &["compare", "--config", name]);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{name} is not a valid policy:\n{}",
+            render(&out)
+        );
+    }
+    // A second init keeps the user's policy.
+    std::fs::write(
+        dir.path().join("ragdiff.toml"),
+        "[gate]\nblock = \"none\"\n",
+    )
+    .expect("written");
+    let again = run(dir.path(), &["init", "--repository", "example/ragdiff"]);
+    assert_code(&again, 0);
+    assert!(stdout(&again).contains("skipped  ragdiff.toml (it exists; left as it is)"));
+    assert_eq!(
+        read(dir.path(), "ragdiff.toml"),
+        "[gate]\nblock = \"none\"\n"
+    );
+}

@@ -428,7 +428,7 @@ fn answers_may_come_in_any_order_and_filters_are_sent() {
 /// flight, nothing written, no question's text anywhere.
 #[test]
 fn protocol_faults_fail_the_recording_with_exit_4() {
-    let cases: [(&str, &[&str], &str); 6] = [
+    let cases: [(&str, &[&str], &str); 7] = [
         (
             "garbage",
             &["--concurrency", "1"],
@@ -438,6 +438,11 @@ fn protocol_faults_fail_the_recording_with_exit_4() {
             "unknown",
             &["--concurrency", "1"],
             "error: the retriever failed: python3: line 1 of its stdout answered NOPE, which is not a query it was asked; in flight: Q-1",
+        ),
+        (
+            "echo",
+            &["--concurrency", "1"],
+            "error: the retriever failed: python3: line 1 of its stdout answered [question], which is not a query it was asked; in flight: Q-1",
         ),
         (
             "twice",
@@ -568,6 +573,74 @@ fn bad_flags_are_usage_errors() {
         "{}",
         stderr(&out)
     );
+}
+
+/// The gold's queries file is an input: a manifest named after it, whose results
+/// would replace it, is refused before the retriever starts.
+#[test]
+fn record_never_writes_over_the_queries_file() {
+    let dir = workspace();
+    let before = read(dir.path(), "topics/queries.jsonl");
+    let out = common::run(
+        dir.path(),
+        &[
+            "record",
+            "--gold",
+            "topics/gold-jsonl.toml",
+            "--index-version",
+            "1.0.0",
+            "--command",
+            &fake("good"),
+            "--out",
+            "topics/queries.toml",
+        ],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "results topics/queries.jsonl would overwrite the input topics/queries.jsonl"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(dir.path(), "topics/queries.jsonl"), before);
+    assert!(!dir.path().join("topics/queries.toml").exists());
+}
+
+/// The retriever log is an output like the run's files: over an input or at a FIFO
+/// (whose open would block with nobody reading) it is exit 2 before the retriever
+/// starts, the input untouched.
+#[test]
+fn the_retriever_log_is_never_an_input_or_a_fifo() {
+    let dir = workspace();
+    let before = read(dir.path(), "gold.csv");
+    let out = record(
+        dir.path(),
+        &["--command", &fake("good"), "--retriever-log", "gold.csv"],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("--retriever-log gold.csv would overwrite the input"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(dir.path(), "gold.csv"), before);
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("log.fifo"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success(), "mkfifo");
+    let out = record(
+        dir.path(),
+        &["--command", &fake("good"), "--retriever-log", "log.fifo"],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("cannot write log.fifo: it is a FIFO, not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join("runs/candidate.toml").exists());
 }
 
 /// A gold manifest over the Vaswani qrels, its questions the TREC topics.

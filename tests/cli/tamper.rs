@@ -539,6 +539,13 @@ fn a_map_on_one_side_only_is_named_in_every_report_and_warns() {
         "{}",
         stderr(&out)
     );
+    assert!(
+        stdout(&out).contains(
+            "decided by the candidate's manifest: doc_map (only the candidate maps chunks to documents)"
+        ),
+        "{}",
+        stdout(&out)
+    );
     let line = format!(
         "doc map baseline none, candidate runs/map.csv (sha256 {})",
         &sha[..12]

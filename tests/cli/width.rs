@@ -188,3 +188,54 @@ fn a_93_query_comparison_fits_80_100_and_120_columns_in_a_terminal() {
         );
     }
 }
+
+/// A terminal that reports 0 columns (a pty nobody sized, as `script` makes with
+/// stdin not a terminal, the way CI wrappers run it) has no width: the report is
+/// whole, not every line cut to `…` (§9.9).
+#[test]
+fn a_terminal_of_zero_columns_narrows_nothing() {
+    let have_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_script {
+        assert!(!in_ci(), "script is missing: Debian's bsdutils has it");
+        eprintln!("skipped: script (util-linux) is not installed");
+        return;
+    }
+    let out = Command::new("script")
+        .args(["-qec", &format!("'{}' compare", bin()), "/dev/null"])
+        .current_dir(crate_dir())
+        .stdin(std::process::Stdio::null())
+        .env_remove("COLUMNS")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("script runs");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{screen}");
+    for landmark in ["1 query newly failed", "Q-21", "policy  "] {
+        assert!(screen.contains(landmark), "{landmark:?} missing:\n{screen}");
+    }
+    assert!(
+        !screen.lines().any(|l| l.trim() == "…"),
+        "lines cut to nothing:\n{screen}"
+    );
+}
+
+/// `COLUMNS` of 1 or 2 leaves a stacked block's labels no room: the report is still
+/// written with the gate's exit code, never a panic (exit 101).
+#[test]
+fn a_width_of_one_or_two_columns_is_no_crash() {
+    for columns in ["1", "2"] {
+        let out = Command::new(bin())
+            .arg("compare")
+            .current_dir(crate_dir())
+            .env("COLUMNS", columns)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("ragdiff runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "COLUMNS={columns}:\n{err}");
+        assert!(!err.contains("panicked"), "COLUMNS={columns}:\n{err}");
+    }
+}
