@@ -226,7 +226,23 @@ def test_ctrl_c_raises_keyboard_interrupt_with_the_gil_released(tmp_path):
     turns it into KeyboardInterrupt, raised by the waiting call. On a fast machine the
     call can end before the signal lands (then it returns, or the interrupt arrives
     just after): the case is tried again on inputs four times as large."""
+    # Python's own handler, whatever the test runner inherited: a shell that starts a
+    # job in the background without job control ignores SIGINT for it, and Python then
+    # keeps it ignored. ragdiff must leave the handler it finds in place.
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
     handler = signal.getsignal(signal.SIGINT)
+    try:
+        outcome, seen = interrupted_call(tmp_path)
+    finally:
+        after = signal.signal(signal.SIGINT, inherited)
+    assert seen.is_set(), "no Python thread ran while the call worked: the GIL was held"
+    assert outcome == "raised", f"the call was not interrupted ({outcome})"
+    assert after is handler
+
+
+def interrupted_call(tmp_path):
+    """Evaluate big inputs while a thread sends SIGINT once the call's thread exists:
+    "raised" when the call raised KeyboardInterrupt, else "returned" or "late"."""
     outcome = None
     for queries in (20_000, 80_000):
         gold, run = big_inputs(tmp_path, queries, 100)
@@ -255,9 +271,7 @@ def test_ctrl_c_raises_keyboard_interrupt_with_the_gil_released(tmp_path):
             outcome = "returned"
         if outcome == "raised":
             break
-    assert seen.is_set(), "no Python thread ran while the call worked: the GIL was held"
-    assert outcome == "raised", f"the call was not interrupted ({outcome})"
-    assert signal.getsignal(signal.SIGINT) is handler
+    return outcome, seen
 
 
 def test_the_command_keeps_its_exit_codes_and_a_closed_stdout():
