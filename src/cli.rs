@@ -212,6 +212,9 @@ pub struct CompareArgs {
     /// Report only: never fail the gate (exit 2 and 3 still apply)
     #[arg(long)]
     pub no_gate: bool,
+    /// What an INCONCLUSIVE verdict does (a non-inferiority test whose interval holds -margin, nothing else failing): exit 1 (fail) or exit 0 (pass) [default: fail]
+    #[arg(long, value_enum)]
+    pub inconclusive: Option<crate::gate::Inconclusive>,
     /// Fail on every flaky query (RR@k 0 in some repeats of a run, > 0 in others)
     #[arg(long, overrides_with = "no_strict_flaky")]
     pub strict_flaky: bool,

@@ -38,6 +38,31 @@ pub struct Policy {
     pub unconfirmed: Severity,
     /// `[gate] block`: which newly failed queries fail the gate (docs/contract.md §8.7).
     pub block: Blocking,
+    /// `--inconclusive`: whether an INCONCLUSIVE verdict exits 1 or 0 (docs/contract.md §8.3).
+    pub inconclusive: Inconclusive,
+}
+
+/// `--inconclusive fail|pass` (`[gate] inconclusive`): what an INCONCLUSIVE verdict
+/// does to the exit code (docs/contract.md §8.3); also the flag's values, by clap's
+/// derive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Inconclusive {
+    /// Exit 1: the team asked for evidence it did not get.
+    #[default]
+    Fail,
+    /// Exit 0: the verdict still says INCONCLUSIVE.
+    Pass,
+}
+
+/// The gate's verdict in one word (JSON `gate.verdict`): FAIL > INCONCLUSIVE > PASS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Pass,
+    Fail,
+    /// Nothing failed, but a non-inferiority test could not tell (its interval holds
+    /// -margin).
+    Inconclusive,
 }
 
 /// `[gate] block` against the gold: which newly failed queries fail the gate
@@ -200,7 +225,11 @@ pub struct Accepted {
 /// The gate's verdict (JSON `gate`).
 #[derive(Debug, Clone, Serialize)]
 pub struct Verdict {
+    /// The run exits 0 when the gate is enforced: PASS, or INCONCLUSIVE under
+    /// `--inconclusive pass`.
     pub passed: bool,
+    /// `pass`, `fail` or `inconclusive` (docs/contract.md §8.3).
+    pub verdict: Outcome,
     pub reasons: Vec<String>,
     /// One code per reason, in the same order: `newly_failed`, `nondeterministic`,
     /// `max_drop`, `significant_drop`, `same_results`, `segment_significant_drop`,
@@ -277,6 +306,10 @@ pub enum Reason {
         margin: f64,
         ci: (f64, f64),
         verdict: NiVerdict,
+        /// The queries that would settle an inconclusive test, and how many this
+        /// comparison has (docs/contract.md §8.3).
+        queries_needed: Option<u64>,
+        queries: usize,
     },
     /// `--strict-flaky` and these queries are flaky.
     Flaky {
@@ -328,6 +361,18 @@ impl Reason {
         }
     }
 
+    /// An inconclusive non-inferiority test: it makes the verdict INCONCLUSIVE,
+    /// unless another reason fails it.
+    pub fn is_inconclusive(&self) -> bool {
+        matches!(
+            self,
+            Reason::NotNonInferior {
+                verdict: NiVerdict::Inconclusive,
+                ..
+            }
+        )
+    }
+
     /// The reason's code in JSON `gate.codes`.
     pub fn code(&self) -> &'static str {
         match self {
@@ -354,14 +399,13 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         .filter(|r| r.status == Status::NewlyFailed)
         .map(|r| r.id.as_str())
         .collect();
-    let (accepted, warnings, notes) = accept(&policy.allowed, &newly);
+    let (accepted, mut warnings, notes) = accept(&policy.allowed, &newly);
     let mut failing: Vec<String> = newly
         .iter()
         .filter(|id| !accepted.iter().any(|a| a.id == **id))
         .map(|s| s.to_string())
         .collect();
     crate::text::sort_natural(&mut failing);
-    let mut warnings = warnings;
     let (failing, not_blocking): (Vec<String>, Vec<String>) =
         failing.into_iter().partition(|id| policy.block.blocks(id));
     let block = (!matches!(policy.block, Blocking::All)).then(|| policy.block.shown());
@@ -412,8 +456,10 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
     let non_inferiority = non_inferiority(policy, cmp);
     causes.extend(non_inferiority_causes(&non_inferiority, k));
     causes.extend(noise_causes(policy, cmp));
+    let (verdict, passed) = outcome(&causes, policy.inconclusive);
     let verdict = Verdict {
-        passed: causes.is_empty(),
+        passed,
+        verdict,
         reasons: causes.iter().map(|c| c.render(&safe_id)).collect(),
         codes: causes.iter().map(Reason::code).collect(),
         enforced: policy.enforced,
@@ -425,6 +471,18 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         block,
     };
     (verdict, accepted, warnings)
+}
+
+/// The verdict of these reasons, FAIL > INCONCLUSIVE > PASS, and whether the run
+/// exits 0 with the gate enforced (docs/contract.md §8.3).
+fn outcome(causes: &[Reason], inconclusive: Inconclusive) -> (Outcome, bool) {
+    if causes.iter().any(|c| !c.is_inconclusive()) {
+        (Outcome::Fail, false)
+    } else if causes.is_empty() {
+        (Outcome::Pass, true)
+    } else {
+        (Outcome::Inconclusive, inconclusive == Inconclusive::Pass)
+    }
 }
 
 /// The warning for newly failed queries `block` leaves to the other rules.
@@ -665,35 +723,71 @@ pub struct NonInferiority {
     pub ci_low: f64,
     pub ci_high: f64,
     pub verdict: NiVerdict,
+    /// The queries a comparison needs to detect a drop of the margin with 80% power
+    /// at the family's first-step alpha (Sakai's design, docs/contract.md §7.3);
+    /// null when the deltas' standard deviation is 0.
+    pub queries_needed: Option<u64>,
+    /// The queries this test compared (the segment's, for a segment).
+    #[serde(skip)]
+    pub queries: usize,
     /// The metric, for labels.
     #[serde(skip)]
     pub of: Metric,
 }
 
+impl NonInferiority {
+    /// What settles an inconclusive test, in words: `about N queries would settle
+    /// it (M compared)`; `None` when the test is not inconclusive or N is unknown.
+    pub fn settle_text(&self) -> Option<String> {
+        settle_text(self.verdict, self.queries_needed, self.queries)
+    }
+}
+
+fn settle_text(verdict: NiVerdict, needed: Option<u64>, queries: usize) -> Option<String> {
+    if verdict != NiVerdict::Inconclusive {
+        return None;
+    }
+    let needed = needed?;
+    Some(format!(
+        "about {needed} queries would settle it ({queries} compared)"
+    ))
+}
+
 /// Every non-inferiority test the policy asks for: overall, then each segment that
 /// is not too few (in report order).
 fn non_inferiority(policy: &Policy, cmp: &Comparison) -> Vec<NonInferiority> {
-    let test =
-        |metric: Metric, margin: f64, segment: Option<&str>, m: &crate::compare::MeanDelta| {
-            let (ci_low, ci_high) = (m.ci_low?, m.ci_high?);
-            Some(NonInferiority {
-                metric: metric.key(),
-                segment: segment.map(str::to_string),
-                margin,
-                ci_low,
-                ci_high,
-                verdict: NiVerdict::of(margin, ci_low, ci_high),
-                of: metric,
-            })
-        };
+    use crate::stats::{METRICS, first_step_alpha, power};
+    let test = |metric: Metric,
+                margin: f64,
+                segment: Option<&str>,
+                (m, queries, alpha): (&crate::compare::MeanDelta, usize, f64)| {
+        let (ci_low, ci_high) = (m.ci_low?, m.ci_high?);
+        Some(NonInferiority {
+            metric: metric.key(),
+            segment: segment.map(str::to_string),
+            margin,
+            ci_low,
+            ci_high,
+            verdict: NiVerdict::of(margin, ci_low, ci_high),
+            queries_needed: power::queries_needed(m.sd, margin, alpha),
+            queries,
+            of: metric,
+        })
+    };
+    let overall = first_step_alpha(METRICS);
     let mut out: Vec<NonInferiority> = policy
         .non_inferior
         .iter()
-        .filter_map(|&(metric, margin)| test(metric, margin, None, cmp.means.get(metric)))
+        .filter_map(|&(metric, margin)| {
+            let m = (cmp.means.get(metric), cmp.rows.len(), overall);
+            test(metric, margin, None, m)
+        })
         .collect();
+    let segment_alpha = first_step_alpha(crate::compare::segments::segment_family_size(cmp));
     for s in cmp.segments.iter().filter(|s| !s.too_few) {
         for &(metric, margin) in &policy.non_inferior_per_segment {
-            out.extend(test(metric, margin, Some(&s.tag), s.means.get(metric)));
+            let m = (s.means.get(metric), s.queries, segment_alpha);
+            out.extend(test(metric, margin, Some(&s.tag), m));
         }
     }
     out
@@ -709,6 +803,8 @@ fn non_inferiority_causes(tests: &[NonInferiority], k: u32) -> Vec<Reason> {
             margin: t.margin,
             ci: (t.ci_low, t.ci_high),
             verdict: t.verdict,
+            queries_needed: t.queries_needed,
+            queries: t.queries,
         })
         .collect()
 }
@@ -784,15 +880,20 @@ fn render_segment_reason(reason: &Reason, id: &dyn Fn(&str) -> String) -> String
             margin,
             ci,
             verdict,
+            queries_needed,
+            queries,
         } => format!(
-            "{}{label} not shown non-inferior (margin {margin}): 95% CI of delta [{:+.4}, {:+.4}], {}",
+            "{}{label} not shown non-inferior (margin {margin}): 95% CI of delta [{:+.4}, {:+.4}], {}{}",
             segment
                 .as_ref()
                 .map(|s| format!("segment {}: ", id(s)))
                 .unwrap_or_default(),
             ci.0,
             ci.1,
-            verdict.words()
+            verdict.words(),
+            settle_text(*verdict, *queries_needed, *queries)
+                .map(|t| format!("; {t}"))
+                .unwrap_or_default()
         ),
         _ => String::new(),
     }

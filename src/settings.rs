@@ -453,6 +453,12 @@ fn gate_policy(args: &CompareArgs, file: &GateKeys, diag: &mut Diagnostics) -> P
         min_rbo: args.min_rbo.or(value(&file.min_rbo)),
         // `block` names tags: resolved against the gold once it is read.
         block: crate::gate::Blocking::All,
+        inconclusive: args
+            .inconclusive
+            .unwrap_or(match value(&file.inconclusive_pass) {
+                Some(true) => crate::gate::Inconclusive::Pass,
+                _ => crate::gate::Inconclusive::Fail,
+            }),
     }
 }
 

@@ -63,6 +63,15 @@ pub const MAX_RESAMPLES: u32 = 200_000;
 /// The significance level the gate's tests use (docs/contract.md §7.1, §8).
 pub const GATE_ALPHA: f64 = 0.05;
 
+pub mod power;
+
+/// The alpha of a family of `tests` tests after Holm's first step, `0.05 / tests`:
+/// the level its smallest p must beat (also Benjamini-Hochberg's strictest), at
+/// which the power figures are computed (docs/contract.md §7.3).
+pub fn first_step_alpha(tests: usize) -> f64 {
+    GATE_ALPHA / tests.max(1) as f64
+}
+
 /// The default number of sign flips for m moved queries (docs/contract.md §7):
 /// 10,000 while m <= 10,000; above, 10^8 / m (the same work) rounded down to a
 /// whole block of 50, never fewer than 1,000.

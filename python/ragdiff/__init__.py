@@ -64,6 +64,13 @@ class Report(dict):
         gate = self.get("gate")
         return gate.get("passed") if isinstance(gate, dict) else None
 
+    @property
+    def verdict(self) -> str | None:
+        """``compare``: ``"pass"``, ``"fail"`` or ``"inconclusive"`` (a
+        non-inferiority test that could not tell); ``None`` for ``evaluate``."""
+        gate = self.get("gate")
+        return gate.get("verdict") if isinstance(gate, dict) else None
+
     def to_pandas(self):
         """The per-query rows as a ``pandas.DataFrame`` (pandas must be installed):
         one row per query, nested values flattened to ``a.b`` columns."""

@@ -128,6 +128,7 @@ pub fn judged_mean(rows: &[&QueryRow]) -> MeanDelta {
         family: None,
         correction: None,
         effect_size: None,
+        sd: None,
     }
 }
 

@@ -453,6 +453,10 @@ pub struct MeanDelta {
     /// Cohen's d_z of the per-query deltas; `Some(None)` is JSON null (undefined).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effect_size: Option<Option<f64>>,
+    /// The sample standard deviation of the per-query deltas (tested metrics only):
+    /// the power figures' input (docs/contract.md §7.3).
+    #[serde(skip)]
+    pub sd: Option<f64>,
 }
 
 /// The families of tests whose p-values are adjusted together (docs/contract.md
@@ -1026,6 +1030,9 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
             effect_size: at
                 .and(pos)
                 .map(|p| stats::effect_size(deltas.iter().map(move |d| d[p]))),
+            sd: at
+                .and(pos)
+                .and_then(|p| stats::power::sd(deltas.iter().map(move |d| d[p]))),
         }
     };
     MeansReport {

@@ -17,7 +17,7 @@ pub const FILE_NAME: &str = "ragdiff.toml";
 const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare";
 /// `[gate]`'s keys, and `[compare]`'s below (the Python module files its policy
 /// keywords by them).
-pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary";
+pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary, inconclusive";
 pub const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p, depth";
 
 /// A value and the line it was on.
@@ -61,6 +61,9 @@ pub struct GateKeys {
     pub primary: Option<Located<String>>,
     /// `true`: warn (`--unconfirmed warn`), `false`: fail (docs/contract.md §6.5).
     pub unconfirmed_warn: Option<Located<bool>>,
+    /// `true`: an INCONCLUSIVE verdict exits 0 (`--inconclusive pass`), `false`: 1
+    /// (docs/contract.md §8.3).
+    pub inconclusive_pass: Option<Located<bool>>,
 }
 
 /// `[compare]`: the settings that are not gate rules.
@@ -148,6 +151,12 @@ fn gate(keys: &mut Keys, t: &Table) -> GateKeys {
         strict_flaky: keys.boolean(t, "strict_flaky"),
         nondeterminism_warn: keys.warn_or_fail(t, "nondeterminism"),
         unconfirmed_warn: keys.warn_or_fail(t, "unconfirmed"),
+        inconclusive_pass: keys
+            .choice(t, "inconclusive", &["fail", "pass"])
+            .map(|l| Located {
+                value: l.value == "pass",
+                line: l.line,
+            }),
         primary: keys.choice(t, "primary", &["rr", "recall", "hit", "ndcg", "ap"]),
         min_rbo: keys.number(t, "min_rbo", "a number from 0 to 1", |v| {
             (0.0..=1.0).contains(&v)

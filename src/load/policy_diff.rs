@@ -103,6 +103,7 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
         nondeterminism_warn,
         primary,
         unconfirmed_warn,
+        inconclusive_pass,
     } = g;
     out.metrics("max_drop", max_drop);
     out.metrics("max_drop_per_segment", max_drop_per_segment);
@@ -123,6 +124,12 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
     );
     out.add("primary", primary.as_ref().map(|l| l.value.clone()));
     out.add("unconfirmed", unconfirmed_warn.as_ref().map(warn_or_fail));
+    out.add(
+        "inconclusive",
+        inconclusive_pass
+            .as_ref()
+            .map(|l| if l.value { "pass" } else { "fail" }.to_string()),
+    );
 }
 
 /// `[compare]`, destructured whole like `[gate]`.

@@ -187,11 +187,7 @@ pub fn render(r: &CompareReport) -> String {
 
 fn verdict(out: &mut String, r: &CompareReport) {
     let word = VerdictWord::of(&r.gate);
-    let class = match word {
-        VerdictWord::Pass => "pass",
-        VerdictWord::Fail => "fail",
-        VerdictWord::FailNotEnforced => "warn",
-    };
+    let class = word.tone();
     let _ = write!(
         out,
         "<header>\n<h1><span class=\"verdict {class}\">{}</span> {}</h1>\n<p class=\"counts\">{}</p>\n<p class=\"context\">gold {}<br>{}<br>index {} · k {} · depth {}</p>\n</header>\n",

@@ -306,10 +306,11 @@ fn accept_hint(s: &mut String, r: &CompareReport) {
 
 /// The verdict with its reasons, then one line of context.
 fn heading(s: &mut String, r: &CompareReport) {
-    let verdict = match VerdictWord::of(&r.gate) {
+    let word = VerdictWord::of(&r.gate);
+    let verdict = match word {
         VerdictWord::Pass => "✅ PASS".to_string(),
         VerdictWord::Fail => "❌ FAIL".to_string(),
-        VerdictWord::FailNotEnforced => format!("⚠️ {}", VerdictWord::FailNotEnforced.text()),
+        _ => format!("⚠️ {}", word.text()),
     };
     let reasons = r.reasons_line(&|id| code(id));
     let _ = writeln!(s, "## ragdiff: {verdict} — {reasons}\n");

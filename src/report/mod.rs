@@ -625,14 +625,24 @@ pub enum VerdictWord {
     Fail,
     /// Failed under `--no-gate`: shown, never enforced.
     FailNotEnforced,
+    /// A non-inferiority test could not tell, nothing failed (docs/contract.md §8.3).
+    Inconclusive,
+    /// Inconclusive under `--no-gate`.
+    InconclusiveNotEnforced,
+    /// Inconclusive under `--inconclusive pass`: exit 0.
+    InconclusivePasses,
 }
 
 impl VerdictWord {
     pub fn of(gate: &Verdict) -> Self {
-        match (gate.passed, gate.enforced) {
-            (true, _) => Self::Pass,
-            (false, true) => Self::Fail,
-            (false, false) => Self::FailNotEnforced,
+        use crate::gate::Outcome;
+        match (gate.verdict, gate.enforced) {
+            (Outcome::Pass, _) => Self::Pass,
+            (Outcome::Fail, true) => Self::Fail,
+            (Outcome::Fail, false) => Self::FailNotEnforced,
+            (Outcome::Inconclusive, false) => Self::InconclusiveNotEnforced,
+            (Outcome::Inconclusive, true) if gate.passed => Self::InconclusivePasses,
+            (Outcome::Inconclusive, true) => Self::Inconclusive,
         }
     }
 
@@ -641,6 +651,18 @@ impl VerdictWord {
             Self::Pass => "PASS",
             Self::Fail => "FAIL",
             Self::FailNotEnforced => "FAIL (not enforced: --no-gate)",
+            Self::Inconclusive => "INCONCLUSIVE",
+            Self::InconclusiveNotEnforced => "INCONCLUSIVE (not enforced: --no-gate)",
+            Self::InconclusivePasses => "INCONCLUSIVE (passes: inconclusive = pass)",
+        }
+    }
+
+    /// How the verdict is marked: `pass`, `fail` or `warn` (colour, emoji, class).
+    pub fn tone(self) -> &'static str {
+        match self {
+            Self::Pass => "pass",
+            Self::Fail => "fail",
+            _ => "warn",
         }
     }
 }
@@ -1051,6 +1073,57 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
             ))
         ));
     }
+    out.extend(inconclusive_annotations(r));
+    out
+}
+
+/// One workflow command per inconclusive non-inferiority test (at most
+/// [`MAX_ANNOTATIONS`], then a summary line), saying how many queries would settle
+/// it: an error when it fails the run, else a warning (docs/contract.md §8.3).
+fn inconclusive_annotations(r: &CompareReport) -> Vec<String> {
+    let level = if r.gate.enforced && !r.gate.passed {
+        "error"
+    } else {
+        "warning"
+    };
+    let tests: Vec<_> = r
+        .gate
+        .non_inferiority
+        .iter()
+        .filter(|t| t.verdict == crate::gate::NiVerdict::Inconclusive)
+        .collect();
+    let mut out: Vec<String> = tests
+        .iter()
+        .take(MAX_ANNOTATIONS)
+        .map(|t| {
+            let place = match &t.segment {
+                Some(s) => format!("segment {}", safe_id(s)),
+                None => "overall".to_string(),
+            };
+            let settle = t.settle_text().map(|s| format!("; {s}")).unwrap_or_default();
+            let msg = format!(
+                "{} {place}: non-inferiority inconclusive (margin {}, 95% CI of delta [{}, {}]){settle}",
+                t.of.label(r.k),
+                t.margin,
+                delta(t.ci_low),
+                delta(t.ci_high)
+            );
+            format!(
+                "::{level} title={}::{}",
+                escape_property("ragdiff: inconclusive"),
+                escape_data(&msg)
+            )
+        })
+        .collect();
+    if tests.len() > MAX_ANNOTATIONS {
+        out.push(format!(
+            "::{level} title=ragdiff::{}",
+            escape_data(&format!(
+                "… and {} more inconclusive tests; see the job summary or the JSON report",
+                tests.len() - MAX_ANNOTATIONS
+            ))
+        ));
+    }
     out
 }
 
@@ -1156,11 +1229,15 @@ pub fn non_inferiority_cells(r: &CompareReport, id: &dyn Fn(&str) -> String) -> 
                 Some(s) => format!("segment {}", id(s)),
                 None => "overall".to_string(),
             };
+            let verdict = match t.settle_text() {
+                Some(settle) => format!("{} — {settle}", t.verdict.words()),
+                None => t.verdict.words().to_string(),
+            };
             [
                 format!("{} {place}", t.of.label(r.k)),
                 format!("{}", t.margin),
                 format!("[{}, {}]", delta(t.ci_low), delta(t.ci_high)),
-                t.verdict.words().to_string(),
+                verdict,
             ]
         })
         .collect()

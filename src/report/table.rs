@@ -207,10 +207,10 @@ pub fn colour_stdout() -> bool {
 
 fn verdict_line(r: &CompareReport, colour: bool) -> String {
     let verdict = VerdictWord::of(&r.gate);
-    let code = match verdict {
-        VerdictWord::Pass => "32",
-        VerdictWord::Fail => "31",
-        VerdictWord::FailNotEnforced => "33",
+    let code = match verdict.tone() {
+        "pass" => "32",
+        "fail" => "31",
+        _ => "33",
     };
     let word = if colour {
         format!("\x1b[1;{code}m{}\x1b[0m", verdict.text())
@@ -441,10 +441,16 @@ fn segment_drop(k: u32) -> [String; 6] {
 
 /// One line per non-inferiority test.
 fn non_inferiority(out: &mut String, r: &CompareReport) {
-    for [test, margin, ci, verdict] in non_inferiority_cells(r, &safe_id) {
+    let cells = non_inferiority_cells(r, &safe_id);
+    for ([test, margin, ci, _], t) in cells.into_iter().zip(&r.gate.non_inferiority) {
+        let settle = t
+            .settle_text()
+            .map(|s| format!("; {s}"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "{:<18}{test}: {verdict} (margin {margin}, 95% CI of delta {ci})\n",
-            "non-inferiority"
+            "{:<18}{test}: {} (margin {margin}, 95% CI of delta {ci}){settle}\n",
+            "non-inferiority",
+            t.verdict.words()
         ));
     }
     if !r.gate.non_inferiority.is_empty() {

@@ -472,12 +472,23 @@ pub struct AcceptedJson {
 #[serde(deny_unknown_fields)]
 pub struct GateJson {
     pub passed: bool,
+    /// `pass`, `fail` or `inconclusive` (docs/contract.md §8.3).
+    pub verdict: OutcomeJson,
     pub reasons: Vec<String>,
     pub codes: Vec<ReasonCode>,
     pub enforced: bool,
     pub non_inferiority: Vec<NonInferiorityJson>,
     /// Newly failed ids `[gate] block` leaves to the other rules (§8.7).
     pub not_blocking: Vec<String>,
+}
+
+/// `gate.verdict`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutcomeJson {
+    Pass,
+    Fail,
+    Inconclusive,
 }
 
 /// `gate.codes`: one per reason, in the same order.
@@ -772,6 +783,9 @@ pub struct NonInferiorityJson {
     pub ci_low: f64,
     pub ci_high: f64,
     pub verdict: NiVerdictJson,
+    /// Sakai's design: queries to detect a drop of the margin (§7.3).
+    #[serde(deserialize_with = "nullable")]
+    pub queries_needed: Option<u64>,
 }
 
 impl CompareJson {

@@ -18,6 +18,7 @@ mod glance;
 mod gold_ids;
 mod holes;
 mod html;
+mod inconclusive;
 mod init;
 mod init_workflow;
 mod injection;

@@ -48,6 +48,8 @@ def test_compare_returns_what_compare_format_json_prints(monkeypatch):
     assert got == json.loads(out.stdout)
     assert got.passed is False
     assert got["gate"]["passed"] is False
+    assert got.verdict == "fail"
+    assert got.verdict == got["gate"]["verdict"]
 
 
 def test_invalid_input_carries_the_commands_problem_list(monkeypatch):
@@ -81,6 +83,15 @@ def test_policy_keywords_are_ragdiff_toml_keys():
         COMPARE / "gold.toml", COMPARE / "base.toml", COMPARE / "cand.toml", max_drop={"mrr": 0.1}, seed=7
     )
     assert strict.passed is False
+    # An interval that holds -margin: INCONCLUSIVE, exit 1 unless inconclusive = "pass".
+    unsure = dict(non_inferior={"mrr": 0.01}, resamples=2000)
+    asked = ragdiff.compare(COMPARE / "gold.toml", COMPARE / "base.toml", COMPARE / "cand.toml", **unsure)
+    assert (asked.verdict, asked.passed) == ("inconclusive", False)
+    assert asked["gate"]["non_inferiority"][0]["queries_needed"] > 0
+    allowed = ragdiff.compare(
+        COMPARE / "gold.toml", COMPARE / "base.toml", COMPARE / "cand.toml", inconclusive="pass", **unsure
+    )
+    assert (allowed.verdict, allowed.passed) == ("inconclusive", True)
     with pytest.raises(ragdiff.InvalidInput) as e:
         ragdiff.compare(COMPARE / "gold.toml", COMPARE / "base.toml", COMPARE / "cand.toml", max_drop={"nope": 0.1})
     assert any("policy" in p and "nope" in p for p in e.value.problems), e.value.problems

@@ -1,0 +1,220 @@
+//! The INCONCLUSIVE verdict (docs/contract.md §8.3): a non-inferiority test whose
+//! interval holds -margin, with nothing else failing. FAIL > INCONCLUSIVE > PASS;
+//! exit 1 unless `--inconclusive pass` (`[gate] inconclusive`); every format says how
+//! many queries would settle it. The small fixture (tests/fixtures/compare: 4
+//! compared queries, RR deltas -0.5, 0, 0, 0) has the interval [-0.375, 0] for MRR@2.
+
+use crate::common::{
+    NiVerdictJson, OutcomeJson, ReasonCode, assert_code, assert_line, compare_json, fixture, run,
+    stderr, stdout,
+};
+
+const ARGS: [&str; 7] = [
+    "compare",
+    "--no-config",
+    "--gold",
+    "gold.toml",
+    "base.toml",
+    "cand.toml",
+    "--non-inferior=mrr=0.01",
+];
+
+fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    ARGS.iter().chain(extra).copied().collect()
+}
+
+/// statsmodels' `TTestPower().solve_power(effect_size=0.01/0.25, alpha=0.0125,
+/// power=0.8)` = 6972.56, rounded up (the last case of
+/// tests/fixtures/stats/power.json).
+const NEEDED: &str = "about 6973 queries would settle it (4 compared)";
+
+#[test]
+fn an_interval_that_holds_minus_the_margin_is_inconclusive() {
+    let dir = fixture("compare");
+    let out = run(&dir, &args(&[]));
+    assert_code(&out, 1);
+    let text = stdout(&out);
+    assert_line(
+        &text,
+        &format!(
+            "INCONCLUSIVE  MRR@2 not shown non-inferior (margin 0.01): 95% CI of delta [-0.3750, +0.0000], inconclusive; {NEEDED}"
+        ),
+    );
+    assert_line(
+        &text,
+        &format!(
+            "non-inferiority   MRR@2 overall: inconclusive (margin 0.01, 95% CI of delta [-0.3750, 0.0000]); {NEEDED}"
+        ),
+    );
+    let r = compare_json(&dir, &args(&["--format", "json"]), 1);
+    assert_eq!(r.gate.verdict, OutcomeJson::Inconclusive);
+    assert!(!r.gate.passed);
+    assert_eq!(r.gate.codes, [ReasonCode::NonInferiority]);
+    let t = &r.gate.non_inferiority[0];
+    assert_eq!(
+        (t.verdict, t.queries_needed),
+        (NiVerdictJson::Inconclusive, Some(6973))
+    );
+    let md = stdout(&run(&dir, &args(&["--format", "markdown"])));
+    assert!(
+        md.starts_with(&format!("## ragdiff: ⚠️ INCONCLUSIVE — MRR@2 not shown non-inferior (margin 0.01): 95% CI of delta [-0.3750, +0.0000], inconclusive; {NEEDED}")),
+        "{md}"
+    );
+    assert!(md.contains(&format!("| inconclusive — {NEEDED} |")), "{md}");
+    let html = stdout(&run(&dir, &args(&["--format", "html"])));
+    assert!(
+        html.contains("<span class=\"verdict warn\">INCONCLUSIVE</span>"),
+        "{html}"
+    );
+    assert!(html.contains(NEEDED), "{html}");
+}
+
+#[test]
+fn inconclusive_pass_exits_0_and_says_inconclusive() {
+    let dir = fixture("compare");
+    let out = run(&dir, &args(&["--inconclusive", "pass"]));
+    assert_code(&out, 0);
+    assert!(
+        stdout(&out).starts_with(
+            "INCONCLUSIVE (passes: inconclusive = pass)  MRR@2 not shown non-inferior"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let r = compare_json(
+        &dir,
+        &args(&["--inconclusive", "pass", "--format", "json"]),
+        0,
+    );
+    assert_eq!(
+        (r.gate.verdict, r.gate.passed),
+        (OutcomeJson::Inconclusive, true)
+    );
+    // The flag's last value wins over the file's, as every flag does.
+    assert_code(&run(&dir, &args(&["--inconclusive", "fail"])), 1);
+    let out = run(&dir, &args(&["--no-gate"]));
+    assert_code(&out, 0);
+    assert!(
+        stdout(&out).starts_with("INCONCLUSIVE (not enforced: --no-gate)  "),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn fail_wins_over_inconclusive() {
+    let dir = fixture("compare");
+    let r = compare_json(
+        &dir,
+        &args(&["--max-drop", "mrr=0.05", "--format", "json"]),
+        1,
+    );
+    assert_eq!(r.gate.verdict, OutcomeJson::Fail);
+    assert_eq!(
+        r.gate.codes,
+        [ReasonCode::MaxDrop, ReasonCode::NonInferiority]
+    );
+    // `--inconclusive pass` does not pass a failing gate.
+    let out = run(
+        &dir,
+        &args(&["--max-drop", "mrr=0.05", "--inconclusive", "pass"]),
+    );
+    assert_code(&out, 1);
+    assert!(stdout(&out).starts_with("FAIL  "), "{}", stdout(&out));
+    // A margin the interval clears passes.
+    let ok = [
+        "compare",
+        "--no-config",
+        "--gold",
+        "gold.toml",
+        "base.toml",
+        "cand.toml",
+    ];
+    let r = compare_json(
+        &dir,
+        &[&ok[..], &["--non-inferior", "mrr=0.5", "--format", "json"]].concat(),
+        0,
+    );
+    assert_eq!((r.gate.verdict, r.gate.passed), (OutcomeJson::Pass, true));
+}
+
+#[test]
+fn the_policy_key_matches_the_flag_and_a_bad_value_is_refused() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let compare = fixture("compare");
+    for f in [
+        "gold.toml",
+        "gold.csv",
+        "base.toml",
+        "base.csv",
+        "cand.toml",
+        "cand.csv",
+    ] {
+        std::fs::copy(compare.join(f), dir.path().join(f)).expect("copied");
+    }
+    let policy = dir.path().join("ragdiff.toml");
+    std::fs::write(
+        &policy,
+        "[gate]\nnon_inferior = { rr = 0.01 }\ninconclusive = \"pass\"\n",
+    )
+    .expect("written");
+    let base = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
+    assert_code(&run(dir.path(), &base), 0);
+    assert_code(
+        &run(
+            dir.path(),
+            &[&base[..], &["--inconclusive", "fail"]].concat(),
+        ),
+        1,
+    );
+    let bad = fixture("policy/bad-inconclusive.toml");
+    let out = run(
+        dir.path(),
+        &[&base[..], &["--config", bad.to_str().expect("utf-8")]].concat(),
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out)
+            .contains("bad-inconclusive.toml:2: `inconclusive`: maybe is not \"fail\" or \"pass\""),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(
+        dir.path(),
+        &[&base[..], &["--inconclusive", "maybe"]].concat(),
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("invalid value 'maybe' for '--inconclusive"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn github_annotations_say_how_many_queries_would_settle_it() {
+    let dir = fixture("compare");
+    let out = crate::common::ragdiff(&dir)
+        .args(args(&[]))
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .expect("ragdiff runs");
+    assert_code(&out, 1);
+    assert_line(
+        &stderr(&out),
+        &format!(
+            "::error title=ragdiff%3A inconclusive::MRR@2 overall: non-inferiority inconclusive (margin 0.01, 95%25 CI of delta [-0.3750, 0.0000]); {NEEDED}"
+        ),
+    );
+    let out = crate::common::ragdiff(&dir)
+        .args(args(&["--inconclusive", "pass"]))
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .expect("ragdiff runs");
+    assert_code(&out, 0);
+    assert!(
+        stderr(&out).contains("::warning title=ragdiff%3A inconclusive::MRR@2 overall"),
+        "{}",
+        stderr(&out)
+    );
+}
