@@ -107,6 +107,9 @@ pub struct EvalArgs {
     /// Order of the per-query rows: by id (natural order) or worst first (RR, then Recall, then id)
     #[arg(long, value_enum, default_value_t = SortBy::Id)]
     pub sort: SortBy,
+    /// Also report this measure, by its ir_measures name (RR@10, R@100, P(rel=2)@10, nDCG@20, AP, AP@100, Rprec, Bpref, Judged@10, Success@10); repeatable
+    #[arg(long = "measure", value_name = "NAME")]
+    pub measures: Vec<String>,
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,

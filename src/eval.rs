@@ -8,6 +8,7 @@ use crate::metrics::{self, Scores};
 use crate::model::{GoldQuery, GoldSet, ObservedRun};
 
 pub mod cutoffs;
+pub mod measures;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct EvalRow {
@@ -22,17 +23,23 @@ pub struct EvalRow {
     /// Values at each extra cutoff (`--cutoffs`, `docs/contract.md §2.8`).
     #[serde(skip_serializing_if = "cutoffs::ByCutoff::is_empty")]
     pub at: cutoffs::ByCutoff,
+    /// Named measures' values (`--measure`, `docs/contract.md §5.3`).
+    #[serde(skip_serializing_if = "measures::Named::is_empty")]
+    pub measures: measures::Named,
 }
 
 /// Means over the queries with at least one relevant doc.
 pub type Means = metrics::Values;
 
 /// `eval`'s means: every metric's, and Judged@k's (docs/contract.md §6.3).
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct EvalMeans {
     #[serde(flatten)]
     pub values: Means,
     pub judged: f64,
+    /// Named measures' means (`--measure`, `docs/contract.md §5.3`).
+    #[serde(skip_serializing_if = "measures::Named::is_empty")]
+    pub measures: measures::Named,
 }
 
 impl EvalMeans {
@@ -40,6 +47,7 @@ impl EvalMeans {
         Self {
             values: Means::mean_of(rows.iter().map(|r| &r.scores)),
             judged: metrics::mean(rows.iter().map(|r| r.judged)),
+            measures: Default::default(),
         }
     }
 }
@@ -67,6 +75,7 @@ pub fn score_run(gold: &GoldSet, run: &ObservedRun, k: u32) -> (Vec<EvalRow>, Ve
             unjudged_at_k: unjudged_at_k(run.observed[qi].as_ref(), k),
             judged: judged_at_k(run.observed[qi].as_ref(), k),
             at: Default::default(),
+            measures: Default::default(),
         });
     }
     rows.sort_unstable_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));

@@ -53,6 +53,8 @@ pub struct Eval {
     /// Extra cutoffs, ascending, each once (`docs/contract.md §2.8`).
     pub cutoffs: Vec<u32>,
     pub sort: crate::eval::cutoffs::SortBy,
+    /// Named measures, each once in the order given (`docs/contract.md §5.3`).
+    pub measures: Vec<crate::metrics::named::Measure>,
 }
 
 impl Eval {
@@ -79,8 +81,23 @@ impl Eval {
             require_frozen: args.require_frozen,
             cutoffs: sorted_cutoffs(&args.cutoffs),
             sort: args.sort,
+            measures: named_measures(&args.measures)?,
         })
     }
+}
+
+/// `--measure` names parsed, each once in the order given; every unknown or malformed
+/// one a usage problem listing the known names (docs/contract.md §5.3).
+pub fn named_measures(
+    names: &[String],
+) -> Result<Vec<crate::metrics::named::Measure>, InvalidInput> {
+    let (measures, problems) = crate::metrics::named::parse_all(names.iter().map(String::as_str));
+    let mut diag = Diagnostics::default();
+    for p in problems {
+        diag.usage(p);
+    }
+    diag.check()?;
+    Ok(measures)
 }
 
 /// Cutoffs ascending, each once.

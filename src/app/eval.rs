@@ -66,5 +66,6 @@ pub fn report(s: settings::Eval) -> anyhow::Result<EvalReport> {
     check_cutoffs(&s.cutoffs, run.meta.depth, &mut diag);
     diag.check()?;
     Ok(EvalReport::new(&gold, &run, k, diag.warnings, diag.notes)
+        .with_measures(&gold, &run, &s.measures)
         .with_cutoffs(&gold, &run, &s.cutoffs, s.sort))
 }

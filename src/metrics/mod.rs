@@ -4,8 +4,11 @@
 
 use serde::Serialize;
 
+pub mod bpref;
 pub mod judged;
+pub mod named;
 pub mod rbo;
+pub mod rprec;
 
 use crate::model::{GoldQuery, Observed};
 

@@ -170,6 +170,27 @@ pub struct EvalReport {
 }
 
 impl EvalReport {
+    /// Add each named measure's values and means (`--measure`, `docs/contract.md §5.3`).
+    pub fn with_measures(
+        mut self,
+        gold: &GoldSet,
+        run: &ObservedRun,
+        measures: &[crate::metrics::named::Measure],
+    ) -> Self {
+        use crate::eval::measures::{Named, of_query};
+        if measures.is_empty() {
+            return self;
+        }
+        for row in &mut self.per_query {
+            let Some(qi) = gold.lookup(&row.id).map(|i| i as usize) else {
+                continue;
+            };
+            row.measures = of_query(&gold.queries[qi], run, qi, measures, gold.meta.min_grade);
+        }
+        self.means.measures = Named::mean_of(self.per_query.iter().map(|r| &r.measures), measures);
+        self
+    }
+
     /// Add the values at each extra cutoff and order the rows (`docs/contract.md §2.8`).
     pub fn with_cutoffs(
         mut self,

@@ -114,6 +114,7 @@ pub fn render_eval(r: &EvalReport) -> String {
     header.extend(Metric::ALL.iter().map(|m| m.label(r.k)));
     header.push(format!("Judged@{}", r.k));
     header.extend(cutoff_header(&r.means_at));
+    header.extend(r.means.measures.0.iter().map(|(m, _)| m.name()));
     let width = target_width();
     // An id wider than the room beside the first rank is cut (docs/contract.md §9.9).
     let id_room = width.map_or(usize::MAX, |w| w.saturating_sub(2 + "first rel".len()));
@@ -124,12 +125,14 @@ pub fn render_eval(r: &EvalReport) -> String {
         cells.extend(Metric::ALL.iter().map(|m| num(m.of(&row.scores))));
         cells.push(num(row.judged));
         cells.extend(cutoff_cells(&row.at));
+        cells.extend(row.measures.0.iter().map(|(_, v)| num(*v)));
         rows.push(cells);
     }
     let mut cells = vec![format!("mean ({})", r.per_query.len()), String::new()];
     cells.extend(Metric::ALL.iter().map(|m| num(r.means.get(*m))));
     cells.push(num(r.means.judged));
     cells.extend(cutoff_cells(&r.means_at));
+    cells.extend(r.means.measures.0.iter().map(|(_, v)| num(*v)));
     rows.push(cells);
     plain_table(&mut out, &header, &rows, width);
     if !r.no_answer.is_empty() {

@@ -28,6 +28,7 @@ mod inputs;
 mod interrupt;
 mod long_tables;
 mod markdown_caps;
+mod measures;
 mod must_pass;
 mod outputs;
 mod parity;

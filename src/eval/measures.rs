@@ -1,0 +1,66 @@
+//! Named measures (`--measure`, docs/contract.md §5.3) of one run: each query's value
+//! (the mean over the run's repeats) and the means, keyed in JSON by the measure's
+//! name in the order given.
+
+use serde::Serialize;
+use serde::ser::SerializeMap;
+
+use crate::metrics::named::Measure;
+use crate::model::{GoldQuery, ObservedRun};
+
+/// Values by measure, in the order the measures were given.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Named(pub Vec<(Measure, f64)>);
+
+impl Named {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The means over `rows` (0 for none), measure by measure.
+    pub fn mean_of<'a>(
+        rows: impl Iterator<Item = &'a Named> + Clone,
+        measures: &[Measure],
+    ) -> Self {
+        Named(
+            measures
+                .iter()
+                .enumerate()
+                .map(|(i, &m)| (m, crate::metrics::mean(rows.clone().map(|r| r.0[i].1))))
+                .collect(),
+        )
+    }
+}
+
+impl Serialize for Named {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (m, v) in &self.0 {
+            map.serialize_entry(&m.name(), v)?;
+        }
+        map.end()
+    }
+}
+
+/// Gold query `qi`'s value of each measure in `run`: the mean over its repeats
+/// (docs/contract.md §6.5).
+pub fn of_query(
+    q: &GoldQuery,
+    run: &ObservedRun,
+    qi: usize,
+    measures: &[Measure],
+    min_grade: i64,
+) -> Named {
+    Named(
+        measures
+            .iter()
+            .map(|m| {
+                let v = crate::metrics::mean(
+                    run.observed_in_repeats(qi)
+                        .map(|o| m.value(q, o, min_grade)),
+                );
+                (*m, v)
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,324 @@
+//! Measures by name (docs/contract.md §5.3): ir_measures' names (`RR@10`, `R@100`,
+//! `P(rel=2)@10`, `nDCG@20`, `AP`, `AP@100`, `Rprec`, `Bpref`, `Judged@10`,
+//! `Success@10`), parsed once and scored per query, each equal to the trec_eval
+//! measure ir_measures maps it to.
+
+use std::fmt;
+
+use super::bpref::{Judged, bpref};
+use super::judged::judged_at_k;
+use super::rprec::r_precision;
+use crate::model::{GoldQuery, Observed};
+
+/// What a named measure computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Rr,
+    Recall,
+    Precision,
+    Ndcg,
+    Ap,
+    Rprec,
+    Bpref,
+    Judged,
+    Success,
+}
+
+/// One kind's name, what it takes, and how the contract reads it.
+struct Spec {
+    kind: Kind,
+    /// The names it is given by (the first is printed).
+    names: &'static [&'static str],
+    cutoff: Cutoff,
+    /// Takes `(rel=N)`: relevant when the grade is at least N (trec_eval `-l N`).
+    rel: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cutoff {
+    Required,
+    /// Without one: the whole returned list.
+    Optional,
+    Refused,
+}
+
+const SPECS: [Spec; 9] = [
+    Spec {
+        kind: Kind::Rr,
+        names: &["RR"],
+        cutoff: Cutoff::Optional,
+        rel: true,
+    },
+    Spec {
+        kind: Kind::Recall,
+        names: &["R"],
+        cutoff: Cutoff::Optional,
+        rel: true,
+    },
+    Spec {
+        kind: Kind::Precision,
+        names: &["P"],
+        cutoff: Cutoff::Required,
+        rel: true,
+    },
+    Spec {
+        kind: Kind::Ndcg,
+        names: &["nDCG"],
+        cutoff: Cutoff::Optional,
+        rel: false,
+    },
+    Spec {
+        kind: Kind::Ap,
+        names: &["AP"],
+        cutoff: Cutoff::Optional,
+        rel: true,
+    },
+    Spec {
+        kind: Kind::Rprec,
+        names: &["Rprec", "RPrec"],
+        cutoff: Cutoff::Refused,
+        rel: true,
+    },
+    Spec {
+        kind: Kind::Bpref,
+        names: &["Bpref"],
+        cutoff: Cutoff::Refused,
+        rel: true,
+    },
+    Spec {
+        kind: Kind::Judged,
+        names: &["Judged"],
+        cutoff: Cutoff::Required,
+        rel: false,
+    },
+    Spec {
+        kind: Kind::Success,
+        names: &["Success"],
+        cutoff: Cutoff::Required,
+        rel: true,
+    },
+];
+
+/// The known names, as an unknown name's message lists them.
+pub const KNOWN: &str = "RR@k, R@k, P@k, nDCG@k, AP, AP@k, Rprec (or RPrec), Bpref, Judged@k, Success@k; RR, R, nDCG and AP also without @k (the whole list); (rel=N) after RR, R, P, AP, Rprec, Bpref or Success";
+
+/// A parsed measure: `Kind(rel=N)@cutoff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Measure {
+    pub kind: Kind,
+    pub rel: Option<i64>,
+    pub cutoff: Option<u32>,
+}
+
+impl Measure {
+    /// Parse an ir_measures name; the error names what is wrong (the caller adds the
+    /// known names).
+    pub fn parse(text: &str) -> Result<Measure, String> {
+        let text = text.trim();
+        let (head, cutoff) = match text.rsplit_once('@') {
+            Some((head, c)) => {
+                let c: u32 = c.parse().ok().filter(|&c| c >= 1).ok_or_else(|| {
+                    format!("`{}`: the cutoff must be a whole number >= 1", safe(text))
+                })?;
+                (head, Some(c))
+            }
+            None => (text, None),
+        };
+        let (name, rel) = match head.split_once('(') {
+            Some((name, params)) => {
+                let params = params
+                    .strip_suffix(')')
+                    .ok_or_else(|| format!("`{}`: a parameter list ends with `)`", safe(text)))?;
+                let value = params
+                    .trim()
+                    .strip_prefix("rel")
+                    .map(str::trim_start)
+                    .and_then(|p| p.strip_prefix('='))
+                    .and_then(|v| v.trim().parse::<i64>().ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "`{}`: the only parameter is rel=N (a whole number)",
+                            safe(text)
+                        )
+                    })?;
+                (name, Some(value))
+            }
+            None => (head, None),
+        };
+        let spec = SPECS
+            .iter()
+            .find(|s| s.names.contains(&name))
+            .ok_or_else(|| format!("unknown measure `{}`", safe(text)))?;
+        match (spec.cutoff, cutoff) {
+            (Cutoff::Required, None) => {
+                return Err(format!(
+                    "`{}` needs a cutoff: {}@k",
+                    safe(text),
+                    spec.names[0]
+                ));
+            }
+            (Cutoff::Refused, Some(_)) => {
+                return Err(format!(
+                    "`{}` takes no cutoff (it reads the whole list)",
+                    safe(text)
+                ));
+            }
+            _ => {}
+        }
+        if rel.is_some() && !spec.rel {
+            return Err(format!("`{}` takes no (rel=N)", safe(text)));
+        }
+        Ok(Measure {
+            kind: spec.kind,
+            rel,
+            cutoff,
+        })
+    }
+
+    /// The printed name (ir_measures' own: `P(rel=2)@10`, `Rprec`).
+    pub fn name(&self) -> String {
+        self.to_string()
+    }
+
+    /// The measure's value for `q` (`None` observed: an empty ranking), relevant
+    /// meaning a grade of at least `rel`, else the gold's `min_grade`.
+    pub fn value(&self, q: &GoldQuery, observed: Option<&Observed>, min_grade: i64) -> f64 {
+        let empty = Observed::default();
+        let obs = observed.unwrap_or(&empty);
+        let threshold = self.rel.unwrap_or(min_grade);
+        let grade = |j: u32| q.judged[j as usize].grade;
+        let num_rel = match self.rel {
+            None => q.num_rel,
+            Some(t) => q.judged.iter().filter(|j| j.grade >= t).count() as u32,
+        };
+        let c = self.cutoff.unwrap_or(u32::MAX);
+        let relevant_ranks = || {
+            obs.hits
+                .iter()
+                .filter(move |h| grade(h.judged) >= threshold)
+                .map(|h| h.rank)
+        };
+        let in_c = || relevant_ranks().filter(|&r| r <= c).count() as u32;
+        match self.kind {
+            Kind::Rr => super::reciprocal_rank(relevant_ranks().next(), c),
+            Kind::Recall => super::recall(in_c(), num_rel),
+            Kind::Precision => super::precision(in_c(), c),
+            Kind::Success => super::hit(in_c()),
+            Kind::Ndcg => {
+                let mut ideal: Vec<f64> = q.judged.iter().map(|j| j.grade as f64).collect();
+                let found = obs.hits.iter().map(|h| (h.rank, grade(h.judged) as f64));
+                super::ndcg(found, &mut ideal, c)
+            }
+            Kind::Ap => {
+                let ranks: Vec<u32> = relevant_ranks().filter(|&r| r <= c).collect();
+                super::average_precision(&ranks, num_rel)
+            }
+            Kind::Rprec => r_precision(relevant_ranks(), num_rel),
+            Kind::Bpref => {
+                let judged = q.judged.len() as u32;
+                let judged_in_order = obs.hits.iter().map(|h| {
+                    if grade(h.judged) >= threshold {
+                        Judged::Relevant
+                    } else {
+                        Judged::NonRelevant
+                    }
+                });
+                bpref(judged_in_order, num_rel, judged - num_rel)
+            }
+            Kind::Judged => judged_at_k(observed, c),
+        }
+    }
+}
+
+impl fmt::Display for Measure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let spec = SPECS
+            .iter()
+            .find(|s| s.kind == self.kind)
+            .expect("every kind has a spec");
+        f.write_str(spec.names[0])?;
+        if let Some(rel) = self.rel {
+            write!(f, "(rel={rel})")?;
+        }
+        if let Some(c) = self.cutoff {
+            write!(f, "@{c}")?;
+        }
+        Ok(())
+    }
+}
+
+fn safe(text: &str) -> String {
+    crate::text::safe_id(text)
+}
+
+/// Parse every name, each once in the order first given; the problems (each with
+/// the known names) for the others.
+pub fn parse_all<'a>(names: impl IntoIterator<Item = &'a str>) -> (Vec<Measure>, Vec<String>) {
+    let mut measures = Vec::new();
+    let mut problems = Vec::new();
+    for name in names {
+        match Measure::parse(name) {
+            Ok(m) if measures.contains(&m) => {}
+            Ok(m) => measures.push(m),
+            Err(e) => problems.push(format!("--measure: {e}; known measures: {KNOWN}")),
+        }
+    }
+    (measures, problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_ir_measures_names_and_prints_them_back() {
+        for (given, printed) in [
+            ("RR@10", "RR@10"),
+            ("R@100", "R@100"),
+            ("P@5", "P@5"),
+            ("P(rel=2)@10", "P(rel=2)@10"),
+            ("P(rel = 2)@10", "P(rel=2)@10"),
+            ("nDCG@20", "nDCG@20"),
+            ("nDCG", "nDCG"),
+            ("AP", "AP"),
+            ("AP@100", "AP@100"),
+            ("RPrec", "Rprec"),
+            ("Rprec", "Rprec"),
+            ("Bpref", "Bpref"),
+            ("Bpref(rel=2)", "Bpref(rel=2)"),
+            ("Judged@10", "Judged@10"),
+            ("Success@10", "Success@10"),
+        ] {
+            assert_eq!(Measure::parse(given).unwrap().name(), printed, "{given}");
+        }
+    }
+
+    #[test]
+    fn refuses_what_ir_measures_would_not_take() {
+        for (given, message) in [
+            ("MRR@10", "unknown measure `MRR@10`"),
+            ("ndcg@10", "unknown measure `ndcg@10`"),
+            ("P", "`P` needs a cutoff: P@k"),
+            ("P@0", "the cutoff must be a whole number >= 1"),
+            ("P@x", "the cutoff must be a whole number >= 1"),
+            ("Rprec@10", "takes no cutoff"),
+            ("nDCG(rel=2)@10", "takes no (rel=N)"),
+            ("P(gain=2)@10", "the only parameter is rel=N"),
+            ("P(rel=2@10", "a parameter list ends with `)`"),
+        ] {
+            let e = Measure::parse(given).unwrap_err();
+            assert!(e.contains(message), "{given}: {e}");
+        }
+        let (ok, problems) = parse_all(["AP", "Bogus", "AP", "RR@3"]);
+        assert_eq!(
+            ok.iter().map(Measure::name).collect::<Vec<_>>(),
+            ["AP", "RR@3"]
+        );
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].contains("known measures: RR@k"),
+            "{}",
+            problems[0]
+        );
+    }
+}
