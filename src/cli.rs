@@ -270,6 +270,9 @@ pub struct CompareArgs {
     /// Also report RR, Recall, Hit, P and nDCG at each of these cutoffs (e.g. 1,3,10; each 1..=depth); never gating, statuses stay at k
     #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
     pub cutoffs: Vec<u32>,
+    /// Also report this measure with an interval and a p, by its ir_measures name (RR@10, R@100, P(rel=2)@10, nDCG@20, AP@100, Rprec, Bpref, Judged@10, Success@10); repeatable; never gating
+    #[arg(long = "measure", value_name = "NAME")]
+    pub measures: Vec<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }

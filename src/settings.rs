@@ -81,7 +81,12 @@ impl Eval {
             require_frozen: args.require_frozen,
             cutoffs: sorted_cutoffs(&args.cutoffs),
             sort: args.sort,
-            measures: named_measures(&args.measures)?,
+            measures: {
+                let mut diag = Diagnostics::default();
+                let measures = named_measures(&args.measures, &mut diag);
+                diag.check()?;
+                measures
+            },
         })
     }
 }
@@ -90,14 +95,31 @@ impl Eval {
 /// one a usage problem listing the known names (docs/contract.md §5.3).
 pub fn named_measures(
     names: &[String],
-) -> Result<Vec<crate::metrics::named::Measure>, InvalidInput> {
+    diag: &mut Diagnostics,
+) -> Vec<crate::metrics::named::Measure> {
     let (measures, problems) = crate::metrics::named::parse_all(names.iter().map(String::as_str));
-    let mut diag = Diagnostics::default();
     for p in problems {
-        diag.usage(p);
+        diag.usage(format!("--measure: {p}"));
     }
-    diag.check()?;
-    Ok(measures)
+    measures
+}
+
+/// `[compare] measures` parsed as `--measure` is, each problem at the policy's line.
+fn policy_measures(
+    names: &[String],
+    path: &std::path::Path,
+    line: Option<u64>,
+    diag: &mut Diagnostics,
+) -> Vec<crate::metrics::named::Measure> {
+    let (measures, problems) = crate::metrics::named::parse_all(names.iter().map(String::as_str));
+    let at = match line {
+        Some(l) => format!("{}:{l}", path.display()),
+        None => path.display().to_string(),
+    };
+    for p in problems {
+        diag.usage(format!("{at}: [compare] measures: {p}"));
+    }
+    measures
 }
 
 /// Cutoffs ascending, each once.
@@ -348,6 +370,8 @@ pub struct Compare {
     pub depth: Option<u32>,
     /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
     pub cutoffs: Vec<u32>,
+    /// Named measures, each once in the order given (docs/contract.md §5.3).
+    pub measures: Vec<crate::metrics::named::Measure>,
     /// The memory-releasing comparison: each query's observations are dropped once
     /// its row is built. Only when nothing reads them again: no extra cutoffs and
     /// no label queue (docs/contract.md §12).
@@ -607,7 +631,15 @@ impl Compare {
         } else {
             sorted_cutoffs(&args.cutoffs)
         };
-        let release_memory = cutoffs.is_empty() && !outputs.wants_label_queue();
+        let measures = if args.measures.is_empty() {
+            let names = value(&c.measures).unwrap_or_default();
+            let line = c.measures.as_ref().and_then(|l| l.line);
+            policy_measures(&names, &file.path, line, &mut diag)
+        } else {
+            named_measures(&args.measures, &mut diag)
+        };
+        let release_memory =
+            cutoffs.is_empty() && measures.is_empty() && !outputs.wants_label_queue();
         let gate = gate_policy(&args, g, &mut diag);
         let runs = if args.runs.is_empty()
             && let (Some(b), Some(c)) = (&file.baseline, &file.candidate)
@@ -668,6 +700,7 @@ impl Compare {
             rbo_p,
             depth: args.depth.or(value(&c.depth)),
             cutoffs,
+            measures,
             release_memory,
             policy,
             titles: args.titles,

@@ -171,6 +171,7 @@ fn options<'a>(
         segment_correction: s.segment_correction,
         rbo_p: s.rbo_p,
         cutoffs: &s.cutoffs,
+        measures: &s.measures,
         same_results,
         primary: s.primary,
         release: s

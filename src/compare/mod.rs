@@ -479,6 +479,9 @@ pub struct MeansReport {
     pub ap: MeanDelta,
     /// Judged@k (docs/contract.md §6.3); no statistics.
     pub judged: MeanDelta,
+    /// Named measures (`--measure`, docs/contract.md §5.3), set by [`measures::attach`].
+    #[serde(skip_serializing_if = "measures::NamedMeans::is_empty")]
+    pub measures: measures::NamedMeans,
 }
 
 impl MeansReport {
@@ -519,6 +522,8 @@ pub struct Options<'a> {
     pub rbo_p: f64,
     /// `--cutoffs` (docs/contract.md §6.7).
     pub cutoffs: &'a [u32],
+    /// `--measure` (docs/contract.md §5.3).
+    pub measures: &'a [crate::metrics::named::Measure],
     /// Baseline and candidate read the same results (docs/contract.md §12.11).
     pub same_results: bool,
     /// `--primary` (docs/contract.md §6.2).
@@ -549,7 +554,7 @@ impl Comparison {
     ) -> Comparison {
         let resampling = (opts.resamples, opts.seed);
         let mut cmp = match opts.release {
-            Some(release) if opts.cutoffs.is_empty() => {
+            Some(release) if opts.cutoffs.is_empty() && opts.measures.is_empty() => {
                 let runs = (&mut *b, &mut *c);
                 compare_releasing(gold, runs, opts.k, resampling, opts.primary, release)
             }
@@ -576,6 +581,7 @@ impl Comparison {
         segments::attach(&mut cmp, gold, opts.min_segment_queries, resampling);
         drift::apply(&mut cmp, gold, drift_pairs, opts.rbo_p);
         cutoffs::attach(&mut cmp, gold, [&*b, &*c], opts.cutoffs);
+        measures::attach(&mut cmp, gold, [&*b, &*c], opts.measures, resampling);
         (opts.phase_done)("segments, drift, cutoffs");
         cmp
     }
@@ -1043,6 +1049,7 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
         precision: mean(Metric::Precision),
         ap: mean(Metric::Ap),
         judged: holes::judged_mean(rows),
+        measures: Default::default(),
     }
 }
 
@@ -1058,6 +1065,7 @@ pub fn ids_with<'a>(rows: impl IntoIterator<Item = &'a QueryRow>, status: Status
 }
 
 pub mod cutoffs;
+pub mod measures;
 pub mod segments;
 pub mod warnings;
 

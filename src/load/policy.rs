@@ -18,7 +18,7 @@ const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare";
 /// `[gate]`'s keys, and `[compare]`'s below (the Python module files its policy
 /// keywords by them).
 pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary, inconclusive";
-pub const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p, depth";
+pub const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p, depth, measures";
 
 /// A value and the line it was on.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,6 +75,8 @@ pub struct CompareKeys {
     pub rbo_p: Option<Located<f64>>,
     /// `--depth` (docs/contract.md §6.1).
     pub depth: Option<Located<u32>>,
+    /// `--measure` names, parsed by settings (docs/contract.md §5.3).
+    pub measures: Option<Located<Vec<String>>>,
 }
 
 /// A checked `ragdiff.toml`: paths resolved against its folder.
@@ -201,6 +203,11 @@ fn compare(keys: &mut Keys, t: &Table) -> CompareKeys {
         depth: keys
             .whole(t, "depth", "a whole number >= 1", 1, u32::MAX.into())
             .map(narrow),
+        measures: keys.strings(
+            t,
+            "measures",
+            "an array of measure names, like [\"nDCG@20\", \"Bpref\"]",
+        ),
     }
 }
 
@@ -262,6 +269,26 @@ impl Keys<'_> {
             Some(s) => Some(self.located(t, key, s.to_string())),
             None => {
                 self.wrong(t, key, "a string");
+                None
+            }
+        }
+    }
+
+    /// An array of strings.
+    fn strings(
+        &mut self,
+        t: &Table,
+        key: &str,
+        expected: &'static str,
+    ) -> Option<Located<Vec<String>>> {
+        let item = t.get(key)?;
+        let texts: Option<Vec<String>> = item
+            .as_array()
+            .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect());
+        match texts {
+            Some(texts) => Some(self.located(t, key, texts)),
+            None => {
+                self.wrong(t, key, expected);
                 None
             }
         }

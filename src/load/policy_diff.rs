@@ -140,6 +140,7 @@ fn compare_settings(out: &mut Settings, c: &CompareKeys) {
         cutoffs,
         rbo_p,
         depth,
+        measures,
     } = c;
     out.value("resamples", resamples);
     out.value("seed", seed);
@@ -152,6 +153,12 @@ fn compare_settings(out: &mut Settings, c: &CompareKeys) {
     );
     out.value("rbo_p", rbo_p);
     out.value("depth", depth);
+    out.add(
+        "measures",
+        measures
+            .as_ref()
+            .map(|l| format!("[{}]", l.value.join(", "))),
+    );
 }
 
 fn block_text(b: &Block) -> String {

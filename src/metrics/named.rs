@@ -260,7 +260,7 @@ pub fn parse_all<'a>(names: impl IntoIterator<Item = &'a str>) -> (Vec<Measure>,
         match Measure::parse(name) {
             Ok(m) if measures.contains(&m) => {}
             Ok(m) => measures.push(m),
-            Err(e) => problems.push(format!("--measure: {e}; known measures: {KNOWN}")),
+            Err(e) => problems.push(format!("{e}; known measures: {KNOWN}")),
         }
     }
     (measures, problems)

@@ -732,6 +732,7 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
         })
         .collect();
     rows.extend(cutoff_mean_rows(r));
+    rows.extend(named_mean_rows(r));
     let j = &r.means.judged;
     rows.push([
         format!("Judged@{}", r.k),
@@ -754,6 +755,29 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
         String::new(),
     ]);
     rows
+}
+
+/// The means table's rows of the named measures (`--measure`, docs/contract.md
+/// §5.3): interval and p, no adjusted p (they join no family).
+pub fn named_mean_rows(r: &CompareReport) -> Vec<[String; 8]> {
+    r.means
+        .measures
+        .0
+        .iter()
+        .map(|(m, md)| {
+            let mut row: [String; 8] = Default::default();
+            row[0] = m.name();
+            row[1] = num(md.baseline);
+            row[2] = num(md.candidate);
+            row[3] = delta(md.delta);
+            if let (Some(lo), Some(hi)) = (md.ci_low, md.ci_high) {
+                row[4] = format!("[{}, {}]", delta(lo), delta(hi));
+            }
+            row[5] = md.p_value.map(|p| p_text(p, md)).unwrap_or_default();
+            row[7] = effect_cell(md.effect_size);
+            row
+        })
+        .collect()
 }
 
 /// The means table's rows at each extra cutoff (`--cutoffs`, docs/contract.md

@@ -253,3 +253,80 @@ fn pair_paths(pair: &str, reference: &std::path::Path) -> (PathBuf, PathBuf) {
         }
     }
 }
+
+/// `compare --measure`: both sides' means, the delta, an interval and a p, no
+/// adjusted p; `RR@k` gets exactly the built-in RR's figures (the same resampling).
+#[test]
+fn compare_reports_named_measures_with_an_interval_and_a_p() {
+    let args = with_measures(
+        &["compare", "--no-gate", "--format", "json"],
+        &["RR@3", "Bpref", "P(rel=2)@3"],
+    );
+    let out = crate::common::ragdiff(crate_dir())
+        .env("SOURCE_DATE_EPOCH", "1796083200")
+        .args(&args)
+        .output()
+        .expect("ragdiff runs");
+    assert_code(&out, 0);
+    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let named = json["means"]["measures"]
+        .as_object()
+        .expect("means.measures");
+    assert_eq!(
+        named.keys().collect::<Vec<_>>(),
+        ["RR@3", "Bpref", "P(rel=2)@3"]
+    );
+    let rr = &json["means"]["rr"];
+    for key in [
+        "baseline",
+        "candidate",
+        "delta",
+        "ci_low",
+        "ci_high",
+        "p_value",
+    ] {
+        assert_eq!(named["RR@3"][key], rr[key], "RR@3 {key}");
+    }
+    for (name, m) in named {
+        assert!(
+            m["ci_low"].is_number() && m["p_value"].is_number(),
+            "{name}"
+        );
+        assert!(m.get("p_adjusted").is_none(), "{name} joins no family");
+    }
+    // the demo's gold has no grade 2: nothing moves
+    assert_eq!(named["P(rel=2)@3"]["delta"], 0.0);
+    assert_eq!(named["P(rel=2)@3"]["p_value"], 1.0);
+}
+
+#[test]
+fn the_means_table_gains_a_row_per_named_measure() {
+    let args = with_measures(&["compare", "--no-gate"], &["Bpref"]);
+    let out = run(crate_dir(), &args);
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    let row = text
+        .lines()
+        .find(|l| l.contains("│ Bpref"))
+        .unwrap_or_else(|| panic!("no Bpref row\n{text}"));
+    assert!(row.contains("exact") && row.contains('['), "{row}");
+}
+
+#[test]
+fn an_unknown_measure_in_the_policy_file_names_its_line() {
+    let out = run(
+        crate_dir(),
+        &[
+            "compare",
+            "--config",
+            "tests/fixtures/measures/unknown.toml",
+            "--no-gate",
+        ],
+    );
+    assert_code(&out, 2);
+    let text = render(&out);
+    assert!(
+        text.contains("tests/fixtures/measures/unknown.toml:3: [compare] measures: unknown measure `MRR@10`; known measures: RR@k"),
+        "{text}"
+    );
+}
