@@ -82,15 +82,21 @@ pub fn upper_over_repeats(
     k: u32,
     min_grade: i64,
 ) -> Option<Upper> {
-    let (mut sum, mut n, mut any) = (Upper::default(), 0u32, false);
-    for o in run.observed_in_repeats(qi) {
-        let u = crate::metrics::bounds::upper(q, o, k, min_grade);
-        any |= u.is_some();
-        let u = u.unwrap_or_else(|| Upper::of(&crate::metrics::evaluate(q, o, k, min_grade)));
-        sum = sum.add(u);
-        n += 1;
-    }
-    any.then(|| if n == 1 { sum } else { sum.div(f64::from(n)) })
+    let mut any = false;
+    let all: Vec<Upper> = run
+        .observed_in_repeats(qi)
+        .map(|o| {
+            let u = crate::metrics::bounds::upper(q, o, k, min_grade);
+            any |= u.is_some();
+            u.unwrap_or_else(|| upper_of(&crate::metrics::evaluate(q, o, k, min_grade)))
+        })
+        .collect();
+    any.then(|| Upper::from_fn(|m| mean(all.iter().map(|u| u.get(m)))))
+}
+
+/// The values of a list with no unjudged doc in its top k: its own.
+fn upper_of(s: &Scores) -> Upper {
+    Upper::from_fn(|m| m.of(s))
 }
 
 /// Fill `h`'s bounds for gold query `qi` of the two runs (docs/contract.md §5.3):
@@ -151,7 +157,7 @@ impl From<Upper> for AsRelevant {
 
 /// A side's upper values, its own where its top k holds no unjudged doc.
 pub fn upper_or_own(upper: Option<Upper>, own: &Scores) -> Upper {
-    upper.unwrap_or_else(|| Upper::of(own))
+    upper.unwrap_or_else(|| upper_of(own))
 }
 
 /// The row's JSON `upper` and `unjudged_as_relevant` (docs/contract.md §10.3): both

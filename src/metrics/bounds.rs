@@ -3,63 +3,17 @@
 //! P@k and Recall@k; a value, not a bound, for nDCG@k and AP), and each metric on the
 //! judged docs only (Sakai's condensed list, trec_eval `-J`).
 
-use serde::Serialize;
-
-use super::{Scores, average_precision, evaluate, hit, ndcg, precision, recall, reciprocal_rank};
+use super::{
+    Scores, Values, average_precision, evaluate, hit, ndcg, precision, recall, reciprocal_rank,
+};
 use crate::model::{GoldQuery, Hit, Observed};
 
 /// One list's values with the unjudged docs of its top k counted as relevant at the
-/// lowest relevant grade (`min_grade`), each added to the relevant docs of the query.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Upper {
-    /// Upper bounds: no labelling of the top k's unjudged docs gives more.
-    pub rr: f64,
-    pub recall: f64,
-    pub hit: f64,
-    pub precision: f64,
-    /// Not bounds: a relevant doc added to the query also raises nDCG's ideal and
-    /// AP's divisor, so a label can give more or less than these.
-    pub ndcg: f64,
-    pub ap: f64,
-}
-
-impl Upper {
-    /// The values a list with no unjudged doc in its top k has: its own.
-    pub fn of(s: &Scores) -> Self {
-        Self {
-            rr: s.rr,
-            recall: s.recall,
-            hit: s.hit,
-            precision: s.precision,
-            ndcg: s.ndcg,
-            ap: s.ap,
-        }
-    }
-
-    /// The sum of two, for a mean over repeats or queries.
-    pub fn add(self, o: Self) -> Self {
-        Self {
-            rr: self.rr + o.rr,
-            recall: self.recall + o.recall,
-            hit: self.hit + o.hit,
-            precision: self.precision + o.precision,
-            ndcg: self.ndcg + o.ndcg,
-            ap: self.ap + o.ap,
-        }
-    }
-
-    /// Each value divided by `n`.
-    pub fn div(self, n: f64) -> Self {
-        Self {
-            rr: self.rr / n,
-            recall: self.recall / n,
-            hit: self.hit / n,
-            precision: self.precision / n,
-            ndcg: self.ndcg / n,
-            ap: self.ap / n,
-        }
-    }
-}
+/// lowest relevant grade (`min_grade`), each added to the relevant docs of the query:
+/// upper bounds for RR, Recall, Hit and P (no labelling of those docs gives more);
+/// for nDCG and AP values, not bounds (a relevant doc added to the query also raises
+/// nDCG's ideal and AP's divisor, so a label can give more or less).
+pub type Upper = Values;
 
 /// The ranks (from 1, ascending) of the unjudged docs in the top k of `o`: the
 /// ranks up to min(len, k) that hold no judged doc.
