@@ -53,7 +53,9 @@ pub struct Eval {
     /// Extra cutoffs, ascending, each once (`docs/contract.md §2.8`).
     pub cutoffs: Vec<u32>,
     pub sort: crate::eval::cutoffs::SortBy,
-    /// Named measures, each once in the order given (`docs/contract.md §5.3`).
+    /// `--judged-only`: also every metric on the judged docs only (docs/contract.md §5.3).
+    pub judged_only: bool,
+    /// Named measures, each once in the order given (`docs/contract.md §5.4`).
     pub measures: Vec<crate::metrics::named::Measure>,
 }
 
@@ -81,6 +83,7 @@ impl Eval {
             require_frozen: args.require_frozen,
             cutoffs: sorted_cutoffs(&args.cutoffs),
             sort: args.sort,
+            judged_only: args.judged_only,
             measures: {
                 let mut diag = Diagnostics::default();
                 let measures = named_measures(&args.measures, &mut diag);
@@ -92,7 +95,7 @@ impl Eval {
 }
 
 /// `--measure` names parsed, each once in the order given; every unknown or malformed
-/// one a usage problem listing the known names (docs/contract.md §5.3).
+/// one a usage problem listing the known names (docs/contract.md §5.4).
 pub fn named_measures(
     names: &[String],
     diag: &mut Diagnostics,
@@ -102,6 +105,32 @@ pub fn named_measures(
         diag.usage(format!("--measure: {p}"));
     }
     measures
+}
+
+/// `[gate] primary` of the policy file; RR without one.
+fn file_primary(g: &GateKeys) -> Metric {
+    match value(&g.primary).as_deref() {
+        Some("recall") => Metric::Recall,
+        Some("hit") => Metric::Hit,
+        Some("ndcg") => Metric::Ndcg,
+        Some("ap") => Metric::Ap,
+        _ => Metric::Rr,
+    }
+}
+
+/// `compare`'s named measures: the flags', else the policy file's.
+fn compare_measures(
+    flags: &[String],
+    file: &PolicyFile,
+    diag: &mut Diagnostics,
+) -> Vec<crate::metrics::named::Measure> {
+    if !flags.is_empty() {
+        return named_measures(flags, diag);
+    }
+    let c = &file.compare;
+    let names = value(&c.measures).unwrap_or_default();
+    let line = c.measures.as_ref().and_then(|l| l.line);
+    policy_measures(&names, &file.path, line, diag)
 }
 
 /// `[compare] measures` parsed as `--measure` is, each problem at the policy's line.
@@ -370,7 +399,7 @@ pub struct Compare {
     pub depth: Option<u32>,
     /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
     pub cutoffs: Vec<u32>,
-    /// Named measures, each once in the order given (docs/contract.md §5.3).
+    /// Named measures, each once in the order given (docs/contract.md §5.4).
     pub measures: Vec<crate::metrics::named::Measure>,
     /// The memory-releasing comparison: each query's observations are dropped once
     /// its row is built. Only when nothing reads them again: no extra cutoffs and
@@ -631,13 +660,7 @@ impl Compare {
         } else {
             sorted_cutoffs(&args.cutoffs)
         };
-        let measures = if args.measures.is_empty() {
-            let names = value(&c.measures).unwrap_or_default();
-            let line = c.measures.as_ref().and_then(|l| l.line);
-            policy_measures(&names, &file.path, line, &mut diag)
-        } else {
-            named_measures(&args.measures, &mut diag)
-        };
+        let measures = compare_measures(&args.measures, file, &mut diag);
         let release_memory =
             cutoffs.is_empty() && measures.is_empty() && !outputs.wants_label_queue();
         let gate = gate_policy(&args, g, &mut diag);
@@ -662,13 +685,7 @@ impl Compare {
         diag.check()?;
         let primary = match args.primary {
             Some(p) => p.metric(),
-            None => match value(&g.primary).as_deref() {
-                Some("recall") => Metric::Recall,
-                Some("hit") => Metric::Hit,
-                Some("ndcg") => Metric::Ndcg,
-                Some("ap") => Metric::Ap,
-                _ => Metric::Rr,
-            },
+            None => file_primary(g),
         };
         Ok(Self {
             gold: args.gold.gold.or(value(&file.gold)),

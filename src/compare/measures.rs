@@ -1,4 +1,4 @@
-//! `compare --measure` (docs/contract.md §5.3, §6.8): each named measure's means on
+//! `compare --measure` (docs/contract.md §5.4): each named measure's means on
 //! both sides, the mean delta, and its bootstrap interval and sign-flip p as the
 //! tested metrics get them (§7), seeded the same way. A named measure joins no
 //! family: no adjusted p, and it never gates.
@@ -31,14 +31,15 @@ impl Serialize for NamedMeans {
     }
 }
 
-/// Fill `cmp.means.measures` over the compared rows. Nothing when `measures` is empty.
+/// Fill `cmp.means.measures` over the compared rows, drawn with `opts`' resamples and
+/// seed. Nothing without `opts.measures`.
 pub fn attach(
     cmp: &mut Comparison,
     gold: &GoldSet,
     [b, c]: [&ObservedRun; 2],
-    measures: &[Measure],
-    (resamples, seed): (u32, u64),
+    opts: &crate::compare::Options,
 ) {
+    let measures = opts.measures;
     if measures.is_empty() {
         return;
     }
@@ -51,8 +52,8 @@ pub fn attach(
         .collect();
     ids.sort_unstable();
     let draws = stats::Draws {
-        resamples,
-        seed,
+        resamples: opts.resamples,
+        seed: opts.seed,
         family: 1,
         correction: stats::Correction::Holm,
     };

@@ -1,4 +1,4 @@
-//! Named measures (`--measure`, docs/contract.md §5.3) of one run: each query's value
+//! Named measures (`--measure`, docs/contract.md §5.4) of one run: each query's value
 //! (the mean over the run's repeats) and the means, keyed in JSON by the measure's
 //! name in the order given.
 

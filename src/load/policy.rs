@@ -75,7 +75,7 @@ pub struct CompareKeys {
     pub rbo_p: Option<Located<f64>>,
     /// `--depth` (docs/contract.md §6.1).
     pub depth: Option<Located<u32>>,
-    /// `--measure` names, parsed by settings (docs/contract.md §5.3).
+    /// `--measure` names, parsed by settings (docs/contract.md §5.4).
     pub measures: Option<Located<Vec<String>>>,
 }
 

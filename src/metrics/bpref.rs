@@ -1,4 +1,4 @@
-//! bpref (trec_eval's `bpref`, ir_measures' `Bpref`; docs/contract.md §5.3): the
+//! bpref (trec_eval's `bpref`, ir_measures' `Bpref`; docs/contract.md §5.4): the
 //! fraction of preferences "relevant above judged non-relevant" the ranking keeps,
 //! reading judged docs only (an unjudged doc is skipped, never taken as
 //! non-relevant).

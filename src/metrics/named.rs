@@ -1,4 +1,4 @@
-//! Measures by name (docs/contract.md §5.3): ir_measures' names (`RR@10`, `R@100`,
+//! Measures by name (docs/contract.md §5.4): ir_measures' names (`RR@10`, `R@100`,
 //! `P(rel=2)@10`, `nDCG@20`, `AP`, `AP@100`, `Rprec`, `Bpref`, `Judged@10`,
 //! `Success@10`), parsed once and scored per query, each equal to the trec_eval
 //! measure ir_measures maps it to.

@@ -1,5 +1,5 @@
 //! R-precision (trec_eval's `Rprec`, ir_measures' `Rprec`/`RPrec`; docs/contract.md
-//! §5.3): precision after R docs, R being the query's number of relevant docs.
+//! §5.4): precision after R docs, R being the query's number of relevant docs.
 
 /// Relevant docs in the top R of the whole returned list, divided by R. A list
 /// shorter than R counts the relevant docs it holds (trec_eval looks at min(R,

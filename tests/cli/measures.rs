@@ -1,4 +1,4 @@
-//! Measures by name (`--measure`, docs/contract.md §5.3): ir_measures' names, each
+//! Measures by name (`--measure`, docs/contract.md §5.4): ir_measures' names, each
 //! equal per query to trec_eval 10.0 and to ir_measures on the reference data (values
 //! stored by tests/fixtures/measures/compute.py), the built-in metrics where a name
 //! says the same, and an unknown name refused with the known ones listed.
