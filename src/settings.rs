@@ -12,6 +12,7 @@ use crate::gate::{Policy, Severity, Suspects};
 use crate::load;
 use crate::load::policy::{GateKeys, Located, PolicyFile};
 use crate::metrics::Metric;
+use crate::metrics::named::Measure;
 use crate::model::Side;
 use crate::report::Format;
 use crate::validate::{Diagnostics, InvalidInput};
@@ -105,6 +106,36 @@ pub fn named_measures(
         diag.usage(format!("--measure: {p}"));
     }
     measures
+}
+
+/// A gate rule that named its metric with a cutoff (`--max-drop P@10=0.02`): the
+/// cutoff must be the gold's k (docs/contract.md §5.4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateCutoff {
+    /// The flag and its value as given, for the message.
+    pub given: String,
+    pub cutoff: u32,
+}
+
+impl GateCutoff {
+    /// Every rule's cutoff that is not k, as a usage problem.
+    pub fn check(all: &[GateCutoff], k: u32, diag: &mut Diagnostics) {
+        for g in all.iter().filter(|g| g.cutoff != k) {
+            diag.usage(format!(
+                "{}: names cutoff {}, but the gate reads k = {k}; a gate rule takes a metric at the gold's k (--measure reports other cutoffs)",
+                g.given, g.cutoff
+            ));
+        }
+    }
+}
+
+/// The cutoffs that `compare`'s gate flags name.
+fn gate_cutoffs(args: &CompareArgs) -> Vec<GateCutoff> {
+    let mut out = MAX_DROP.cutoffs(&args.max_drop);
+    out.extend(NON_INFERIOR.cutoffs(&args.non_inferior));
+    out.extend(NON_INFERIOR_PER_SEGMENT.cutoffs(&args.non_inferior_per_segment));
+    out.extend(MAX_DROP_PER_SEGMENT.cutoffs(&args.max_drop_per_segment));
+    out
 }
 
 /// `[gate] primary` of the policy file; RR without one.
@@ -401,6 +432,8 @@ pub struct Compare {
     pub cutoffs: Vec<u32>,
     /// Named measures, each once in the order given (docs/contract.md §5.4).
     pub measures: Vec<crate::metrics::named::Measure>,
+    /// The cutoffs the gate flags' ir_measures names give, checked against k.
+    pub gate_cutoffs: Vec<GateCutoff>,
     /// The memory-releasing comparison: each query's observations are dropped once
     /// its row is built. Only when nothing reads them again: no extra cutoffs and
     /// no label queue (docs/contract.md §12).
@@ -445,13 +478,21 @@ const MAX_DROP_PER_SEGMENT: ThresholdFlag = ThresholdFlag {
 impl ThresholdFlag {
     /// Parse one `METRIC=VALUE`; VALUE is a number >= 0.
     fn parse(&self, text: &str) -> Result<(Metric, f64), String> {
+        self.parse_named(text).map(|(m, v, _)| (m, v))
+    }
+
+    /// `parse`, with the cutoff an ir_measures name gave (`P@10=0.02`: 10), which
+    /// must be the gold's k (checked once k is known, docs/contract.md §5.4). Split at
+    /// the last `=`: `P(rel=2)@10=0.02` names `P(rel=2)@10`.
+    fn parse_named(&self, text: &str) -> Result<(Metric, f64, Option<u32>), String> {
         let flag = self.name;
-        let (name, value) = text.split_once('=').ok_or_else(|| {
+        let (name, value) = text.rsplit_once('=').ok_or_else(|| {
             format!(
                 "{flag} {text}: expected METRIC=VALUE, like {}",
                 self.example
             )
         })?;
+        let mut cutoff = None;
         let metric = match name.trim().to_ascii_lowercase().as_str() {
             "mrr" | "rr" => Metric::Rr,
             "recall" => Metric::Recall,
@@ -459,6 +500,11 @@ impl ThresholdFlag {
             "ndcg" => Metric::Ndcg,
             "precision" | "p" if !self.tested_only => Metric::Precision,
             "ap" | "map" if !self.tested_only => Metric::Ap,
+            _ if let Ok(m) = Measure::parse(name) => {
+                let (metric, c) = self.gated(&m)?;
+                cutoff = c;
+                metric
+            }
             other if self.tested_only => {
                 return Err(format!(
                     "{flag}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg",
@@ -473,12 +519,46 @@ impl ThresholdFlag {
             }
         };
         match value.trim().parse::<f64>() {
-            Ok(v) if v.is_finite() && v >= 0.0 => Ok((metric, v)),
+            Ok(v) if v.is_finite() && v >= 0.0 => Ok((metric, v, cutoff)),
             _ => Err(format!(
                 "{flag} {text}: the value must be a number >= 0{}",
                 self.value_note
             )),
         }
+    }
+
+    /// The built-in metric an ir_measures name in a gate rule denotes, with its
+    /// cutoff; a named measure that is none of today's metrics cannot gate yet.
+    fn gated(&self, m: &Measure) -> Result<(Metric, Option<u32>), String> {
+        let flag = self.name;
+        let Some((metric, cutoff)) = m.builtin() else {
+            return Err(format!(
+                "{flag}: `{}` cannot gate: a gate rule takes today's metrics, by their short names or as RR@k, R@k, Success@k, P@k, nDCG@k or AP at the gold's k (--measure reports the others)",
+                m.name()
+            ));
+        };
+        if self.tested_only && !crate::compare::TESTED.contains(&metric) {
+            return Err(format!(
+                "{flag}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg",
+                m.name()
+            ));
+        }
+        Ok((metric, cutoff))
+    }
+
+    /// The ir_measures names among `values` with the cutoff each names, for the
+    /// check against the gold's k.
+    fn cutoffs(&self, values: &[String]) -> Vec<GateCutoff> {
+        values
+            .iter()
+            .filter_map(|text| {
+                let (_, _, c) = self.parse_named(text).ok()?;
+                Some(GateCutoff {
+                    given: format!("{} {}", self.name, crate::text::safe_id(text)),
+                    cutoff: c?,
+                })
+            })
+            .collect()
     }
 
     /// Every value given, the malformed ones as usage problems (all listed at once).
@@ -664,6 +744,7 @@ impl Compare {
         let release_memory =
             cutoffs.is_empty() && measures.is_empty() && !outputs.wants_label_queue();
         let gate = gate_policy(&args, g, &mut diag);
+        let gate_cutoffs = gate_cutoffs(&args);
         let runs = if args.runs.is_empty()
             && let (Some(b), Some(c)) = (&file.baseline, &file.candidate)
         {
@@ -718,6 +799,7 @@ impl Compare {
             depth: args.depth.or(value(&c.depth)),
             cutoffs,
             measures,
+            gate_cutoffs,
             release_memory,
             policy,
             titles: args.titles,

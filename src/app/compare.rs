@@ -452,6 +452,9 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let bm = &metas.baseline;
     let k = resolve_k(&gold, s.k, bm, &s.runs.baseline.display().to_string(), diag);
     crate::app::eval::check_cutoffs(&s.cutoffs, bm.compared_depth(), diag);
+    if let Some(k) = k {
+        settings::GateCutoff::check(&s.gate_cutoffs, k, diag);
+    }
     let mut allowed = allow::check_allowed_ids(&s.allow_failed.ids, &gold, diag);
     if let Some(file) = &s.allow_failed.file {
         allowed.extend(allow::read_allow_file(file, &gold, diag));

@@ -599,7 +599,7 @@ fn parse_max_drop_accepts(#[case] text: &str, #[case] metric: Metric, #[case] va
 #[case::not_a_number("mrr=abc", "must be a number >= 0")]
 #[case::nan("mrr=NaN", "must be a number >= 0")]
 #[case::infinite("mrr=inf", "must be a number >= 0")]
-#[case::two_equals("mrr=0.1=0.2", "must be a number >= 0")]
+#[case::two_equals("mrr=0.1=0.2", "unknown metric `mrr=0.1`")]
 fn parse_max_drop_rejects(#[case] text: &str, #[case] message: &str) {
     let err = crate::settings::parse_max_drop(text).expect_err(text);
     assert!(err.contains(message), "{text}: {err}");

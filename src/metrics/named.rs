@@ -175,6 +175,27 @@ impl Measure {
         })
     }
 
+    /// The built-in metric this name denotes and its cutoff (`None`: AP, the whole
+    /// list): `RR@c`, `R@c`, `Success@c`, `P@c`, `nDCG@c` and `AP`, without `(rel=N)`.
+    /// A gate rule takes these at the gold's k (docs/contract.md §5.4).
+    pub fn builtin(&self) -> Option<(crate::model::Metric, Option<u32>)> {
+        use crate::model::Metric;
+        if self.rel.is_some() {
+            return None;
+        }
+        let metric = match (self.kind, self.cutoff) {
+            (Kind::Ap, None) => return Some((Metric::Ap, None)),
+            (_, None) => return None,
+            (Kind::Rr, _) => Metric::Rr,
+            (Kind::Recall, _) => Metric::Recall,
+            (Kind::Success, _) => Metric::Hit,
+            (Kind::Precision, _) => Metric::Precision,
+            (Kind::Ndcg, _) => Metric::Ndcg,
+            _ => return None,
+        };
+        Some((metric, self.cutoff))
+    }
+
     /// The printed name (ir_measures' own: `P(rel=2)@10`, `Rprec`).
     pub fn name(&self) -> String {
         self.to_string()
@@ -290,6 +311,29 @@ mod tests {
             ("Success@10", "Success@10"),
         ] {
             assert_eq!(Measure::parse(given).unwrap().name(), printed, "{given}");
+        }
+    }
+
+    #[test]
+    fn names_of_built_in_metrics_map_to_them() {
+        use crate::model::Metric;
+        let b = |t: &str| Measure::parse(t).unwrap().builtin();
+        assert_eq!(b("RR@3"), Some((Metric::Rr, Some(3))));
+        assert_eq!(b("R@10"), Some((Metric::Recall, Some(10))));
+        assert_eq!(b("Success@5"), Some((Metric::Hit, Some(5))));
+        assert_eq!(b("P@5"), Some((Metric::Precision, Some(5))));
+        assert_eq!(b("nDCG@20"), Some((Metric::Ndcg, Some(20))));
+        assert_eq!(b("AP"), Some((Metric::Ap, None)));
+        for other in [
+            "AP@100",
+            "RR",
+            "nDCG",
+            "P(rel=2)@10",
+            "Bpref",
+            "Rprec",
+            "Judged@10",
+        ] {
+            assert_eq!(b(other), None, "{other}");
         }
     }
 

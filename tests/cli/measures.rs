@@ -330,3 +330,73 @@ fn an_unknown_measure_in_the_policy_file_names_its_line() {
         "{text}"
     );
 }
+
+/// Gate rules take ir_measures names of today's metrics at the gold's k, split at the
+/// last `=`: `--max-drop nDCG@3=0.2` is `--max-drop ndcg=0.2` (the demo's k is 3).
+#[test]
+fn gate_rules_take_ir_measures_names_at_the_golds_k() {
+    let gate_of = |args: &[&str]| -> Value {
+        let mut all = vec!["compare", "--format", "json"];
+        all.extend(args);
+        let out = crate::common::ragdiff(crate_dir())
+            .env("SOURCE_DATE_EPOCH", "1796083200")
+            .args(&all)
+            .output()
+            .expect("ragdiff runs");
+        let json: Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}\n{}", render(&out)));
+        json["gate"].clone()
+    };
+    for (short, named) in [
+        ("ndcg=0.0001", "nDCG@3=0.0001"),
+        ("recall=0.5", "R@3=0.5"),
+        ("mrr=0.0001", "RR@3=0.0001"),
+        ("hit=0.5", "Success@3=0.5"),
+        ("precision=0.5", "P@3=0.5"),
+        ("ap=0.5", "AP=0.5"),
+    ] {
+        assert_eq!(
+            gate_of(&["--max-drop", short]),
+            gate_of(&["--max-drop", named]),
+            "{named}"
+        );
+    }
+    assert_eq!(
+        gate_of(&["--non-inferior", "recall=0.02"]),
+        gate_of(&["--non-inferior", "R@3=0.02"])
+    );
+}
+
+#[test]
+fn a_gate_rule_at_another_cutoff_or_on_another_measure_is_exit_2() {
+    let out = run(
+        crate_dir(),
+        &[
+            "compare",
+            "--max-drop",
+            "P@10=0.02",
+            "--max-drop",
+            "P(rel=2)@10=0.02",
+            "--non-inferior",
+            "P@3=0.02",
+        ],
+    );
+    assert_code(&out, 2);
+    let text = render(&out);
+    assert!(
+        text.contains("--max-drop: `P(rel=2)@10` cannot gate: a gate rule takes today's metrics, by their short names or as RR@k, R@k, Success@k, P@k, nDCG@k or AP at the gold's k"),
+        "{text}"
+    );
+    assert!(
+        text.contains("--non-inferior: metric `P@3` has no confidence interval"),
+        "{text}"
+    );
+    // the cutoff is checked once the gold's k is known
+    let out = run(crate_dir(), &["compare", "--max-drop", "P@10=0.02"]);
+    assert_code(&out, 2);
+    assert!(
+        render(&out).contains("--max-drop P@10=0.02: names cutoff 10, but the gate reads k = 3"),
+        "{}",
+        render(&out)
+    );
+}
