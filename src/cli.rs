@@ -113,6 +113,9 @@ pub struct EvalArgs {
     /// Column names of long-table runs that have no `[columns]` of their own, e.g. query=qid,doc=docno,score=sim (keys query, doc, rank, score); the runs are then read as long tables
     #[arg(long, value_name = "KEY=NAME,...")]
     pub columns: Option<String>,
+    /// Also score every query on its judged docs only: unjudged docs removed before the cut at k (condensed lists, as trec_eval -J)
+    #[arg(long)]
+    pub judged_only: bool,
 }
 
 #[derive(Debug, Args)]
