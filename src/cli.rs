@@ -113,6 +113,9 @@ pub struct EvalArgs {
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,
+    /// Column names of long-table runs that have no `[columns]` of their own, e.g. query=qid,doc=docno,score=sim (keys query, doc, rank, score); the runs are then read as long tables
+    #[arg(long, value_name = "KEY=NAME,...")]
+    pub columns: Option<String>,
     /// Also score every query on its judged docs only: unjudged docs removed before the cut at k (condensed lists, as trec_eval -J)
     #[arg(long)]
     pub judged_only: bool,
@@ -276,6 +279,9 @@ pub struct CompareArgs {
     /// Also report this measure with an interval and a p, by its ir_measures name (RR@10, R@100, P(rel=2)@10, nDCG@20, AP@100, Rprec, Bpref, Judged@10, Success@10); repeatable; never gating
     #[arg(long = "measure", value_name = "NAME")]
     pub measures: Vec<String>,
+    /// Column names of long-table runs that have no `[columns]` of their own, e.g. query=qid,doc=docno,score=sim (keys query, doc, rank, score); the runs are then read as long tables
+    #[arg(long, value_name = "KEY=NAME,...")]
+    pub columns: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
