@@ -1,5 +1,5 @@
 //! `compare --measure` (docs/contract.md §5.4): each named measure's means on
-//! both sides, the mean delta, and its bootstrap interval and sign-flip p as the
+//! both sides, the mean delta, and its interval and sign-flip p as the
 //! tested metrics get them (§7), seeded the same way. A named measure joins no
 //! family: no adjusted p, and it never gates.
 
@@ -82,7 +82,7 @@ pub fn attach(
 fn mean_delta(pairs: &[(f64, f64)], draws: stats::Draws) -> MeanDelta {
     let deltas: Vec<f64> = pairs.iter().map(|(b, c)| c - b).collect();
     // `paired` takes the tested metrics' deltas side by side; one column of deltas
-    // with zeros beside it resamples that column as it would alone
+    // with zeros beside it is tested as it would be alone
     let columns: Vec<[f64; stats::METRICS]> = deltas
         .iter()
         .map(|&d| std::array::from_fn(|j| if j == 0 { d } else { 0.0 }))
@@ -94,10 +94,11 @@ fn mean_delta(pairs: &[(f64, f64)], draws: stats::Draws) -> MeanDelta {
         delta: crate::metrics::mean(deltas.iter().copied()),
         ci_low: Some(st.ci_low),
         ci_high: Some(st.ci_high),
+        ci_method: Some(st.ci_method),
         p_value: Some(st.p_value),
         p_method: Some(st.p_method),
-        p_mc_se: st.p_mc_se,
-        resamples: st.resamples,
+        p_mc_se: Some(st.p_mc_se),
+        resamples: Some(st.resamples),
         extended: st.extended,
         p_adjusted: None,
         family: None,
