@@ -227,6 +227,9 @@ pub struct CompareArgs {
     /// What a newly failed query does when a side that says `approximate = true` lists one results file (unconfirmed): fail the gate, or only warn [default: fail]
     #[arg(long, value_enum)]
     pub unconfirmed: Option<crate::gate::Severity>,
+    /// What a query the candidate's retriever failed on (its manifest's `errored`, written by `record --allow-errors`) does: fail the gate, or only warn [default: fail]
+    #[arg(long, value_enum)]
+    pub errored: Option<crate::gate::Severity>,
     /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG; newly failed and fixed stay RR@k-defined [default: rr]
     #[arg(long, value_enum)]
     pub primary: Option<crate::gate::Primary>,

@@ -36,6 +36,9 @@ pub struct Policy {
     /// `--unconfirmed warn`: a new failure one run of an approximate index cannot
     /// confirm only warns (§6.5).
     pub unconfirmed: Severity,
+    /// `--errored warn`: queries the candidate's retriever failed on only warn
+    /// (docs/contract.md §6.8).
+    pub errored: Severity,
     /// `[gate] block`: which newly failed queries fail the gate (docs/contract.md §8.7).
     pub block: Blocking,
     /// `--inconclusive`: whether an INCONCLUSIVE verdict exits 1 or 0 (docs/contract.md §8.3).
@@ -311,6 +314,10 @@ pub enum Reason {
         queries_needed: Option<u64>,
         queries: usize,
     },
+    /// The candidate's manifest lists these gold queries as errored (§6.8).
+    Errored {
+        ids: Vec<String>,
+    },
     /// `--strict-flaky` and these queries are flaky.
     Flaky {
         ids: Vec<String>,
@@ -357,6 +364,11 @@ impl Reason {
             Reason::MinRbo { mean, min, p } => {
                 format!("mean RBO (p = {p}) is {mean:.4}, below the minimum {min}")
             }
+            Reason::Errored { ids } => format!(
+                "the candidate's retriever failed on {} (its manifest's `errored`; each counts as an empty ranking): {}",
+                plural(ids.len(), "query", "queries"),
+                name_ids_with(ids, id)
+            ),
             other => render_segment_reason(other, id),
         }
     }
@@ -386,6 +398,7 @@ impl Reason {
             Reason::NotNonInferior { .. } => "non_inferiority",
             Reason::Flaky { .. } => "flaky",
             Reason::MinRbo { .. } => "min_rbo",
+            Reason::Errored { .. } => "errored",
         }
     }
 }
@@ -439,18 +452,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
             suspect,
         });
     }
-    if !cmp.nondeterministic.is_empty() {
-        let cause = Reason::Nondeterministic {
-            ids: cmp.nondeterministic.clone(),
-        };
-        match policy.nondeterminism {
-            Severity::Fail => causes.push(cause),
-            Severity::Warn => warnings.push(format!(
-                "{} (--nondeterminism warn)",
-                cause.render(&safe_id)
-            )),
-        }
-    }
+    severity_causes(policy, cmp, &mut causes, &mut warnings);
     causes.extend(mean_causes(policy, cmp, k));
     causes.extend(segment_causes(policy, cmp, k));
     let non_inferiority = non_inferiority(policy, cmp);
@@ -471,6 +473,40 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         block,
     };
     (verdict, accepted, warnings)
+}
+
+/// The reasons a `fail|warn` severity governs, in the contract's order (§8): the
+/// candidate's errored queries (`--errored`, §6.8) and non-deterministic retrieval
+/// (`--nondeterminism`, §6.5); each is a cause, or a warning under `warn`.
+fn severity_causes(
+    policy: &Policy,
+    cmp: &Comparison,
+    causes: &mut Vec<Reason>,
+    warnings: &mut Vec<String>,
+) {
+    let errored = (!cmp.errored.candidate.is_empty()).then(|| Reason::Errored {
+        ids: cmp.errored.candidate.clone(),
+    });
+    let nondeterministic = (!cmp.nondeterministic.is_empty()).then(|| Reason::Nondeterministic {
+        ids: cmp.nondeterministic.clone(),
+    });
+    let governed = [
+        (errored, policy.errored, "--errored warn"),
+        (
+            nondeterministic,
+            policy.nondeterminism,
+            "--nondeterminism warn",
+        ),
+    ];
+    for (cause, severity, flag) in governed {
+        match (cause, severity) {
+            (None, _) => {}
+            (Some(cause), Severity::Fail) => causes.push(cause),
+            (Some(cause), Severity::Warn) => {
+                warnings.push(format!("{} ({flag})", cause.render(&safe_id)));
+            }
+        }
+    }
 }
 
 /// The verdict of these reasons, FAIL > INCONCLUSIVE > PASS, and whether the run

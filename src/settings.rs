@@ -450,6 +450,10 @@ fn gate_policy(args: &CompareArgs, file: &GateKeys, diag: &mut Diagnostics) -> P
                 Some(true) => Severity::Warn,
                 _ => Severity::Fail,
             }),
+        errored: args.errored.unwrap_or(match value(&file.errored_warn) {
+            Some(true) => Severity::Warn,
+            _ => Severity::Fail,
+        }),
         min_rbo: args.min_rbo.or(value(&file.min_rbo)),
         // `block` names tags: resolved against the gold once it is read.
         block: crate::gate::Blocking::All,

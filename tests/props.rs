@@ -251,6 +251,7 @@ fn run_meta(format: DataFormat, depth: u32) -> RunMeta {
         doc_map: None,
         approximate: false,
         cut: None,
+        recording: Default::default(),
     }
 }
 

@@ -144,6 +144,45 @@ impl Rule {
 
 impl Status {}
 
+/// Which side's retriever failed on a query (its manifest's `errored`,
+/// docs/contract.md §6.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErroredOn {
+    Baseline,
+    Candidate,
+    Both,
+}
+
+impl ErroredOn {
+    /// Errored on the baseline (`b`), the candidate (`c`), both or neither.
+    pub fn of(b: bool, c: bool) -> Option<Self> {
+        match (b, c) {
+            (true, true) => Some(Self::Both),
+            (true, false) => Some(Self::Baseline),
+            (false, true) => Some(Self::Candidate),
+            (false, false) => None,
+        }
+    }
+
+    /// `baseline`, `candidate` or `both`: JSON's and CSV's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Baseline => "baseline",
+            Self::Candidate => "candidate",
+            Self::Both => "both",
+        }
+    }
+
+    /// The marker the table and Markdown show.
+    pub fn marker(self) -> &'static str {
+        match self {
+            Self::Baseline => "errored on the baseline",
+            Self::Candidate => "errored on the candidate",
+            Self::Both => "errored on both sides",
+        }
+    }
+}
+
 /// Why a query newly failed (docs/contract.md §6.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -371,6 +410,8 @@ pub struct QueryRow {
     /// Unjudged docs in each top k, and whether a new failure is suspect; JSON
     /// shows its keys in the row itself.
     pub holes: holes::Holes,
+    /// The side(s) whose manifest lists the query as errored (docs/contract.md §6.8).
+    pub errored: Option<ErroredOn>,
     /// RR@k is 0 in some repeat and > 0 in another, on each side (§6.5).
     pub baseline_flaky: bool,
     pub candidate_flaky: bool,
@@ -413,6 +454,11 @@ impl Serialize for QueryRow {
         row.serialize_field("baseline_zero_rr_repeats", &self.baseline_zero_rr_repeats)?;
         row.serialize_field("candidate_zero_rr_repeats", &self.candidate_zero_rr_repeats)?;
         row.serialize_field("rbo", &self.rbo)?;
+        // Only on a query that errored (docs/contract.md §10.3).
+        match self.errored {
+            Some(on) => row.serialize_field("errored", on.name())?,
+            None => row.skip_field("errored")?,
+        }
         row.end()
     }
 }
@@ -548,6 +594,11 @@ impl Comparison {
         opts: &Options,
     ) -> Comparison {
         let resampling = (opts.resamples, opts.seed);
+        // An errored query is an empty ranking on its side (§6.8).
+        let errored = crate::model::Side {
+            baseline: b.empty_errored(gold),
+            candidate: c.empty_errored(gold),
+        };
         let mut cmp = match opts.release {
             Some(release) if opts.cutoffs.is_empty() => {
                 let runs = (&mut *b, &mut *c);
@@ -556,6 +607,7 @@ impl Comparison {
             _ => compare_with(gold, b, c, opts.k, resampling, opts.primary),
         };
         (opts.phase_done)("compare");
+        mark_errored(&mut cmp, errored);
         cmp.same_results = opts.same_results || (cmp.bump != Bump::Same && cmp.same_repeats);
         // One run of an approximate index cannot confirm a new failure (§6.5).
         cmp.unconfirmed_by = [&*b, &*c]
@@ -579,6 +631,27 @@ impl Comparison {
         (opts.phase_done)("segments, drift, cutoffs");
         cmp
     }
+}
+
+/// Flag each errored row with its side(s) and keep each side's errored ids in
+/// natural order (docs/contract.md §6.8).
+fn mark_errored(cmp: &mut Comparison, mut errored: crate::model::Side<Vec<String>>) {
+    if errored.baseline.is_empty() && errored.candidate.is_empty() {
+        return;
+    }
+    let sets = errored.as_ref().map(|ids| {
+        ids.iter()
+            .map(String::as_str)
+            .collect::<rustc_hash::FxHashSet<&str>>()
+    });
+    for row in &mut cmp.rows {
+        let id: &str = &row.id;
+        row.errored = ErroredOn::of(sets.baseline.contains(id), sets.candidate.contains(id));
+    }
+    drop(sets);
+    crate::text::sort_natural(&mut errored.baseline);
+    crate::text::sort_natural(&mut errored.candidate);
+    cmp.errored = errored;
 }
 
 /// Everything computed from the two runs, before the gate.
@@ -617,6 +690,9 @@ pub struct Comparison {
     pub unconfirmed_by: Vec<String>,
     /// The candidate's manifest says `approximate = true`.
     pub candidate_approximate: bool,
+    /// Each side's gold queries its manifest lists as errored, natural order
+    /// (docs/contract.md §6.8).
+    pub errored: crate::model::Side<Vec<String>>,
     /// Per-tag results (docs/contract.md §6.6), worst RR delta first; set by
     /// [`segments::attach`].
     pub segments: Vec<segments::Segment>,
@@ -777,6 +853,7 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
         unconfirmed: Vec::new(),
         unconfirmed_by: Vec::new(),
         candidate_approximate: false,
+        errored: Default::default(),
         segments: Vec::new(),
         segment_correction: stats::Correction::Holm,
         means_at: Default::default(),
@@ -987,6 +1064,7 @@ fn query_row(
         lost,
         gained,
         holes: holes::Holes::default(),
+        errored: None,
         baseline_flaky: br.flaky(),
         candidate_flaky: cr.flaky(),
         baseline_zero_rr_repeats: br.zero_rr,

@@ -148,6 +148,7 @@ fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
             if n == 1 { "is" } else { "are" },
         ));
     }
+    warnings.extend(baseline_errored(cmp));
     if cmp.rows.len() < FEW_QUERIES {
         warnings.push(format!(
             "only {} with a relevant doc {} compared; means, intervals and p-values say little on so few",
@@ -219,4 +220,19 @@ fn holm_floor_warning(cmp: &Comparison, alpha: Option<f64>, resamples: u32) -> V
             })
         })
         .collect()
+}
+
+/// The baseline's errored queries (docs/contract.md §6.8): empty rankings there,
+/// which only flatter the candidate, so they warn and never fail the gate.
+fn baseline_errored(cmp: &Comparison) -> Option<String> {
+    let ids = &cmp.errored.baseline;
+    if ids.is_empty() {
+        return None;
+    }
+    let them = if ids.len() == 1 { "it" } else { "them" };
+    Some(format!(
+        "the baseline's retriever failed on {} (its manifest's `errored`): each counts as an empty ranking there, so the candidate cannot newly fail on {them} and may seem to fix {them}: {}",
+        plural(ids.len(), "query", "queries"),
+        crate::text::name_ids_with(ids, &crate::text::safe_id)
+    ))
 }

@@ -17,7 +17,7 @@ pub const FILE_NAME: &str = "ragdiff.toml";
 const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare";
 /// `[gate]`'s keys, and `[compare]`'s below (the Python module files its policy
 /// keywords by them).
-pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary, inconclusive";
+pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary, inconclusive, errored";
 pub const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p, depth";
 
 /// A value and the line it was on.
@@ -64,6 +64,8 @@ pub struct GateKeys {
     /// `true`: an INCONCLUSIVE verdict exits 0 (`--inconclusive pass`), `false`: 1
     /// (docs/contract.md §8.3).
     pub inconclusive_pass: Option<Located<bool>>,
+    /// `true`: warn (`--errored warn`), `false`: fail (docs/contract.md §6.8).
+    pub errored_warn: Option<Located<bool>>,
 }
 
 /// `[compare]`: the settings that are not gate rules.
@@ -151,6 +153,7 @@ fn gate(keys: &mut Keys, t: &Table) -> GateKeys {
         strict_flaky: keys.boolean(t, "strict_flaky"),
         nondeterminism_warn: keys.warn_or_fail(t, "nondeterminism"),
         unconfirmed_warn: keys.warn_or_fail(t, "unconfirmed"),
+        errored_warn: keys.warn_or_fail(t, "errored"),
         inconclusive_pass: keys
             .choice(t, "inconclusive", &["fail", "pass"])
             .map(|l| Located {

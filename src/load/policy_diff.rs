@@ -104,6 +104,7 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
         primary,
         unconfirmed_warn,
         inconclusive_pass,
+        errored_warn,
     } = g;
     out.metrics("max_drop", max_drop);
     out.metrics("max_drop_per_segment", max_drop_per_segment);
@@ -124,6 +125,7 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
     );
     out.add("primary", primary.as_ref().map(|l| l.value.clone()));
     out.add("unconfirmed", unconfirmed_warn.as_ref().map(warn_or_fail));
+    out.add("errored", errored_warn.as_ref().map(warn_or_fail));
     out.add(
         "inconclusive",
         inconclusive_pass

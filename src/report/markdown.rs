@@ -405,6 +405,9 @@ fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: u
         if r.unconfirmed.contains(&q.id.to_string()) {
             failure.push_str(&format!(" · {}", super::UNCONFIRMED));
         }
+        if let Some(e) = q.errored {
+            failure.push_str(&format!(" · **{}**", e.marker()));
+        }
         if let Some(marker) = suspect_marker(q, k) {
             failure.push_str(&format!(" · **{marker}**"));
         }
@@ -432,13 +435,21 @@ fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: u
     s.push('\n');
 }
 
-/// Fixed, still failing, non-deterministic and no-answer ids, 50 each at most.
+/// Fixed, still failing, non-deterministic, no-answer and errored ids, 50 each at most.
 fn id_lists(s: &mut String, r: &CompareReport) {
     for (label, list) in [
         ("Fixed", &r.fixed),
         ("Still failing", &r.still_failing),
         ("Non-deterministic", &r.nondeterministic),
         ("No-answer (left out of means)", &r.no_answer),
+        (
+            "Errored on the baseline (empty rankings)",
+            &r.baseline.errored,
+        ),
+        (
+            "Errored on the candidate (empty rankings)",
+            &r.candidate.errored,
+        ),
     ] {
         if !list.is_empty() {
             let shown: Vec<String> = list.iter().take(50).cloned().collect();

@@ -382,8 +382,14 @@ impl CompareReport {
             decided_by_candidate,
             schema_version: SCHEMA_VERSION,
             gold: GoldContext::of(gold),
-            baseline: RunContext::of(runs.baseline),
-            candidate: RunContext::of(runs.candidate),
+            baseline: RunContext {
+                errored: cmp.errored.baseline.clone(),
+                ..RunContext::of(runs.baseline)
+            },
+            candidate: RunContext {
+                errored: cmp.errored.candidate.clone(),
+                ..RunContext::of(runs.candidate)
+            },
             k: cmp.k,
             bump: cmp.bump,
             reproducibility_check: cmp.bump == Bump::Same,
@@ -773,6 +779,10 @@ pub struct RunContext {
         skip_serializing_if = "crate::model::TeamMeta::is_empty"
     )]
     pub team_meta: crate::model::TeamMeta,
+    /// The gold queries its manifest lists as errored, each an empty ranking
+    /// (§6.8); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errored: Vec<String>,
 }
 
 impl RunContext {
@@ -787,6 +797,7 @@ impl RunContext {
             repeats: meta.repeat_count(),
             doc_map: None,
             team_meta: meta.team_meta.clone(),
+            errored: Vec::new(),
         }
     }
 
@@ -938,6 +949,13 @@ fn decided_by_candidate(cmp: &Comparison) -> Vec<String> {
             )
         ));
     }
+    // An errored query is an empty ranking on the candidate's side (§6.8).
+    if !cmp.errored.candidate.is_empty() {
+        fields.push(format!(
+            "errored ({})",
+            crate::text::plural(cmp.errored.candidate.len(), "query", "queries")
+        ));
+    }
     fields
 }
 
@@ -1046,6 +1064,9 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
             if let Some(marker) = suspect_marker(q, r.k) {
                 msg.push_str(&format!("; {marker}"));
             }
+            if let Some(e) = q.errored {
+                msg.push_str(&format!("; {}", e.marker()));
+            }
             if accepted {
                 msg.push_str(" (accepted by the allow-list)");
             }
@@ -1074,7 +1095,25 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
         ));
     }
     out.extend(inconclusive_annotations(r));
+    out.extend(errored_annotation(r));
     out
+}
+
+/// One workflow command for the queries the candidate's retriever failed on
+/// (docs/contract.md §6.8): an error when they fail the gate, else a warning.
+fn errored_annotation(r: &CompareReport) -> Option<String> {
+    let ids = &r.candidate.errored;
+    if ids.is_empty() {
+        return None;
+    }
+    let fails = r.gate.codes.contains(&"errored");
+    let cause = crate::gate::Reason::Errored { ids: ids.clone() };
+    Some(format!(
+        "::{} title={}::{}",
+        if fails { "error" } else { "warning" },
+        escape_property("ragdiff: errored queries"),
+        escape_data(&cause.render(&safe_id))
+    ))
 }
 
 /// One workflow command per inconclusive non-inferiority test (at most

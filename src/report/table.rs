@@ -291,6 +291,9 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
             if r.unconfirmed.contains(&q.id.to_string()) {
                 s.push_str(&format!("; {}", super::UNCONFIRMED));
             }
+            if let Some(e) = q.errored {
+                s.push_str(&format!("; {}", e.marker()));
+            }
             if !q.lost.is_empty() {
                 s.push_str(&format!("; lost {}", ids(&q.lost)));
             }
@@ -314,6 +317,8 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
         ("still failing", safe(&r.still_failing)),
         ("non-deterministic", safe(&r.nondeterministic)),
         ("no-answer", safe(&r.no_answer)),
+        ("errored baseline", safe(&r.baseline.errored)),
+        ("errored candidate", safe(&r.candidate.errored)),
     ];
     for (label, list) in lists {
         if !list.is_empty() {

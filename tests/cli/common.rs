@@ -151,6 +151,10 @@ pub struct RunJson {
     /// The manifest's `[meta]`, present only when it has one (docs/contract.md §2.2).
     #[serde(default)]
     pub meta: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The gold ids its manifest lists as errored, present only when there are any
+    /// (docs/contract.md §6.8).
+    #[serde(default)]
+    pub errored: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -457,6 +461,9 @@ pub struct CompareRow {
     pub candidate_zero_rr_repeats: u32,
     #[serde(deserialize_with = "nullable")]
     pub rbo: Option<f64>,
+    /// `baseline`, `candidate` or `both`, present only on an errored query (§6.8).
+    #[serde(default)]
+    pub errored: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -505,6 +512,7 @@ pub enum ReasonCode {
     NonInferiority,
     Flaky,
     MinRbo,
+    Errored,
 }
 
 impl CompareJson {

@@ -11,6 +11,7 @@ mod depth;
 mod destinations;
 mod doc_maps;
 mod drift;
+mod errored;
 mod eval;
 mod fatal_signals;
 mod freeze;
