@@ -230,6 +230,9 @@ pub struct CompareArgs {
     /// What a query the candidate's retriever failed on (its manifest's `errored`, written by `record --allow-errors`) does: fail the gate, or only warn [default: fail]
     #[arg(long, value_enum)]
     pub errored: Option<crate::gate::Severity>,
+    /// Fail when a latency statistic of the candidate grows by more than LIMIT over the baseline's: STAT is p50|p95|p99|max, LIMIT a percentage (p95=20%) or milliseconds (p95=50ms); applied only when both runs were recorded with the same concurrency on the same host; repeatable
+    #[arg(long, value_name = "STAT=LIMIT")]
+    pub max_latency_increase: Vec<String>,
     /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG; newly failed and fixed stay RR@k-defined [default: rr]
     #[arg(long, value_enum)]
     pub primary: Option<crate::gate::Primary>,

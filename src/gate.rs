@@ -39,6 +39,8 @@ pub struct Policy {
     /// `--errored warn`: queries the candidate's retriever failed on only warn
     /// (docs/contract.md §6.8).
     pub errored: Severity,
+    /// `--max-latency-increase STAT=LIMIT` (docs/contract.md §6.9).
+    pub max_latency_increase: Vec<crate::model::latency::LatencyLimit>,
     /// `[gate] block`: which newly failed queries fail the gate (docs/contract.md §8.7).
     pub block: Blocking,
     /// `--inconclusive`: whether an INCONCLUSIVE verdict exits 1 or 0 (docs/contract.md §8.3).
@@ -318,6 +320,12 @@ pub enum Reason {
     Errored {
         ids: Vec<String>,
     },
+    /// `--max-latency-increase`: a latency statistic grew by more than allowed.
+    Latency {
+        limit: crate::model::latency::LatencyLimit,
+        baseline: f64,
+        candidate: f64,
+    },
     /// `--strict-flaky` and these queries are flaky.
     Flaky {
         ids: Vec<String>,
@@ -364,6 +372,16 @@ impl Reason {
             Reason::MinRbo { mean, min, p } => {
                 format!("mean RBO (p = {p}) is {mean:.4}, below the minimum {min}")
             }
+            Reason::Latency {
+                limit,
+                baseline,
+                candidate,
+            } => format!(
+                "latency {} rose from {baseline:.3} ms to {candidate:.3} ms ({}), more than the allowed {}",
+                limit.stat.name(),
+                latency_change(*baseline, *candidate),
+                limit.increase.shown()
+            ),
             Reason::Errored { ids } => format!(
                 "the candidate's retriever failed on {} (its manifest's `errored`; each counts as an empty ranking): {}",
                 plural(ids.len(), "query", "queries"),
@@ -399,6 +417,7 @@ impl Reason {
             Reason::Flaky { .. } => "flaky",
             Reason::MinRbo { .. } => "min_rbo",
             Reason::Errored { .. } => "errored",
+            Reason::Latency { .. } => "max_latency_increase",
         }
     }
 }
@@ -458,6 +477,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
     let non_inferiority = non_inferiority(policy, cmp);
     causes.extend(non_inferiority_causes(&non_inferiority, k));
     causes.extend(noise_causes(policy, cmp));
+    causes.extend(latency_causes(policy, cmp, &mut warnings));
     let (verdict, passed) = outcome(&causes, policy.inconclusive);
     let verdict = Verdict {
         passed,
@@ -473,6 +493,50 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         block,
     };
     (verdict, accepted, warnings)
+}
+
+/// `+7.755 ms, +62.8%`: a latency's change (the percentage only from a baseline
+/// above 0).
+pub fn latency_change(baseline: f64, candidate: f64) -> String {
+    let d = candidate - baseline;
+    if baseline > 0.0 {
+        format!("{d:+.3} ms, {:+.1}%", 100.0 * d / baseline)
+    } else {
+        format!("{d:+.3} ms")
+    }
+}
+
+/// `--max-latency-increase` (docs/contract.md §6.9): a cause per statistic above its
+/// ceiling, only when both sides were recorded alike; else the limits only warn.
+fn latency_causes(policy: &Policy, cmp: &Comparison, warnings: &mut Vec<String>) -> Vec<Reason> {
+    let limits = &policy.max_latency_increase;
+    if limits.is_empty() {
+        return Vec::new();
+    }
+    // One side alone, or sides recorded otherwise: the comparison's own warning
+    // says so (compare::warnings); neither side is this rule's to say.
+    let Some(l) = cmp.latency.both.as_ref().filter(|l| l.comparable) else {
+        if cmp.latency.both.is_none() && cmp.latency.only.is_none() {
+            let shown: Vec<String> = limits.iter().map(|l| l.shown()).collect();
+            warnings.push(format!(
+                "--max-latency-increase {} is not applied: neither run has latency (a `latency_ms` field or column, or a latency side file)",
+                shown.join(" ")
+            ));
+        }
+        return Vec::new();
+    };
+    limits
+        .iter()
+        .filter_map(|limit| {
+            let (b, c) = (l.baseline.get(limit.stat), l.candidate.get(limit.stat));
+            // A hair of tolerance: 20% of 10 ms is 12 ms, whatever the float error.
+            (c > limit.increase.ceiling(b) + 1e-9).then_some(Reason::Latency {
+                limit: *limit,
+                baseline: b,
+                candidate: c,
+            })
+        })
+        .collect()
 }
 
 /// The reasons a `fail|warn` severity governs, in the contract's order (§8): the

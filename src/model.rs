@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use semver::Version;
 
 mod allow;
+pub mod latency;
 mod per_metric;
 mod side;
 
@@ -666,6 +667,10 @@ pub struct ObservedRun {
     /// The chunk map the run's ids went through, as every report names it
     /// (docs/contract.md §2.11); `None` without one.
     pub doc_map: Option<DocMapInfo>,
+    /// Per-query wall times in milliseconds, of every query of the first repeat that
+    /// has one (a `latency_ms` field or column, or the manifest's latency side file:
+    /// docs/contract.md §6.9), in file order; empty without.
+    pub latency: Vec<f64>,
 }
 
 /// A run's chunk map as reports name it: its path and the sha256 of the bytes read.

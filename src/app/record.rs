@@ -336,20 +336,16 @@ fn summary(
     outcomes: &[Outcome],
     errored: &[&str],
 ) -> String {
-    let mut latencies: Vec<f64> = outcomes
+    let latencies: Vec<f64> = outcomes
         .iter()
         .filter_map(|o| match o {
             Outcome::Answered(a) => Some(a.latency_ms),
             Outcome::Errored(_) => None,
         })
         .collect();
-    latencies.sort_by(f64::total_cmp);
-    let at = |p: f64| {
-        latencies
-            .get(((latencies.len() as f64 * p).ceil() as usize).saturating_sub(1))
-            .copied()
-            .unwrap_or(0.0)
-    };
+    // The percentiles `compare` shows (docs/contract.md §6.9).
+    let stats = crate::compare::latency::Summary::of(&latencies);
+    let (p50, p95) = stats.map_or((0.0, 0.0), |s| (s.p50, s.p95));
     let mut s = format!(
         "recorded {} to {} (results {})",
         crate::text::plural(questions.len(), "query", "queries"),
@@ -363,10 +359,6 @@ fn summary(
             crate::text::name_ids(errored)
         ));
     }
-    s.push_str(&format!(
-        "; latency p50 {:.3} ms, p95 {:.3} ms",
-        at(0.5),
-        at(0.95)
-    ));
+    s.push_str(&format!("; latency p50 {p50:.3} ms, p95 {p95:.3} ms"));
     s
 }

@@ -13,6 +13,7 @@ use crate::model::{GoldSet, Id, ObservedRun, RunMeta};
 use crate::stats;
 
 pub mod holes;
+pub mod latency;
 
 /// A query's status, in the order reports list them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -608,6 +609,7 @@ impl Comparison {
         };
         (opts.phase_done)("compare");
         mark_errored(&mut cmp, errored);
+        cmp.latency = latency::LatencyOutcome::of(b, c);
         cmp.same_results = opts.same_results || (cmp.bump != Bump::Same && cmp.same_repeats);
         // One run of an approximate index cannot confirm a new failure (§6.5).
         cmp.unconfirmed_by = [&*b, &*c]
@@ -693,6 +695,8 @@ pub struct Comparison {
     /// Each side's gold queries its manifest lists as errored, natural order
     /// (docs/contract.md §6.8).
     pub errored: crate::model::Side<Vec<String>>,
+    /// Both sides' latency statistics, or which side alone has latency (§6.9).
+    pub latency: latency::LatencyOutcome,
     /// Per-tag results (docs/contract.md §6.6), worst RR delta first; set by
     /// [`segments::attach`].
     pub segments: Vec<segments::Segment>,
@@ -854,6 +858,7 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
         unconfirmed_by: Vec::new(),
         candidate_approximate: false,
         errored: Default::default(),
+        latency: Default::default(),
         segments: Vec::new(),
         segment_correction: stats::Correction::Holm,
         means_at: Default::default(),

@@ -247,6 +247,7 @@ impl Fixed {
         let mut head = String::new();
         heading(&mut head, r);
         means(&mut head, r);
+        latency(&mut head, r);
         non_inferiority(&mut head, r);
         let mut middle = String::new();
         id_lists(&mut middle, r);
@@ -355,6 +356,19 @@ fn heading(s: &mut String, r: &CompareReport) {
         repeats_note(r),
     );
     let _ = writeln!(s, "**policy** {}\n", r.policy_text(&|p| code(p)));
+}
+
+/// The latency table (docs/contract.md §6.9), when both sides have latency.
+fn latency(s: &mut String, r: &CompareReport) {
+    let Some([header, body @ ..]) = r.latency_rows() else {
+        return;
+    };
+    let _ = writeln!(s, "| {} |", header.join(" | "));
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|");
+    for row in body {
+        let _ = writeln!(s, "| {} |", row.join(" | "));
+    }
+    s.push('\n');
 }
 
 /// The means table (cells shared with the terminal's).

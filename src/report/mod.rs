@@ -252,6 +252,10 @@ pub struct CompareReport {
     pub flaky: Vec<String>,
     /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
     pub unconfirmed: Vec<String>,
+    /// Both sides' latency statistics (docs/contract.md §6.9); absent unless both
+    /// have latency.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<crate::compare::latency::Latency>,
     /// The fields of the candidate's manifest that changed a status (§6.5).
     #[serde(skip)]
     pub decided_by_candidate: Vec<String>,
@@ -400,6 +404,7 @@ impl CompareReport {
             nondeterministic: cmp.nondeterministic,
             flaky: cmp.flaky,
             unconfirmed: cmp.unconfirmed,
+            latency: cmp.latency.both.clone(),
             means: cmp.means,
             zero_rr: cmp.zero_rr,
             segments: cmp.segments,
@@ -1348,4 +1353,36 @@ pub fn drift_line(r: &CompareReport) -> String {
         part("unlabelled", d.unlabelled_mean_rbo, d.unlabelled_queries),
         crate::compare::drift::LOW_RBO,
     )
+}
+
+impl CompareReport {
+    /// The latency table's rows (docs/contract.md §6.9), cells shared by the
+    /// terminal and Markdown: a header, then baseline, candidate and change, each
+    /// `p50 p95 p99 max` in milliseconds; `None` unless both sides have latency.
+    pub fn latency_rows(&self) -> Option<[[String; 5]; 4]> {
+        use crate::model::latency::LatencyStat;
+        let l = self.latency.as_ref()?;
+        let cells = |label: String, f: &dyn Fn(LatencyStat) -> String| {
+            let [a, b, c, d] = LatencyStat::ALL.map(f);
+            [label, a, b, c, d]
+        };
+        Some([
+            cells("latency (ms)".into(), &|s| s.name().to_string()),
+            cells(format!("baseline ({} queries)", l.baseline.queries), &|s| {
+                format!("{:.3}", l.baseline.get(s))
+            }),
+            cells(
+                format!("candidate ({} queries)", l.candidate.queries),
+                &|s| format!("{:.3}", l.candidate.get(s)),
+            ),
+            cells(
+                if l.comparable {
+                    "change".to_string()
+                } else {
+                    "change (not gated)".to_string()
+                },
+                &|s| crate::gate::latency_change(l.baseline.get(s), l.candidate.get(s)),
+            ),
+        ])
+    }
 }

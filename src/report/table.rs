@@ -260,6 +260,18 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     };
     out.push_str(&fit::fit(&means, width));
     out.push('\n');
+    if let Some(rows) = r.latency_rows() {
+        let [header, body @ ..] = rows;
+        let latency = fit::Columns {
+            header: header.to_vec(),
+            rows: body.iter().map(|row| row.to_vec()).collect(),
+            right: &|i| i > 0,
+            drop: &[],
+            holds: "the Markdown and JSON reports",
+        };
+        out.push_str(&fit::fit(&latency, width));
+        out.push('\n');
+    }
     non_inferiority(&mut out, r);
     by_segment(&mut out, r);
     id_lists(&mut out, r, &rows.newly_failed);

@@ -266,6 +266,9 @@ pub struct CompareJson {
     pub flaky: Vec<String>,
     /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
     pub unconfirmed: Vec<String>,
+    /// Both sides' latency statistics, present only when both have latency (§6.9).
+    #[serde(default)]
+    pub latency: Option<serde_json::Value>,
     pub accepted: Vec<AcceptedJson>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
@@ -896,4 +899,28 @@ pub fn demo_copy_without(column: &str) -> tempfile::TempDir {
     std::fs::write(&manifest, raised).expect("written");
     assert_code(&run(dir.path(), &["freeze", "gold/demo.toml"]), 0);
     dir
+}
+
+/// `ragdiff compare --gold gold.toml --no-config BASELINE CANDIDATE EXTRA…` run from
+/// the fixture folder `folder`.
+pub fn compare_fixture(folder: &str, baseline: &str, candidate: &str, extra: &[&str]) -> Output {
+    let args = [
+        &[
+            "compare",
+            "--gold",
+            "gold.toml",
+            "--no-config",
+            baseline,
+            candidate,
+        ][..],
+        extra,
+    ]
+    .concat();
+    run(fixture(folder), &args)
+}
+
+/// stdout parsed as JSON, untyped (for keys the typed structs make optional).
+pub fn json_value(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(out))
+        .unwrap_or_else(|e| panic!("stdout is not JSON: {e}\n{}", render(out)))
 }

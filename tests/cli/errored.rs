@@ -6,24 +6,10 @@
 use crate::common::{assert_code, fixture, run, stderr, stdout};
 
 fn compare(baseline: &str, candidate: &str, extra: &[&str]) -> std::process::Output {
-    let args = [
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "--no-config",
-            baseline,
-            candidate,
-        ][..],
-        extra,
-    ]
-    .concat();
-    run(fixture("compare"), &args)
+    crate::common::compare_fixture("compare", baseline, candidate, extra)
 }
 
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_str(&stdout(out)).expect("JSON on stdout")
-}
+use crate::common::json_value as json;
 
 #[test]
 fn an_errored_candidate_query_is_an_empty_ranking_that_fails_the_gate() {
