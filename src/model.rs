@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use semver::Version;
 
 mod allow;
+pub mod history;
 pub mod latency;
 mod per_metric;
 mod side;

@@ -4,7 +4,7 @@
 use crate::report::CompareReport;
 
 /// The header (docs/contract.md §9.8): then per metric baseline, candidate, delta.
-pub const HEADER: [&str; 28] = [
+pub const HEADER: [&str; 29] = [
     "id",
     "status",
     "failure_kind",
@@ -32,6 +32,7 @@ pub const HEADER: [&str; 28] = [
     "delta_ap",
     "lost",
     "gained",
+    "no_label_can_rescue",
     "errored",
 ];
 
@@ -85,6 +86,12 @@ fn row(
     }
     out.ids(&q.lost)?;
     out.ids(&q.gained)?;
+    // docs/contract.md §5.3: `true` for a new failure no label can rescue.
+    out.w.write_field(if q.holes.no_label_can_rescue {
+        "true"
+    } else {
+        ""
+    })?;
     // docs/contract.md §6.8: baseline, candidate or both; empty otherwise.
     out.w.write_field(q.errored.map_or("", |e| e.name()))?;
     out.w.write_record(None::<&[u8]>)

@@ -515,6 +515,7 @@ fn csv_guards_ids_against_formula_injection() {
             "delta_ap",
             "lost",
             "gained",
+            "no_label_can_rescue",
             "errored"
         ]
     );
