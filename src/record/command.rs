@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 
 use crate::exit::RetrieverFailed;
 use crate::record::questions::Question;
-use crate::record::{Answer, Outcome, Reach, Tally, redact};
+use crate::record::{Answer, Outcome, Reach, Tally};
 
 /// How many lines of the retriever's stderr a failure shows.
 const TAIL: usize = 20;
@@ -65,7 +65,8 @@ pub fn run(
     questions: &[Question],
     tally: &Tally,
 ) -> Result<Vec<Outcome>, RetrieverFailed> {
-    let mut process = start(argv, reach)?;
+    let redactor = Arc::new(super::Redactor::new(questions));
+    let mut process = start(argv, reach, redactor)?;
     let result = drive(&mut process, reach, questions, tally);
     match result {
         Ok(outcomes) => {
@@ -87,14 +88,19 @@ pub fn run(
             let tail = process.tail.lock().map(|t| t.clone()).unwrap_or_default();
             Err(RetrieverFailed {
                 message: format!("{}: {message}", process.program),
-                log_tail: tail.iter().map(|l| redact(l, questions)).collect(),
+                // Redacted as they were read (keep_stderr).
+                log_tail: tail.iter().cloned().collect(),
             })
         }
     }
 }
 
 /// Start the process: no shell, its own process group, stderr to the log.
-fn start(argv: &[String], reach: &Reach) -> Result<Process, RetrieverFailed> {
+fn start(
+    argv: &[String],
+    reach: &Reach,
+    redactor: Arc<super::Redactor>,
+) -> Result<Process, RetrieverFailed> {
     let program = crate::text::shown_string(&argv[0]);
     let failed = |message: String| RetrieverFailed {
         message,
@@ -153,7 +159,7 @@ fn start(argv: &[String], reach: &Reach) -> Result<Process, RetrieverFailed> {
     });
     let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL)));
     let kept = Arc::clone(&tail);
-    let stderr_thread = std::thread::spawn(move || keep_stderr(stderr, log, &kept));
+    let stderr_thread = std::thread::spawn(move || keep_stderr(stderr, log, &kept, &redactor));
     Ok(Process {
         stdin: child.stdin.take(),
         child,
@@ -164,11 +170,13 @@ fn start(argv: &[String], reach: &Reach) -> Result<Process, RetrieverFailed> {
     })
 }
 
-/// Copy the process's stderr to the log (if any), keeping its last lines.
+/// Copy the process's stderr to the log (if any), keeping its last lines, each line
+/// with every gold question's text redacted (§4.8).
 fn keep_stderr(
     stderr: std::process::ChildStderr,
     mut log: Option<std::fs::File>,
     tail: &Mutex<VecDeque<String>>,
+    redactor: &super::Redactor,
 ) {
     let mut reader = std::io::BufReader::new(stderr);
     let mut line = Vec::new();
@@ -177,6 +185,7 @@ fn keep_stderr(
         match reader.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => return,
             Ok(_) => {
+                let line = redactor.bytes(&line);
                 if let Some(log) = log.as_mut() {
                     let _ = log.write_all(&line);
                 }

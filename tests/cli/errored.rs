@@ -92,7 +92,12 @@ fn an_errored_query_is_flagged_in_every_format() {
         &["--format", "csv"],
     ));
     let mut lines = csv.lines();
-    assert!(lines.next().unwrap().ends_with(",lost,gained,no_label_can_rescue,errored"));
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .ends_with(",lost,gained,no_label_can_rescue,errored")
+    );
     let a = csv.lines().find(|l| l.starts_with("A,")).unwrap();
     assert!(a.ends_with(",candidate"), "{a}");
     let b = csv.lines().find(|l| l.starts_with("B,")).unwrap();
