@@ -397,6 +397,9 @@ pub struct RecordArgs {
     /// Record the run even when up to N queries errored (listed in the manifest's `errored`); more fail it (exit 4)
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub allow_errors: u32,
+    /// Ask every question N times, writing N results files of the same index (`results = [...]`): query-time nondeterminism only, not the index build's
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100), default_value_t = 1)]
+    pub repeats: u32,
     /// No progress bar
     #[arg(long, short)]
     pub quiet: bool,

@@ -129,7 +129,7 @@ fn gold_questions(gold: &GoldSet, field: questions::TopicField, diag: &mut Diagn
 pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
     let mut diag = Diagnostics::default();
     let f = flags(&args, &mut diag);
-    let paths = Paths::beside(&args.out, args.results_format);
+    let paths = Paths::beside(&args.out, args.results_format, args.repeats);
     let gold_path = load::gold_or_default(args.gold.gold.clone(), &mut diag);
     diag.check()?;
     let gold = gold_path.and_then(|p| load::load_gold(&p, false, &[], &mut diag));
@@ -145,32 +145,28 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
         rec::questions_for(&gold, source.questions, &source.name, unlabelled, &mut diag);
     diag.check()?;
     print_warnings(&diag.warnings);
-    let reach = Reach {
+    let mut reach = Reach {
         concurrency: args.concurrency as usize,
         timeout: f.timeout,
         depth: args.depth,
         filters: f.filters.clone(),
         log: args.retriever_log.clone(),
+        append_log: false,
     };
-    let tally = Tally::new(questions.len(), args.quiet);
-    let outcomes = match &f.via {
-        Via::Command(argv) => rec::command::run(argv, &reach, &questions, &tally),
-        Via::Http(target) => Ok(http::run(target, &reach, &questions, &tally)),
-    };
-    tally.finish();
-    let outcomes = outcomes?;
-    let errored = errored_ids(&questions, &outcomes);
-    if errored.len() > args.allow_errors as usize {
-        return Err(RetrieverFailed {
-            message: format!(
-                "{} errored: {}; nothing was written (--allow-errors N records a run with up to N errored queries, listed in its manifest)",
-                crate::text::plural(errored.len(), "query", "queries"),
-                reasons(&questions, &outcomes)
-            ),
-            log_tail: Vec::new(),
-        }
-        .into());
+    let mut repeats = Vec::with_capacity(args.repeats as usize);
+    for _ in 0..args.repeats {
+        repeats.push(ask(&f.via, &reach, &questions, &args)?);
+        // Every repeat's stderr goes to the one log.
+        reach.append_log = true;
     }
+    let outcomes = &repeats[0];
+    // Errored in any repeat, in question order.
+    let errored: Vec<&str> = questions
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| repeats.iter().any(|r| matches!(r[*i], Outcome::Errored(_))))
+        .map(|(_, q)| q.id.as_str())
+        .collect();
     let info = RunInfo {
         index_version: args.index_version.clone(),
         corpus: gold.meta.corpus.clone(),
@@ -181,9 +177,39 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
         host: host_name(),
         recorded_at: crate::text::utc_timestamp(crate::text::now_secs()),
     };
-    write::write_run(&paths, &info, &questions, &outcomes)?;
-    eprintln(&summary(&paths, &questions, &outcomes, &errored));
+    write::write_run(&paths, &info, &questions, &repeats)?;
+    eprintln(&summary(&paths, &questions, outcomes, &errored));
     Ok(exit::SUCCESS)
+}
+
+/// One repeat: every question asked once. More errored queries than
+/// `--allow-errors` fail the recording (exit 4, nothing written).
+fn ask(
+    via: &Via,
+    reach: &Reach,
+    questions: &[Question],
+    args: &RecordArgs,
+) -> anyhow::Result<Vec<Outcome>> {
+    let tally = Tally::new(questions.len(), args.quiet);
+    let outcomes = match via {
+        Via::Command(argv) => rec::command::run(argv, reach, questions, &tally),
+        Via::Http(target) => Ok(http::run(target, reach, questions, &tally)),
+    };
+    tally.finish();
+    let outcomes = outcomes?;
+    let errored = errored_ids(questions, &outcomes);
+    if errored.len() > args.allow_errors as usize {
+        return Err(RetrieverFailed {
+            message: format!(
+                "{} errored: {}; nothing was written (--allow-errors N records a run with up to N errored queries, listed in its manifest)",
+                crate::text::plural(errored.len(), "query", "queries"),
+                reasons(questions, &outcomes)
+            ),
+            log_tail: Vec::new(),
+        }
+        .into());
+    }
+    Ok(outcomes)
 }
 
 /// No output (the run's files, the retriever log) may overwrite an input (the
@@ -204,8 +230,8 @@ fn check_outputs(
     if let Some(b) = &args.http_body {
         inputs.push(b);
     }
-    let mut outputs: Vec<(&str, &Path)> =
-        vec![("--out", &paths.manifest), ("results", &paths.results)];
+    let mut outputs: Vec<(&str, &Path)> = vec![("--out", &paths.manifest)];
+    outputs.extend(paths.results.iter().map(|r| ("results", r.as_path())));
     if let Some(l) = &paths.latency {
         outputs.push(("latency", l));
     }
@@ -350,7 +376,12 @@ fn summary(
         "recorded {} to {} (results {})",
         crate::text::plural(questions.len(), "query", "queries"),
         paths.manifest.display(),
-        paths.results.display()
+        paths
+            .results
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     if !errored.is_empty() {
         s.push_str(&format!(

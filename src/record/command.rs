@@ -106,15 +106,7 @@ fn start(
         message,
         log_tail: Vec::new(),
     };
-    let log = match &reach.log {
-        Some(path) => Some(std::fs::File::create(path).map_err(|e| {
-            failed(format!(
-                "cannot write the retriever log {}: {e}",
-                path.display()
-            ))
-        })?),
-        None => None,
-    };
+    let log = open_log(reach).map_err(failed)?;
     let mut command = std::process::Command::new(&argv[0]);
     command
         .args(&argv[1..])
@@ -168,6 +160,21 @@ fn start(
         stderr_thread: Some(stderr_thread),
         program,
     })
+}
+
+/// The retriever's log, started anew or (a later repeat) added to.
+fn open_log(reach: &Reach) -> Result<Option<std::fs::File>, String> {
+    let Some(path) = &reach.log else {
+        return Ok(None);
+    };
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .append(reach.append_log)
+        .truncate(!reach.append_log)
+        .open(path)
+        .map(Some)
+        .map_err(|e| format!("cannot write the retriever log {}: {e}", path.display()))
 }
 
 /// Copy the process's stderr to the log (if any), keeping its last lines, each line

@@ -32,6 +32,8 @@ pub struct Reach {
     pub filters: BTreeMap<String, String>,
     /// Where the retriever's stderr goes (else it is kept only for a failure).
     pub log: Option<PathBuf>,
+    /// Add to the log rather than start it anew (a later repeat).
+    pub append_log: bool,
 }
 
 /// One query's answer.

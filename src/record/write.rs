@@ -46,22 +46,31 @@ pub struct RunInfo {
 #[derive(Debug, Clone)]
 pub struct Paths {
     pub manifest: PathBuf,
-    pub results: PathBuf,
-    /// TREC and CSV only: `STEM-latency.csv`.
+    /// One results file per repeat (docs/contract.md §4.8).
+    pub results: Vec<PathBuf>,
+    /// TREC and CSV only: `STEM-latency.csv`, the first repeat's.
     pub latency: Option<PathBuf>,
 }
 
 impl Paths {
     /// Beside the manifest, named after its stem: `runs/candidate.toml` gives
-    /// `runs/candidate.jsonl` (and `runs/candidate-latency.csv`).
-    pub fn beside(manifest: &Path, format: ResultsFormat) -> Self {
+    /// `runs/candidate.jsonl` (and `runs/candidate-latency.csv`); with `repeats`
+    /// above 1, `runs/candidate-1.jsonl`, `runs/candidate-2.jsonl`, ….
+    pub fn beside(manifest: &Path, format: ResultsFormat, repeats: u32) -> Self {
         let stem = manifest
             .file_stem()
             .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
         let named = |name: String| manifest.with_file_name(name);
+        let ext = format.extension();
+        let results = match repeats {
+            0 | 1 => vec![named(format!("{stem}.{ext}"))],
+            n => (1..=n)
+                .map(|r| named(format!("{stem}-{r}.{ext}")))
+                .collect(),
+        };
         Self {
             manifest: manifest.to_path_buf(),
-            results: named(format!("{stem}.{}", format.extension())),
+            results,
             latency: (format != ResultsFormat::Jsonl).then(|| named(format!("{stem}-latency.csv"))),
         }
     }
@@ -73,30 +82,33 @@ impl Paths {
     }
 }
 
-/// Write the run: results, latency (TREC, CSV) and manifest, all or nothing.
+/// Write the run: every repeat's results, latency (TREC, CSV: the first repeat's)
+/// and manifest, all or nothing. `repeats` holds each repeat's outcomes.
 pub fn write_run(
     paths: &Paths,
     info: &RunInfo,
     questions: &[Question],
-    outcomes: &[Outcome],
+    repeats: &[Vec<Outcome>],
 ) -> anyhow::Result<()> {
+    // Errored in any repeat (docs/contract.md §6.8).
     let errored: Vec<&str> = questions
         .iter()
-        .zip(outcomes)
-        .filter(|(_, o)| matches!(o, Outcome::Errored(_)))
-        .map(|(q, _)| q.id.as_str())
+        .enumerate()
+        .filter(|(i, _)| repeats.iter().any(|r| matches!(r[*i], Outcome::Errored(_))))
+        .map(|(_, q)| q.id.as_str())
         .collect();
     let manifest = manifest_text(paths, info, &errored);
-    let mut files: Vec<&Path> = vec![&paths.results];
+    let mut files: Vec<&Path> = paths.results.iter().map(PathBuf::as_path).collect();
+    let n = files.len();
     if let Some(l) = &paths.latency {
         files.push(l);
     }
     files.push(&paths.manifest);
     let last = files.len() - 1;
     crate::output::write_files(&files, |i, out| match i {
-        0 => results(info, questions, outcomes, out),
+        i if i < n => results(info, questions, &repeats[i], out),
         i if i == last => out.write_all(manifest.as_bytes()),
-        _ => latency(questions, outcomes, out),
+        _ => latency(questions, &repeats[0], out),
     })
 }
 
@@ -111,7 +123,11 @@ pub fn manifest_text(paths: &Paths, info: &RunInfo, errored: &[&str]) -> String 
         doc["corpus"] = value(c);
     }
     doc["depth"] = value(i64::from(info.depth));
-    doc["results"] = value(Paths::file_name(&paths.results));
+    let names: Vec<String> = paths.results.iter().map(|p| Paths::file_name(p)).collect();
+    doc["results"] = match names.as_slice() {
+        [one] => value(one),
+        many => value(toml_edit::Array::from_iter(many.iter())),
+    };
     if let Some(l) = &paths.latency {
         doc["latency"] = value(Paths::file_name(l));
     }

@@ -1296,3 +1296,56 @@ fn a_recording_and_a_comparison_with_every_export_hold_no_question() {
     }
     assert_private(dir.path(), &out);
 }
+
+/// docs/contract.md §4.8: `--repeats N` asks every question N times and writes N
+/// results files of one index; compare pools them with a run of the same version.
+#[test]
+fn repeats_write_one_results_file_each_and_compare_pools_them() {
+    let dir = workspace();
+    let out = record(
+        dir.path(),
+        &[
+            "--command",
+            &fake("good"),
+            "--repeats",
+            "3",
+            "--retriever-log",
+            "runs/r.log",
+        ],
+    );
+    assert_code(&out, 0);
+    let manifest = read(dir.path(), "runs/candidate.toml");
+    assert!(
+        manifest.contains(
+            r#"results = ["candidate-1.jsonl", "candidate-2.jsonl", "candidate-3.jsonl"]"#
+        ),
+        "{manifest}"
+    );
+    for r in 1..=3 {
+        let rows = jsonl_rows(dir.path(), &format!("runs/candidate-{r}.jsonl"));
+        assert_eq!(ids_of(&rows), ["Q-1", "Q-2", "Q-3", "Q-4"]);
+    }
+    assert!(!dir.path().join("runs/candidate.jsonl").exists());
+    // Every repeat's stderr is in the one log.
+    let log = read(dir.path(), "runs/r.log");
+    assert_eq!(log.matches("asked [question]").count(), 12, "{log}");
+    assert_private(dir.path(), &out);
+    let base = record(
+        dir.path(),
+        &["--command", &fake("good"), "--out", "runs/baseline.toml"],
+    );
+    assert_code(&base, 0);
+    let args = [
+        "compare",
+        "--no-config",
+        "--gold",
+        "gold.toml",
+        "runs/baseline.toml",
+        "runs/candidate.toml",
+        "--format",
+        "json",
+    ];
+    let json = common::compare_json(dir.path(), &args, 0);
+    assert_eq!(json.candidate.repeats, 3);
+    assert!(json.flaky.is_empty());
+}
