@@ -198,7 +198,7 @@ pub struct CompareArgs {
     /// Seed of the resampling generator [default: 0]
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Draws for the bootstrap CI and the randomization test [default: 10,000 while at most 10,000 queries moved, 10^8 / moved above (at least 1,000); an exact p when at most 24 moved]
+    /// Sign flips for the randomization test and its interval [default: 10,000 while at most 10,000 queries moved, 10^8 / moved above (at least 1,000); exact when at most 16 moved]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub resamples: Option<u32>,
     /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap

@@ -312,7 +312,7 @@ impl Outputs {
     }
 }
 
-/// `--seed` and `--resamples`: the draws of the bootstrap and permutation tests
+/// `--seed` and `--resamples`: the draws of the sign-flip tests and their intervals
 /// (docs/contract.md §7).
 #[derive(Debug, Clone, Copy)]
 pub struct Resampling {
