@@ -154,11 +154,18 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
         append_log: false,
     };
     let mut repeats = Vec::with_capacity(args.repeats as usize);
+    // A signal now waits for the requests in flight (docs/contract.md §4.8).
+    crate::interrupt::asking(true);
     for _ in 0..args.repeats {
-        repeats.push(ask(&f.via, &reach, &questions, &args)?);
+        let asked = ask(&f.via, &reach, &questions, &args);
+        if asked.is_err() {
+            crate::interrupt::asking(false);
+        }
+        repeats.push(asked?);
         // Every repeat's stderr goes to the one log.
         reach.append_log = true;
     }
+    crate::interrupt::asking(false);
     let outcomes = &repeats[0];
     // Errored in any repeat, in question order.
     let errored: Vec<&str> = questions
@@ -196,6 +203,10 @@ fn ask(
         Via::Http(target) => Ok(http::run(target, reach, questions, &tally)),
     };
     tally.finish();
+    if outcomes.is_err() && crate::interrupt::stopping() {
+        // A failure during a signal's drain: the signal's exit code, not exit 4.
+        rec::command::wait_for_the_end();
+    }
     let outcomes = outcomes?;
     let errored = errored_ids(questions, &outcomes);
     if errored.len() > args.allow_errors as usize {

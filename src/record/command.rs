@@ -162,6 +162,14 @@ fn start(
     })
 }
 
+/// A signal stopped the asking and nothing is in flight: the signal's thread ends the
+/// process (within its drain); nothing more is done here.
+pub fn wait_for_the_end() {
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
 /// The retriever's log, started anew or (a later repeat) added to.
 fn open_log(reach: &Reach) -> Result<Option<std::fs::File>, String> {
     let Some(path) = &reach.log else {
@@ -240,7 +248,13 @@ fn drive(
     let mut line_no = 0u64;
     let mut buf = Vec::with_capacity(256);
     loop {
-        while in_flight.len() < reach.concurrency && next < questions.len() {
+        crate::interrupt::in_flight(in_flight.len());
+        // After a signal no new request is sent; the answers in flight are read
+        // until the signal's drain ends the process (src/interrupt.rs).
+        while !crate::interrupt::stopping()
+            && in_flight.len() < reach.concurrency
+            && next < questions.len()
+        {
             let q = &questions[next];
             buf.clear();
             let request = Request {
@@ -259,7 +273,11 @@ fn drive(
             }
             next += 1;
         }
+        crate::interrupt::in_flight(in_flight.len());
         if in_flight.is_empty() {
+            if crate::interrupt::stopping() {
+                wait_for_the_end();
+            }
             break;
         }
         let oldest = in_flight

@@ -741,34 +741,8 @@ fn an_interrupt_writes_nothing_and_ends_the_retriever() {
     use std::time::{Duration, Instant};
     for (signal, expected) in [("-INT", 130), ("-TERM", 143)] {
         let dir = workspace();
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_ragdiff"))
-            .current_dir(dir.path())
-            .args(["record", "--gold", "gold.toml", "--index-version", "1.0.0"])
-            .args(["--command", &fake("slow Q-3"), "--concurrency", "1"])
-            // Far beyond the wait below, so only the signal can end the run.
-            .args(["--timeout", "600"])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("ragdiff starts");
         // The fake writes its pid once it holds Q-3 (two answers recorded by then).
-        let pid_file = dir.path().join("fake.pid");
-        let start = Instant::now();
-        while !pid_file.exists() {
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "the fake never got Q-3"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let fake_pid = std::fs::read_to_string(&pid_file).expect("the fake's pid");
-        let status = std::process::Command::new("kill")
-            .args([signal, &child.id().to_string()])
-            .status()
-            .expect("kill runs");
-        assert!(status.success());
-        let output = child.wait_with_output().expect("ragdiff ends");
+        let (output, fake_pid) = interrupted(dir.path(), "slow Q-3", &[], signal);
         assert_eq!(
             output.status.code(),
             Some(expected),
@@ -1348,4 +1322,63 @@ fn repeats_write_one_results_file_each_and_compare_pools_them() {
     let json = common::compare_json(dir.path(), &args, 0);
     assert_eq!(json.candidate.repeats, 3);
     assert!(json.flaky.is_empty());
+}
+
+/// docs/contract.md §4.8: a signal stops new requests and waits (up to 5 s) for those
+/// in flight before it ends the run, writing nothing. The fake answers each request
+/// a second late: the one in flight when SIGINT lands is still answered (its log
+/// says so), and no other is asked.
+#[test]
+fn an_interrupt_waits_for_the_requests_in_flight() {
+    let dir = workspace();
+    let extra = ["--retriever-log", "retriever.log"];
+    let output = interrupted(dir.path(), "delay 1", &extra, "-INT").0;
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Q-1 was in flight when the signal landed: it was answered, and nothing else
+    // was asked.
+    assert_eq!(read(dir.path(), "fake.answered"), "answered Q-1\n");
+    let log = read(dir.path(), "retriever.log");
+    assert_eq!(log.matches("asked [question]").count(), 1, "{log}");
+    assert!(!dir.path().join("runs/candidate.toml").exists());
+    assert!(!dir.path().join("runs/candidate.jsonl").exists());
+}
+
+/// `ragdiff record` with the fake in `mode` (concurrency 1, a timeout only the signal
+/// can beat), sent `signal` once the fake has written its pid: what it did, and the
+/// fake's pid.
+fn interrupted(dir: &Path, mode: &str, extra: &[&str], signal: &str) -> (Output, String) {
+    use std::time::{Duration, Instant};
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_ragdiff"))
+        .current_dir(dir)
+        .args(["record", "--gold", "gold.toml", "--index-version", "1.0.0"])
+        .args(["--command", &fake(mode), "--concurrency", "1"])
+        // Far beyond the wait below, so only the signal can end the run.
+        .args(["--timeout", "600"])
+        .args(extra)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ragdiff starts");
+    let pid_file = dir.join("fake.pid");
+    let start = Instant::now();
+    while !pid_file.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the fake never wrote its pid"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let fake_pid = std::fs::read_to_string(&pid_file).expect("the fake's pid");
+    let status = std::process::Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    (child.wait_with_output().expect("ragdiff ends"), fake_pid)
 }
