@@ -1382,3 +1382,53 @@ fn interrupted(dir: &Path, mode: &str, extra: &[&str], signal: &str) -> (Output,
     assert!(status.success());
     (child.wait_with_output().expect("ragdiff ends"), fake_pid)
 }
+
+/// docs/contract.md §4.8: on a terminal (a tmux pane) `record` draws a bar of the
+/// queries done, their rate and the time left; `--quiet` draws none, nor does a
+/// stderr that is not a terminal. The fake answers each query 0.4 s late, so the
+/// bar is up long enough to be read off the pane.
+#[test]
+fn the_progress_bar_shows_on_a_terminal_only() {
+    if !crate::width::have_tmux() {
+        return;
+    }
+    let dir = workspace();
+    let bar_seen = |quiet: &str| {
+        let script = format!(
+            "unset CI; '{}' record --gold gold.toml --index-version 1.0.0 --concurrency 1 --command 'python3 fake.py delay 0.4' {quiet}",
+            env!("CARGO_BIN_EXE_ragdiff")
+        );
+        let pane = crate::width::Pane::run(100, dir.path(), &script);
+        let mut seen = Vec::new();
+        for _ in 0..600 {
+            let out = pane
+                .tmux()
+                .args(["capture-pane", "-p", "-J"])
+                .output()
+                .expect("capture-pane");
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            seen.extend(
+                text.lines()
+                    .filter(|l| l.contains("recording"))
+                    .map(str::to_string),
+            );
+            if text.lines().any(|l| l.starts_with("__exit ")) {
+                assert!(text.contains("__exit 0"), "{text}");
+                return seen;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        panic!("record did not finish in the pane");
+    };
+    let lines = bar_seen("");
+    let bar = lines
+        .iter()
+        .find(|l| l.contains("/4 queries") && l.contains("/s") && l.contains("ETA"))
+        .unwrap_or_else(|| panic!("no bar with queries done, rate and ETA: {lines:?}"));
+    assert!(!bar.contains("whisper"), "{bar}");
+    assert_eq!(bar_seen("--quiet"), Vec::<String>::new());
+    // Off a terminal (stderr a pipe): no bar either.
+    let out = record(dir.path(), &["--command", &fake("good")]);
+    assert_code(&out, 0);
+    assert!(!stderr(&out).contains("recording "), "{}", stderr(&out));
+}
