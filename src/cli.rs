@@ -368,8 +368,15 @@ pub struct RecordArgs {
     #[arg(long, value_name = "MANIFEST", default_value = "runs/candidate.toml")]
     pub out: PathBuf,
     /// The index version the run is retrieved from (semver), written to the manifest
-    #[arg(long, value_name = "VERSION", required = true)]
-    pub index_version: String,
+    #[arg(
+        long,
+        value_name = "VERSION",
+        required_unless_present = "append_repeat"
+    )]
+    pub index_version: Option<String>,
+    /// Add one repeat, recorded now from another build of the same index, to this existing run manifest (its results format, depth and filters; results = [...] grows by one file, written with the manifest as one set)
+    #[arg(long, value_name = "MANIFEST", conflicts_with_all = ["out", "repeats", "results_format"])]
+    pub append_repeat: Option<PathBuf>,
     /// Results asked for per query; longer lists are cut
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..), default_value_t = 10)]
     pub depth: u32,

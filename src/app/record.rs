@@ -42,10 +42,12 @@ fn flags(args: &RecordArgs, diag: &mut Diagnostics) -> Flags {
         }),
         (None, _) => Via::Http(Box::new(http_target(args, diag))),
     };
-    if semver::Version::parse(&args.index_version).is_err() {
+    if let Some(v) = &args.index_version
+        && semver::Version::parse(v).is_err()
+    {
         diag.usage(format!(
             "--index-version {}: not a semantic version such as 1.4.0",
-            crate::text::shown(&args.index_version)
+            crate::text::shown(v)
         ));
     }
     let mut filters = BTreeMap::new();
@@ -128,8 +130,24 @@ fn gold_questions(gold: &GoldSet, field: questions::TopicField, diag: &mut Diagn
 
 pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
     let mut diag = Diagnostics::default();
-    let f = flags(&args, &mut diag);
-    let paths = Paths::beside(&args.out, args.results_format, args.repeats);
+    let mut f = flags(&args, &mut diag);
+    let append = args.append_repeat.as_ref().and_then(|m| {
+        write::Append::read(
+            m,
+            args.index_version.as_deref(),
+            &args.filter,
+            &f.filters,
+            &mut diag,
+        )
+    });
+    let paths = match &append {
+        Some(a) => a.paths(),
+        None => Paths::beside(&args.out, args.results_format, args.repeats),
+    };
+    let depth = append.as_ref().map_or(args.depth, |a| a.depth);
+    if let Some(a) = &append {
+        f.filters = a.filters.clone();
+    }
     let gold_path = load::gold_or_default(args.gold.gold.clone(), &mut diag);
     diag.check()?;
     let gold = gold_path.and_then(|p| load::load_gold(&p, false, &[], &mut diag));
@@ -148,16 +166,47 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
     let mut reach = Reach {
         concurrency: args.concurrency as usize,
         timeout: f.timeout,
-        depth: args.depth,
+        depth,
         filters: f.filters.clone(),
         log: args.retriever_log.clone(),
         append_log: false,
     };
+    let repeats = ask_every_repeat(&f.via, &mut reach, &questions, &args)?;
+    let outcomes = &repeats[0];
+    let errored = errored_in_any(&questions, &repeats);
+    let info = RunInfo {
+        index_version: append.as_ref().map_or_else(
+            || args.index_version.clone().unwrap_or_default(),
+            |a| a.index_version.clone(),
+        ),
+        corpus: gold.meta.corpus.clone(),
+        depth,
+        filters: f.filters,
+        format: append.as_ref().map_or(args.results_format, |a| a.format),
+        concurrency: reach.concurrency,
+        host: host_name(),
+        recorded_at: crate::text::utc_timestamp(crate::text::now_secs()),
+    };
+    match &append {
+        Some(a) => a.write(&paths, &info, &questions, outcomes)?,
+        None => write::write_run(&paths, &info, &questions, &repeats)?,
+    }
+    eprintln(&summary(&paths, &questions, outcomes, &errored));
+    Ok(exit::SUCCESS)
+}
+
+/// Every repeat (`--repeats`), one after the other; a signal meanwhile waits for the
+/// requests in flight (docs/contract.md §4.8).
+fn ask_every_repeat(
+    via: &Via,
+    reach: &mut Reach,
+    questions: &[Question],
+    args: &RecordArgs,
+) -> anyhow::Result<Vec<Vec<Outcome>>> {
     let mut repeats = Vec::with_capacity(args.repeats as usize);
-    // A signal now waits for the requests in flight (docs/contract.md §4.8).
     crate::interrupt::asking(true);
     for _ in 0..args.repeats {
-        let asked = ask(&f.via, &reach, &questions, &args);
+        let asked = ask(via, reach, questions, args);
         if asked.is_err() {
             crate::interrupt::asking(false);
         }
@@ -166,27 +215,17 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
         reach.append_log = true;
     }
     crate::interrupt::asking(false);
-    let outcomes = &repeats[0];
-    // Errored in any repeat, in question order.
-    let errored: Vec<&str> = questions
+    Ok(repeats)
+}
+
+/// The ids errored in any repeat, in question order.
+fn errored_in_any<'q>(questions: &'q [Question], repeats: &[Vec<Outcome>]) -> Vec<&'q str> {
+    questions
         .iter()
         .enumerate()
         .filter(|(i, _)| repeats.iter().any(|r| matches!(r[*i], Outcome::Errored(_))))
         .map(|(_, q)| q.id.as_str())
-        .collect();
-    let info = RunInfo {
-        index_version: args.index_version.clone(),
-        corpus: gold.meta.corpus.clone(),
-        depth: args.depth,
-        filters: f.filters,
-        format: args.results_format,
-        concurrency: reach.concurrency,
-        host: host_name(),
-        recorded_at: crate::text::utc_timestamp(crate::text::now_secs()),
-    };
-    write::write_run(&paths, &info, &questions, &repeats)?;
-    eprintln(&summary(&paths, &questions, outcomes, &errored));
-    Ok(exit::SUCCESS)
+        .collect()
 }
 
 /// One repeat: every question asked once. More errored queries than

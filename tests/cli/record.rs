@@ -1432,3 +1432,81 @@ fn the_progress_bar_shows_on_a_terminal_only() {
     assert_code(&out, 0);
     assert!(!stderr(&out).contains("recording "), "{}", stderr(&out));
 }
+
+/// docs/contract.md §4.8: `--append-repeat MANIFEST` records one more repeat (from
+/// another build of the same index) in the run's own format, depth and filters, and
+/// rewrites the manifest's `results` with it, as one set; a failure changes nothing.
+#[test]
+fn append_repeat_adds_one_results_file_to_an_existing_run() {
+    let dir = workspace();
+    let first = record(
+        dir.path(),
+        &[
+            "--command",
+            &fake("good"),
+            "--results-format",
+            "trec",
+            "--depth",
+            "2",
+            "--filter",
+            "tenant=acme",
+        ],
+    );
+    assert_code(&first, 0);
+    let append = |extra: &[&str]| {
+        let mut args = vec![
+            "record",
+            "--gold",
+            "gold.toml",
+            "--append-repeat",
+            "runs/candidate.toml",
+        ];
+        args.extend_from_slice(extra);
+        common::run(dir.path(), &args)
+    };
+    let out = append(&["--command", &fake("good")]);
+    assert_code(&out, 0);
+    let manifest = read(dir.path(), "runs/candidate.toml");
+    assert!(
+        manifest.contains(r#"results = ["candidate.trec", "candidate-2.trec"]"#),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("[record]") && manifest.contains("tenant = \"acme\""),
+        "{manifest}"
+    );
+    assert!(manifest.contains("index_version = \"1.0.0\""), "{manifest}");
+    // The run's depth (2), not the flag's default.
+    let second = read(dir.path(), "runs/candidate-2.trec");
+    assert_eq!(
+        second.lines().filter(|l| l.starts_with("Q-1 ")).count(),
+        2,
+        "{second}"
+    );
+    assert_private(dir.path(), &out);
+    let args = [
+        "compare",
+        "--no-config",
+        "--gold",
+        "gold.toml",
+        "runs/candidate.toml",
+        "runs/candidate.toml",
+        "--format",
+        "json",
+    ];
+    let json = common::compare_json(dir.path(), &args, 0);
+    assert_eq!(json.candidate.repeats, 2);
+    // A failing repeat (exit 4) leaves the run as it was.
+    let before = read(dir.path(), "runs/candidate.toml");
+    assert_code(&append(&["--command", &fake("exit")]), 4);
+    assert_eq!(read(dir.path(), "runs/candidate.toml"), before);
+    assert!(!dir.path().join("runs/candidate-3.trec").exists());
+    // Another index version is a usage error.
+    let other = append(&["--command", &fake("good"), "--index-version", "2.0.0"]);
+    assert_code(&other, 2);
+    assert!(
+        stderr(&other).contains("--index-version 2.0.0: runs/candidate.toml records index_version 1.0.0; --append-repeat adds a repeat of the same index version"),
+        "{}",
+        stderr(&other)
+    );
+}
