@@ -110,6 +110,9 @@ pub struct EvalArgs {
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,
+    /// Column names of long-table runs that have no `[columns]` of their own, e.g. query=qid,doc=docno,score=sim (keys query, doc, rank, score); the runs are then read as long tables
+    #[arg(long, value_name = "KEY=NAME,...")]
+    pub columns: Option<String>,
     /// Also score every query on its judged docs only: unjudged docs removed before the cut at k (condensed lists, as trec_eval -J)
     #[arg(long)]
     pub judged_only: bool,
@@ -195,7 +198,7 @@ pub struct CompareArgs {
     /// Seed of the resampling generator [default: 0]
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Draws for the bootstrap CI and the randomization test [default: 10,000 while at most 10,000 queries moved, 10^8 / moved above (at least 1,000); an exact p when at most 24 moved]
+    /// Sign flips for the randomization test and its interval [default: 10,000 while at most 10,000 queries moved, 10^8 / moved above (at least 1,000); exact when at most 16 moved]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub resamples: Option<u32>,
     /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap
@@ -270,6 +273,9 @@ pub struct CompareArgs {
     /// Also report RR, Recall, Hit, P and nDCG at each of these cutoffs (e.g. 1,3,10; each 1..=depth); never gating, statuses stay at k
     #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
     pub cutoffs: Vec<u32>,
+    /// Column names of long-table runs that have no `[columns]` of their own, e.g. query=qid,doc=docno,score=sim (keys query, doc, rank, score); the runs are then read as long tables
+    #[arg(long, value_name = "KEY=NAME,...")]
+    pub columns: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }

@@ -722,6 +722,14 @@ pub struct NonInferiority {
     pub margin: f64,
     pub ci_low: f64,
     pub ci_high: f64,
+    /// The test's family, how its interval and its p were computed, the p's Monte
+    /// Carlo standard error and the draws behind both (null when exact), as in its
+    /// mean (docs/contract.md §7, §10.1).
+    pub family: Option<crate::compare::Family>,
+    pub ci_method: Option<crate::stats::CiMethod>,
+    pub p_method: Option<crate::stats::PMethod>,
+    pub p_mc_se: Option<f64>,
+    pub resamples: Option<u32>,
     pub verdict: NiVerdict,
     /// The queries a comparison needs to detect a drop of the margin with 80% power
     /// at the family's first-step alpha (Sakai's design, docs/contract.md §7.3);
@@ -768,6 +776,11 @@ fn non_inferiority(policy: &Policy, cmp: &Comparison) -> Vec<NonInferiority> {
             margin,
             ci_low,
             ci_high,
+            family: m.family,
+            ci_method: m.ci_method,
+            p_method: m.p_method,
+            p_mc_se: m.p_mc_se.flatten(),
+            resamples: m.resamples.flatten(),
             verdict: NiVerdict::of(margin, ci_low, ci_high),
             queries_needed: power::queries_needed(m.sd, margin, alpha),
             queries,

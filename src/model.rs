@@ -52,6 +52,47 @@ impl DataFormat {
     }
 }
 
+/// Column names a manifest's `[columns]` table (or `--columns`) gives for a long
+/// table (docs/contract.md §2.16); a name not given is found as without them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LongNames {
+    pub query: Option<String>,
+    pub doc: Option<String>,
+    pub rank: Option<String>,
+    pub score: Option<String>,
+    pub grade: Option<String>,
+}
+
+impl LongNames {
+    /// The keys `[columns]` and `--columns` take.
+    pub const KEYS: [&'static str; 5] = ["query", "doc", "rank", "score", "grade"];
+
+    /// The name given for `key` (one of [`LongNames::KEYS`]).
+    pub fn get(&self, key: &str) -> Option<&String> {
+        match key {
+            "query" => self.query.as_ref(),
+            "doc" => self.doc.as_ref(),
+            "rank" => self.rank.as_ref(),
+            "score" => self.score.as_ref(),
+            _ => self.grade.as_ref(),
+        }
+    }
+
+    /// Set `key`'s name; false for a key [`LongNames::KEYS`] does not hold.
+    pub fn set(&mut self, key: &str, name: String) -> bool {
+        let slot = match key {
+            "query" => &mut self.query,
+            "doc" => &mut self.doc,
+            "rank" => &mut self.rank,
+            "score" => &mut self.score,
+            "grade" => &mut self.grade,
+            _ => return false,
+        };
+        *slot = Some(name);
+        true
+    }
+}
+
 /// One judged document of a gold query: every line the gold has for it, whatever its
 /// grade (grade 0 and negative grades are judged, not relevant: docs/contract.md §6.3).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,6 +205,10 @@ pub struct GoldMeta {
     pub data_display: String,
     pub data: PathBuf,
     pub format: DataFormat,
+    /// A long table by the manifest's word (`format = "csv-long"` or `[columns]`,
+    /// docs/contract.md §2.16), with the column names it gives; `None`: told from
+    /// the header.
+    pub long: Option<LongNames>,
     pub k: Option<u32>,
     pub min_grade: i64,
     pub manifest: Option<PathBuf>,
@@ -252,6 +297,7 @@ impl GoldMeta {
             data_display: data.display().to_string(),
             data: data.to_path_buf(),
             format,
+            long: None,
             k: None,
             min_grade: 1,
             manifest: None,
@@ -497,6 +543,8 @@ pub struct RunMeta {
     pub results_display: String,
     pub results: PathBuf,
     pub format: DataFormat,
+    /// As [`GoldMeta::long`], for the results files.
+    pub long: Option<LongNames>,
     pub manifest: Option<PathBuf>,
     /// Further repeats of the same index version after `results` (display, path), in
     /// the manifest's order; empty for a single results file (docs/contract.md §6.5).
@@ -527,6 +575,7 @@ impl RunMeta {
             results_display: results.display().to_string(),
             results: results.to_path_buf(),
             format,
+            long: None,
             manifest: None,
             more_results: Vec::new(),
             doc_map: None,

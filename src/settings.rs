@@ -43,6 +43,8 @@ impl Extra {
 /// `eval`'s settings.
 #[derive(Debug)]
 pub struct Eval {
+    /// `--columns`: long-table column names for a run without its own (§2.16).
+    pub columns: Option<crate::model::LongNames>,
     /// The gold given (flag, first of two inputs, or the one file); `None`: default.
     pub gold: Option<PathBuf>,
     pub run: PathBuf,
@@ -69,7 +71,9 @@ impl Eval {
             // clap takes one or two inputs; two beside --gold are one too many.
             _ => return Err(InvalidInput::usage("with --gold, eval takes one RUN")),
         };
+        let columns = args.columns.as_deref().map(parse_columns).transpose()?;
         Ok(Self {
+            columns,
             gold,
             run,
             extra: Extra::of(one_file),
@@ -84,6 +88,33 @@ impl Eval {
             judged_only: args.judged_only,
         })
     }
+}
+
+/// `--columns query=…,doc=…,rank=…,score=…` (docs/contract.md §2.16): every pair
+/// `KEY=NAME`, KEY one of query, doc, rank, score, each once; a usage error (exit 2)
+/// otherwise.
+pub fn parse_columns(text: &str) -> Result<crate::model::LongNames, InvalidInput> {
+    let mut names = crate::model::LongNames::default();
+    let mut seen: Vec<&str> = Vec::new();
+    for pair in text.split(',') {
+        let bad = || {
+            InvalidInput::usage(format!(
+                "--columns {}: expected KEY=NAME pairs separated by commas, KEY one of query, doc, rank, score (each once), NAME a column of the header",
+                crate::text::shown(text)
+            ))
+        };
+        let (key, name) = pair.split_once('=').ok_or_else(bad)?;
+        let (key, name) = (key.trim(), name.trim());
+        if name.is_empty()
+            || key == "grade"
+            || seen.contains(&key)
+            || !names.set(key, name.to_string())
+        {
+            return Err(bad());
+        }
+        seen.push(key);
+    }
+    Ok(names)
 }
 
 /// Cutoffs ascending, each once.
@@ -281,7 +312,7 @@ impl Outputs {
     }
 }
 
-/// `--seed` and `--resamples`: the draws of the bootstrap and permutation tests
+/// `--seed` and `--resamples`: the draws of the sign-flip tests and their intervals
 /// (docs/contract.md §7).
 #[derive(Debug, Clone, Copy)]
 pub struct Resampling {
@@ -307,6 +338,8 @@ pub struct AllowFailed {
 /// `compare`'s settings.
 #[derive(Debug)]
 pub struct Compare {
+    /// `--columns`: long-table column names for runs without their own (§2.16).
+    pub columns: Option<crate::model::LongNames>,
     pub gold: Option<PathBuf>,
     /// Baseline and candidate manifests.
     pub runs: Side<PathBuf>,
@@ -625,6 +658,7 @@ impl Compare {
             },
         };
         Ok(Self {
+            columns: args.columns.as_deref().map(parse_columns).transpose()?,
             gold: args.gold.gold.or(value(&file.gold)),
             runs,
             k: args.k,

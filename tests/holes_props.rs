@@ -117,6 +117,7 @@ fn read(
         results_display: "run.csv".into(),
         results: PathBuf::from("run.csv"),
         format: DataFormat::Csv,
+        long: None,
         manifest: None,
         more_results: Vec::new(),
         doc_map: None,

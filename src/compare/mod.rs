@@ -432,17 +432,22 @@ pub struct MeanDelta {
     pub ci_low: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ci_high: Option<f64>,
+    /// `sign_flip_exact` or `sign_flip_monte_carlo`: the interval inverts the
+    /// sign-flip test (docs/contract.md §7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci_method: Option<stats::CiMethod>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p_value: Option<f64>,
     /// `exact` or `monte_carlo` (docs/contract.md §7).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p_method: Option<stats::PMethod>,
-    /// A Monte Carlo p's standard error; absent when p is exact.
+    /// A Monte Carlo p's standard error; `Some(None)` (JSON null) when p is exact.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub p_mc_se: Option<f64>,
-    /// The sign flips behind a Monte Carlo p; absent when p is exact.
+    pub p_mc_se: Option<Option<f64>>,
+    /// The sign flips behind a Monte Carlo p and its interval; `Some(None)` (JSON
+    /// null) when both are exact.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub resamples: Option<u32>,
+    pub resamples: Option<Option<u32>>,
     /// The Monte Carlo p needed the extra draws (its first 99% interval held a
     /// threshold of the gate): a note says so.
     #[serde(skip)]
@@ -1013,7 +1018,7 @@ fn query_row(
 }
 
 /// Means of both sides with their deltas; for the tested metrics also the
-/// bootstrap CI and the randomization test's p. `rows` must be in id order.
+/// randomization test's p and the interval that inverts it. `rows` must be in id order.
 fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
     let bm = Means::mean_of(rows.iter().map(|r| &r.baseline));
     let cm = Means::mean_of(rows.iter().map(|r| &r.candidate));
@@ -1025,8 +1030,8 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
     let mean = |m: Metric| {
         let pos = TESTED.iter().position(|t| *t == m);
         let at = pos.and_then(|p| st.as_ref().map(|st| st[p]));
-        // The delta is the mean of the per-query deltas (what the bootstrap and the
-        // randomization test resample), equal to candidate - baseline up to rounding.
+        // The delta is the mean of the per-query deltas (what the randomization test
+        // flips), equal to candidate - baseline up to rounding.
         let delta = metrics::mean(rows.iter().map(|r| m.of(&r.candidate) - m.of(&r.baseline)));
         MeanDelta {
             baseline: bm.get(m),
@@ -1034,10 +1039,11 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
             delta,
             ci_low: at.map(|s| s.ci_low),
             ci_high: at.map(|s| s.ci_high),
+            ci_method: at.map(|s| s.ci_method),
             p_value: at.map(|s| s.p_value),
             p_method: at.map(|s| s.p_method),
-            p_mc_se: at.and_then(|s| s.p_mc_se),
-            resamples: at.and_then(|s| s.resamples),
+            p_mc_se: at.map(|s| s.p_mc_se),
+            resamples: at.map(|s| s.resamples),
             extended: at.is_some_and(|s| s.extended),
             p_adjusted: None,
             family: None,

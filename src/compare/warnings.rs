@@ -49,7 +49,7 @@ impl Comparison {
                 let at = tag.map_or_else(String::new, |t| format!(" in segment {t}"));
                 format!(
                     "the {label} p{at} drew {} sign flips: its first estimate's 99% interval held a threshold of the gate",
-                    d.resamples.unwrap_or(0)
+                    d.resamples.flatten().unwrap_or(0)
                 )
             })
             .collect()

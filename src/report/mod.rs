@@ -39,7 +39,7 @@ pub enum Format {
     LabelQueue,
 }
 
-pub const SCHEMA_VERSION: &str = "1.1.0";
+pub const SCHEMA_VERSION: &str = "2.0.0";
 
 /// The gold set as every report shows it (docs/contract.md §9.2).
 #[derive(Debug, Clone, Serialize)]
@@ -858,7 +858,10 @@ pub fn filters_text(filters: &BTreeMap<String, String>) -> String {
 /// be) as "<= FLOOR" (docs/contract.md §7).
 pub fn p_text(p: f64, m: &MeanDelta) -> String {
     let exact = m.p_method == Some(crate::stats::PMethod::Exact);
-    let floor = m.resamples.map_or(0.0, |r| 1.0 / (1.0 + f64::from(r)));
+    let floor = m
+        .resamples
+        .flatten()
+        .map_or(0.0, |r| 1.0 / (1.0 + f64::from(r)));
     let text = if p > floor * (1.0 + 1e-9) && p >= 0.0005 {
         num(p)
     } else if floor <= 0.001 {

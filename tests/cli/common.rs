@@ -357,6 +357,14 @@ pub enum PMethod {
     MonteCarlo,
 }
 
+/// How an interval was computed (docs/contract.md §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CiMethod {
+    SignFlipExact,
+    SignFlipMonteCarlo,
+}
+
 /// How a family's p-values were adjusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -374,11 +382,13 @@ pub struct TestedMeanJson {
     pub delta: f64,
     pub ci_low: f64,
     pub ci_high: f64,
+    pub ci_method: CiMethod,
     pub p_value: f64,
     pub p_method: PMethod,
-    #[serde(default)]
+    /// Null when p is exact (the key is always there).
+    #[serde(deserialize_with = "nullable")]
     pub p_mc_se: Option<f64>,
-    #[serde(default)]
+    #[serde(deserialize_with = "nullable")]
     pub resamples: Option<u32>,
     pub p_adjusted: f64,
     pub family: Family,
@@ -786,17 +796,27 @@ pub struct SegmentMeanJson {
     pub delta: f64,
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
+    pub ci_method: Option<CiMethod>,
     pub p_value: Option<f64>,
     pub p_method: Option<PMethod>,
-    #[serde(default)]
-    pub p_mc_se: Option<f64>,
-    #[serde(default)]
-    pub resamples: Option<u32>,
+    /// Absent when too few; null when p is exact.
+    #[serde(default, deserialize_with = "nullable_present")]
+    pub p_mc_se: Option<Option<f64>>,
+    #[serde(default, deserialize_with = "nullable_present_u32")]
+    pub resamples: Option<Option<u32>>,
     pub p_adjusted: Option<f64>,
     pub family: Option<Family>,
     pub correction: Option<Correction>,
     #[serde(default, deserialize_with = "nullable_present")]
     pub effect_size: Option<Option<f64>>,
+}
+
+/// As [`nullable_present`], for a count.
+pub fn nullable_present_u32<'de, D>(d: D) -> Result<Option<Option<u32>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Option::<u32>::deserialize(d).map(Some)
 }
 
 /// `Some(None)` for a present null, `Some(Some(x))` for a number; a missing key stays
@@ -847,6 +867,13 @@ pub struct NonInferiorityJson {
     pub margin: f64,
     pub ci_low: f64,
     pub ci_high: f64,
+    pub family: Family,
+    pub ci_method: CiMethod,
+    pub p_method: PMethod,
+    #[serde(deserialize_with = "nullable")]
+    pub p_mc_se: Option<f64>,
+    #[serde(deserialize_with = "nullable")]
+    pub resamples: Option<u32>,
     pub verdict: NiVerdictJson,
     /// Sakai's design: queries to detect a drop of the margin (§7.3).
     #[serde(deserialize_with = "nullable")]
