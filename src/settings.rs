@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::{
-    CompareArgs, ConfigArgs, EvalArgs, EvalFormat, FreezeArgs, PromoteArgs, ValidateArgs,
+    CompareArgs, ConfigArgs, EvalArgs, EvalFormat, FreezeArgs, HistoryArgs, HistoryFormat,
+    PromoteArgs, ValidateArgs,
 };
 use crate::gate::{Policy, Severity, Suspects};
 use crate::load;
@@ -52,6 +53,8 @@ pub struct Eval {
     /// Extra cutoffs, ascending, each once (`docs/contract.md §2.8`).
     pub cutoffs: Vec<u32>,
     pub sort: crate::eval::cutoffs::SortBy,
+    /// `--judged-only`: also every metric on the judged docs only (docs/contract.md §5.3).
+    pub judged_only: bool,
 }
 
 impl Eval {
@@ -78,6 +81,7 @@ impl Eval {
             require_frozen: args.require_frozen,
             cutoffs: sorted_cutoffs(&args.cutoffs),
             sort: args.sort,
+            judged_only: args.judged_only,
         })
     }
 }
@@ -137,6 +141,34 @@ pub struct Freeze {
 impl Freeze {
     pub fn new(args: FreezeArgs) -> Self {
         Self { gold: args.gold }
+    }
+}
+
+/// `history`: the file (given, or beside the baseline manifest the policy file
+/// names, else beside `runs/baseline.toml`) and the format.
+pub struct History {
+    pub file: PathBuf,
+    pub format: HistoryFormat,
+}
+
+impl History {
+    pub fn new(args: HistoryArgs) -> Result<Self, InvalidInput> {
+        let file = match args.file {
+            Some(file) => file,
+            None => {
+                let mut diag = Diagnostics::default();
+                let policy = find_policy(&args.config, &mut diag);
+                diag.check()?;
+                let baseline = policy
+                    .and_then(|p| value(&p.baseline))
+                    .unwrap_or_else(|| PathBuf::from(load::DEFAULT_BASELINE));
+                load::history::beside(&baseline)
+            }
+        };
+        Ok(Self {
+            file,
+            format: args.format,
+        })
     }
 }
 

@@ -252,6 +252,7 @@ impl Fixed {
         id_lists(&mut middle, r);
         noise(&mut middle, r);
         chart(&mut middle, r);
+        middle.push_str(&super::history::compare_markdown(r));
         let mut tail = String::new();
         team_meta(&mut tail, r);
         warnings(&mut tail, r);
@@ -450,6 +451,18 @@ fn id_lists(s: &mut String, r: &CompareReport) {
                 and_more(list.len(), shown.len())
             );
         }
+    }
+    let list = &r.no_label_can_rescue;
+    if !list.is_empty() {
+        let shown: Vec<&String> = list.iter().take(50).collect();
+        let text = crate::compare::holes::no_label_text(list.len(), r.newly_failed.len(), r.k);
+        let _ = writeln!(
+            s,
+            "**{}:** {}{}\n",
+            escape(&text),
+            ids(&shown),
+            and_more(list.len(), shown.len())
+        );
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod fit;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod label_queue;
@@ -189,6 +190,22 @@ impl EvalReport {
         self
     }
 
+    /// Add every metric on the judged docs only, per query and as means
+    /// (`eval --judged-only`, docs/contract.md §5.3).
+    pub fn with_judged_only(mut self, gold: &GoldSet, run: &ObservedRun) -> Self {
+        let min_grade = gold.meta.min_grade;
+        for row in &mut self.per_query {
+            if let Some(qi) = gold.lookup(&row.id) {
+                let (qi, q) = (qi as usize, &gold.queries[qi as usize]);
+                let s = crate::eval::judged_only_over_repeats(q, run, qi, self.k, min_grade);
+                row.judged_only = Some(s);
+            }
+        }
+        let rows = self.per_query.iter().filter_map(|r| r.judged_only.as_ref());
+        self.means.judged_only = Some(crate::eval::Means::mean_of(rows));
+        self
+    }
+
     pub fn new(
         gold: &GoldSet,
         run: &ObservedRun,
@@ -248,6 +265,9 @@ pub struct CompareReport {
     pub still_failing: Vec<String>,
     /// Suspect new failures (docs/contract.md §6.3), in natural order.
     pub suspect: Vec<String>,
+    /// Newly failed ids whose candidate top k holds no unjudged doc: no label can
+    /// rescue them (docs/contract.md §5.3), in natural order.
+    pub no_label_can_rescue: Vec<String>,
     /// Ids flaky on either side (§6.5).
     pub flaky: Vec<String>,
     /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
@@ -291,6 +311,10 @@ pub struct CompareReport {
     /// The `ragdiff.toml` that applied; null: none, the flags' defaults
     /// (docs/contract.md §8.6).
     pub policy: Option<PolicyRef>,
+    /// The last promotions under this very gold, from `history.jsonl` beside the
+    /// baseline manifest (docs/contract.md §9.11); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<crate::model::history::HistoryLine>,
 }
 
 /// Where the first relevant doc sits, per side: rank 1, ranks 2..k, ranks
@@ -391,6 +415,7 @@ impl CompareReport {
             fixed: ids(Status::Fixed),
             still_failing: ids(Status::StillFailing),
             suspect: suspect_ids(&cmp.rows),
+            no_label_can_rescue: crate::compare::holes::no_label_can_rescue(&cmp.rows),
             nondeterministic: cmp.nondeterministic,
             flaky: cmp.flaky,
             unconfirmed: cmp.unconfirmed,
@@ -414,6 +439,7 @@ impl CompareReport {
             accept_hint: None,
             html: None,
             policy: None,
+            history: Vec::new(),
         }
     }
 
