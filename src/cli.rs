@@ -261,6 +261,12 @@ pub struct CompareArgs {
     /// What a newly failed query does when a side that says `approximate = true` lists one results file (unconfirmed): fail the gate, or only warn [default: fail]
     #[arg(long, value_enum)]
     pub unconfirmed: Option<crate::gate::Severity>,
+    /// What a query the candidate's retriever failed on (its manifest's `errored`, written by `record --allow-errors`) does: fail the gate, or only warn [default: fail]
+    #[arg(long, value_enum)]
+    pub errored: Option<crate::gate::Severity>,
+    /// Fail when a latency statistic of the candidate grows by more than LIMIT over the baseline's: STAT is p50|p95|p99|max, LIMIT a percentage (p95=20%) or milliseconds (p95=50ms); applied only when both runs were recorded with the same concurrency on the same host; repeatable
+    #[arg(long, value_name = "STAT=LIMIT")]
+    pub max_latency_increase: Vec<String>,
     /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG; newly failed and fixed stay RR@k-defined [default: rr]
     #[arg(long, value_enum)]
     pub primary: Option<crate::gate::Primary>,
@@ -368,8 +374,15 @@ pub struct RecordArgs {
     #[arg(long, value_name = "MANIFEST", default_value = "runs/candidate.toml")]
     pub out: PathBuf,
     /// The index version the run is retrieved from (semver), written to the manifest
-    #[arg(long, value_name = "VERSION", required = true)]
-    pub index_version: String,
+    #[arg(
+        long,
+        value_name = "VERSION",
+        required_unless_present = "append_repeat"
+    )]
+    pub index_version: Option<String>,
+    /// Add one repeat, recorded now from another build of the same index, to this existing run manifest (its results format, depth and filters; results = [...] grows by one file, written with the manifest as one set)
+    #[arg(long, value_name = "MANIFEST", conflicts_with_all = ["out", "repeats", "results_format"])]
+    pub append_repeat: Option<PathBuf>,
     /// Results asked for per query; longer lists are cut
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..), default_value_t = 10)]
     pub depth: u32,
@@ -397,6 +410,9 @@ pub struct RecordArgs {
     /// Record the run even when up to N queries errored (listed in the manifest's `errored`); more fail it (exit 4)
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub allow_errors: u32,
+    /// Ask every question N times, writing N results files of the same index (`results = [...]`): query-time nondeterminism only, not the index build's
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100), default_value_t = 1)]
+    pub repeats: u32,
     /// No progress bar
     #[arg(long, short)]
     pub quiet: bool,

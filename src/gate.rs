@@ -36,6 +36,11 @@ pub struct Policy {
     /// `--unconfirmed warn`: a new failure one run of an approximate index cannot
     /// confirm only warns (§6.5).
     pub unconfirmed: Severity,
+    /// `--errored warn`: queries the candidate's retriever failed on only warn
+    /// (docs/contract.md §6.8).
+    pub errored: Severity,
+    /// `--max-latency-increase STAT=LIMIT` (docs/contract.md §6.9).
+    pub max_latency_increase: Vec<crate::model::latency::LatencyLimit>,
     /// `[gate] block`: which newly failed queries fail the gate (docs/contract.md §8.7).
     pub block: Blocking,
     /// `--inconclusive`: whether an INCONCLUSIVE verdict exits 1 or 0 (docs/contract.md §8.3).
@@ -256,6 +261,104 @@ pub struct Verdict {
     /// `block` as the policy writes it, when it is not `"all"`.
     #[serde(skip)]
     pub block: Option<String>,
+    /// A PASS whose comparison cannot see a drop that matters (docs/contract.md
+    /// §7.3): empty unless the verdict is PASS.
+    pub unseen_drops: Vec<UnseenDrop>,
+}
+
+impl Verdict {
+    /// What a PASS cannot see, in words: `this comparison cannot see a drop of
+    /// MRR@10 smaller than 0.0620 (93 queries)` (`of any size` for an MDE of 1 or
+    /// more), a metric with a margin followed by `, above its margin M`; `None` when
+    /// nothing is unseen.
+    pub fn unseen_text(&self, k: u32, queries: usize) -> Option<String> {
+        if self.unseen_drops.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = self
+            .unseen_drops
+            .iter()
+            .map(|u| {
+                let has_margin = self
+                    .non_inferiority
+                    .iter()
+                    .any(|t| t.of == u.of && t.segment.is_none());
+                let margin = if has_margin {
+                    format!(", above its margin {}", u.drop)
+                } else {
+                    String::new()
+                };
+                // Every tested metric lies in [0, 1]: an MDE of 1 or more sees no drop.
+                if u.mde >= 1.0 {
+                    format!("{} of any size{margin}", u.of.label(k))
+                } else {
+                    format!("{} smaller than {:.4}{margin}", u.of.label(k), u.mde)
+                }
+            })
+            .collect();
+        Some(format!(
+            "this comparison cannot see a drop of {} ({queries} queries)",
+            each.join(", or of ")
+        ))
+    }
+}
+
+/// The drop a metric's gate cares about when no non-inferiority margin is set.
+pub const UNSEEN_DROP: f64 = 0.05;
+
+/// One metric whose minimum detectable effect is larger than the drop the gate cares
+/// about (JSON `gate.unseen_drops[]`, docs/contract.md §7.3).
+#[derive(Debug, Clone, Serialize)]
+pub struct UnseenDrop {
+    pub metric: &'static str,
+    /// The overall non-inferiority margin of the metric, else [`UNSEEN_DROP`].
+    pub drop: f64,
+    pub mde: f64,
+    pub mde_alpha: f64,
+    /// The queries compared.
+    pub queries: usize,
+    /// The metric, for labels.
+    #[serde(skip)]
+    pub of: Metric,
+}
+
+/// The metrics a PASS speaks for, each with the drop that matters: the primary
+/// metric (RR when the primary is not tested) and, under
+/// `--fail-on-significant-drop`, every tested metric, at 0.05; every metric with an
+/// overall non-inferiority margin, at its margin. Those whose MDE is larger are
+/// returned, in the tested metrics' order; an undefined MDE (nothing moved) is not.
+/// Only a PASS speaks for them: FAIL and INCONCLUSIVE name what to look at.
+fn unseen_drops(policy: &Policy, cmp: &Comparison, verdict: Outcome) -> Vec<UnseenDrop> {
+    if verdict != Outcome::Pass {
+        return Vec::new();
+    }
+    let primary = if TESTED.contains(&cmp.primary) {
+        cmp.primary
+    } else {
+        Metric::Rr
+    };
+    TESTED
+        .into_iter()
+        .filter_map(|metric| {
+            let margin = policy
+                .non_inferior
+                .iter()
+                .find(|(m, _)| *m == metric)
+                .map(|&(_, margin)| margin);
+            let judged = metric == primary || policy.fail_on_significant_drop;
+            let drop = margin.or(judged.then_some(UNSEEN_DROP))?;
+            let m = cmp.means.get(metric);
+            let (mde, mde_alpha) = (m.mde.flatten()?, m.mde_alpha?);
+            (mde > drop).then_some(UnseenDrop {
+                metric: metric.key(),
+                drop,
+                mde,
+                mde_alpha,
+                queries: cmp.rows.len(),
+                of: metric,
+            })
+        })
+        .collect()
 }
 
 /// Why the gate failed, kept structured so each format can write the ids its way.
@@ -311,6 +414,16 @@ pub enum Reason {
         queries_needed: Option<u64>,
         queries: usize,
     },
+    /// The candidate's manifest lists these gold queries as errored (§6.8).
+    Errored {
+        ids: Vec<String>,
+    },
+    /// `--max-latency-increase`: a latency statistic grew by more than allowed.
+    Latency {
+        limit: crate::model::latency::LatencyLimit,
+        baseline: f64,
+        candidate: f64,
+    },
     /// `--strict-flaky` and these queries are flaky.
     Flaky {
         ids: Vec<String>,
@@ -357,6 +470,21 @@ impl Reason {
             Reason::MinRbo { mean, min, p } => {
                 format!("mean RBO (p = {p}) is {mean:.4}, below the minimum {min}")
             }
+            Reason::Latency {
+                limit,
+                baseline,
+                candidate,
+            } => format!(
+                "latency {} rose from {baseline:.3} ms to {candidate:.3} ms ({}), more than the allowed {}",
+                limit.stat.name(),
+                latency_change(*baseline, *candidate),
+                limit.increase.shown()
+            ),
+            Reason::Errored { ids } => format!(
+                "the candidate's retriever failed on {} (its manifest's `errored`; each counts as an empty ranking): {}",
+                plural(ids.len(), "query", "queries"),
+                name_ids_with(ids, id)
+            ),
             other => render_segment_reason(other, id),
         }
     }
@@ -386,6 +514,8 @@ impl Reason {
             Reason::NotNonInferior { .. } => "non_inferiority",
             Reason::Flaky { .. } => "flaky",
             Reason::MinRbo { .. } => "min_rbo",
+            Reason::Errored { .. } => "errored",
+            Reason::Latency { .. } => "max_latency_increase",
         }
     }
 }
@@ -406,13 +536,12 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         .map(|s| s.to_string())
         .collect();
     crate::text::sort_natural(&mut failing);
-    let (failing, not_blocking): (Vec<String>, Vec<String>) =
+    let (mut failing, not_blocking): (Vec<String>, Vec<String>) =
         failing.into_iter().partition(|id| policy.block.blocks(id));
     let block = (!matches!(policy.block, Blocking::All)).then(|| policy.block.shown());
     if let (false, Some(b)) = (not_blocking.is_empty(), &block) {
         warnings.push(not_blocking_warning(&not_blocking, b));
     }
-    let mut failing = failing;
     if policy.unconfirmed == Severity::Warn && !cmp.unconfirmed.is_empty() {
         let (unconfirmed, rest): (Vec<String>, Vec<String>) = failing
             .into_iter()
@@ -439,23 +568,13 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
             suspect,
         });
     }
-    if !cmp.nondeterministic.is_empty() {
-        let cause = Reason::Nondeterministic {
-            ids: cmp.nondeterministic.clone(),
-        };
-        match policy.nondeterminism {
-            Severity::Fail => causes.push(cause),
-            Severity::Warn => warnings.push(format!(
-                "{} (--nondeterminism warn)",
-                cause.render(&safe_id)
-            )),
-        }
-    }
+    severity_causes(policy, cmp, &mut causes, &mut warnings);
     causes.extend(mean_causes(policy, cmp, k));
     causes.extend(segment_causes(policy, cmp, k));
     let non_inferiority = non_inferiority(policy, cmp);
     causes.extend(non_inferiority_causes(&non_inferiority, k));
     causes.extend(noise_causes(policy, cmp));
+    causes.extend(latency_causes(policy, cmp, &mut warnings));
     let (verdict, passed) = outcome(&causes, policy.inconclusive);
     let verdict = Verdict {
         passed,
@@ -469,8 +588,87 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         notes,
         not_blocking,
         block,
+        unseen_drops: unseen_drops(policy, cmp, verdict),
     };
     (verdict, accepted, warnings)
+}
+
+/// `+7.755 ms, +62.8%`: a latency's change (the percentage only from a baseline
+/// above 0).
+pub fn latency_change(baseline: f64, candidate: f64) -> String {
+    let d = candidate - baseline;
+    if baseline > 0.0 {
+        format!("{d:+.3} ms, {:+.1}%", 100.0 * d / baseline)
+    } else {
+        format!("{d:+.3} ms")
+    }
+}
+
+/// `--max-latency-increase` (docs/contract.md §6.9): a cause per statistic above its
+/// ceiling, only when both sides were recorded alike; else the limits only warn.
+fn latency_causes(policy: &Policy, cmp: &Comparison, warnings: &mut Vec<String>) -> Vec<Reason> {
+    let limits = &policy.max_latency_increase;
+    if limits.is_empty() {
+        return Vec::new();
+    }
+    // One side alone, or sides recorded otherwise: the comparison's own warning
+    // says so (compare::warnings); neither side is this rule's to say.
+    let Some(l) = cmp.latency.both.as_ref().filter(|l| l.comparable) else {
+        if cmp.latency.both.is_none() && cmp.latency.only.is_none() {
+            let shown: Vec<String> = limits.iter().map(|l| l.shown()).collect();
+            warnings.push(format!(
+                "--max-latency-increase {} is not applied: neither run has latency (a `latency_ms` field or column, or a latency side file)",
+                shown.join(" ")
+            ));
+        }
+        return Vec::new();
+    };
+    limits
+        .iter()
+        .filter_map(|limit| {
+            let (b, c) = (l.baseline.get(limit.stat), l.candidate.get(limit.stat));
+            // A hair of tolerance: 20% of 10 ms is 12 ms, whatever the float error.
+            (c > limit.increase.ceiling(b) + 1e-9).then_some(Reason::Latency {
+                limit: *limit,
+                baseline: b,
+                candidate: c,
+            })
+        })
+        .collect()
+}
+
+/// The reasons a `fail|warn` severity governs, in the contract's order (§8): the
+/// candidate's errored queries (`--errored`, §6.8) and non-deterministic retrieval
+/// (`--nondeterminism`, §6.5); each is a cause, or a warning under `warn`.
+fn severity_causes(
+    policy: &Policy,
+    cmp: &Comparison,
+    causes: &mut Vec<Reason>,
+    warnings: &mut Vec<String>,
+) {
+    let errored = (!cmp.errored.candidate.is_empty()).then(|| Reason::Errored {
+        ids: cmp.errored.candidate.clone(),
+    });
+    let nondeterministic = (!cmp.nondeterministic.is_empty()).then(|| Reason::Nondeterministic {
+        ids: cmp.nondeterministic.clone(),
+    });
+    let governed = [
+        (errored, policy.errored, "--errored warn"),
+        (
+            nondeterministic,
+            policy.nondeterminism,
+            "--nondeterminism warn",
+        ),
+    ];
+    for (cause, severity, flag) in governed {
+        match (cause, severity) {
+            (None, _) => {}
+            (Some(cause), Severity::Fail) => causes.push(cause),
+            (Some(cause), Severity::Warn) => {
+                warnings.push(format!("{} ({flag})", cause.render(&safe_id)));
+            }
+        }
+    }
 }
 
 /// The verdict of these reasons, FAIL > INCONCLUSIVE > PASS, and whether the run

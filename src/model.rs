@@ -9,6 +9,7 @@ use semver::Version;
 
 mod allow;
 pub mod history;
+pub mod latency;
 mod per_metric;
 mod side;
 
@@ -558,6 +559,28 @@ pub struct RunMeta {
     /// `compare --depth N`: every list is cut to its first N docs as it is read,
     /// after the declared depth is checked (docs/contract.md §6.1).
     pub cut: Option<u32>,
+    /// What `record` wrote beside the results (docs/contract.md §4.8): the errored
+    /// queries, the latency side file, the `[record]` table.
+    pub recording: Recording,
+}
+
+/// A run manifest's `errored`, `latency` and `[record]` (docs/contract.md §2.2).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Recording {
+    /// Queries the retriever failed on (`errored = [...]`): each counts as an empty
+    /// ranking on its side (docs/contract.md §6.8).
+    pub errored: Vec<String>,
+    /// The latency side file (display, path), `id,latency_ms`.
+    pub latency: Option<(String, PathBuf)>,
+    /// `[record]`'s concurrency and host, when both are there.
+    pub recorded: Option<Recorded>,
+}
+
+/// How a run was recorded: latency is comparable only under the same of both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    pub concurrency: i64,
+    pub host: String,
 }
 
 impl RunMeta {
@@ -581,6 +604,7 @@ impl RunMeta {
             doc_map: None,
             approximate: false,
             cut: None,
+            recording: Recording::default(),
         }
     }
 
@@ -661,6 +685,16 @@ pub struct Observed {
 }
 
 impl Observed {
+    /// An empty ranking, as a reader observes one: an errored query's
+    /// (docs/contract.md §6.8).
+    pub fn empty() -> Self {
+        use std::hash::Hasher;
+        Self {
+            list_hash: rustc_hash::FxHasher::default().finish(),
+            ..Self::default()
+        }
+    }
+
     /// Unjudged docs in the top k: the returned docs there minus the judged ones.
     pub fn unjudged_at(&self, k: u32) -> u32 {
         let judged = self.hits.iter().take_while(|h| h.rank <= k).count() as u32;
@@ -683,6 +717,10 @@ pub struct ObservedRun {
     /// The chunk map the run's ids went through, as every report names it
     /// (docs/contract.md §2.11); `None` without one.
     pub doc_map: Option<DocMapInfo>,
+    /// Per-query wall times in milliseconds, of every query of the first repeat that
+    /// has one (a `latency_ms` field or column, or the manifest's latency side file:
+    /// docs/contract.md §6.9), in file order; empty without.
+    pub latency: Vec<f64>,
 }
 
 /// A run's chunk map as reports name it: its path and the sha256 of the bytes read.
@@ -693,6 +731,22 @@ pub struct DocMapInfo {
 }
 
 impl ObservedRun {
+    /// Make every gold query the manifest lists as errored an empty ranking in every
+    /// repeat (docs/contract.md §6.8); its gold ids, in the manifest's order.
+    pub fn empty_errored(&mut self, gold: &GoldSet) -> Vec<String> {
+        let mut ids = Vec::new();
+        for id in &self.meta.recording.errored {
+            let Some(qi) = gold.lookup(id) else { continue };
+            for slots in std::iter::once(&mut self.observed).chain(&mut self.repeats) {
+                if let Some(slot) = slots.get_mut(qi as usize) {
+                    *slot = Some(Observed::empty());
+                }
+            }
+            ids.push(id.clone());
+        }
+        ids
+    }
+
     /// Drop what every repeat observed for the gold queries in `range` (their rows
     /// are built: docs/contract.md §12, memory).
     pub fn release(&mut self, range: std::ops::Range<usize>) {

@@ -662,6 +662,11 @@ fn gate_policy(args: &CompareArgs, file: &GateKeys, diag: &mut Diagnostics) -> P
                 Some(true) => Severity::Warn,
                 _ => Severity::Fail,
             }),
+        max_latency_increase: latency_limits(args, file, diag),
+        errored: args.errored.unwrap_or(match value(&file.errored_warn) {
+            Some(true) => Severity::Warn,
+            _ => Severity::Fail,
+        }),
         min_rbo: args.min_rbo.or(value(&file.min_rbo)),
         // `block` names tags: resolved against the gold once it is read.
         block: crate::gate::Blocking::All,
@@ -691,6 +696,37 @@ fn switch(on: bool, off: bool, file: &Option<Located<bool>>) -> bool {
 
 /// The file's `METRIC = VALUE` entries with those the flags name replaced: a flag
 /// replaces the file's entry for its metric and keeps the others (docs/contract.md §8.6).
+/// `--max-latency-increase` over the policy file's `max_latency_increase`: a flag
+/// replaces the file's limit of its statistic (docs/contract.md §6.9); every malformed
+/// flag is a usage problem.
+fn latency_limits(
+    args: &CompareArgs,
+    file: &GateKeys,
+    diag: &mut Diagnostics,
+) -> Vec<crate::model::latency::LatencyLimit> {
+    let flags: Vec<_> = args
+        .max_latency_increase
+        .iter()
+        .filter_map(|text| {
+            crate::model::latency::LatencyLimit::parse(text)
+                .map_err(|e| {
+                    diag.usage(format!(
+                        "--max-latency-increase {}: {e}",
+                        crate::text::shown(text)
+                    ))
+                })
+                .ok()
+        })
+        .collect();
+    let mut out: Vec<_> = value(&file.max_latency_increase)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|l| !flags.iter().any(|f| f.stat == l.stat))
+        .collect();
+    out.extend(flags);
+    out
+}
+
 fn merge_thresholds(
     file: &Option<Located<Vec<(Metric, f64)>>>,
     flags: Vec<(Metric, f64)>,

@@ -191,6 +191,8 @@ pub enum ProblemKind {
         expected: &'static str,
         found: usize,
     },
+    #[error("query {query}: latency_ms is {value}; a latency is a number of milliseconds >= 0")]
+    BadLatency { query: String, value: String },
     #[error("query {query}, doc {doc}: score is {reason}; scores must be finite numbers")]
     BadScore {
         query: String,

@@ -123,6 +123,7 @@ fn read(
         doc_map: None,
         approximate: false,
         cut: None,
+        recording: Default::default(),
     };
     let keep = run::Keep {
         top: k,

@@ -253,6 +253,7 @@ fn run_meta(format: DataFormat, depth: u32) -> RunMeta {
         doc_map: None,
         approximate: false,
         cut: None,
+        recording: Default::default(),
     }
 }
 
@@ -516,7 +517,7 @@ proptest! {
                 expected.push(format!("{side}_{m}"));
             }
         }
-        expected.extend(["lost", "gained", "no_label_can_rescue"].map(String::from));
+        expected.extend(["lost", "gained", "no_label_can_rescue", "errored"].map(String::from));
         prop_assert_eq!(header, expected);
         let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a CSV row")).collect();
         prop_assert_eq!(records.len(), rows.len());
@@ -547,6 +548,8 @@ proptest! {
             }
             let rescue = if row["no_label_can_rescue"] == true { "true" } else { "" };
             prop_assert_eq!(&rec[27], rescue);
+            // No run manifest lists `errored` here (docs/contract.md §6.8).
+            prop_assert_eq!(&rec[28], row["errored"].as_str().unwrap_or(""));
         }
 
         // the baseline compared with itself: nothing changes

@@ -105,5 +105,8 @@ fn mean_delta(pairs: &[(f64, f64)], draws: stats::Draws) -> MeanDelta {
         correction: None,
         effect_size: Some(stats::effect_size(deltas.iter().copied())),
         sd: stats::power::sd(deltas.iter().copied()),
+        // no family, so no first-step alpha to detect at
+        mde: None,
+        mde_alpha: None,
     }
 }

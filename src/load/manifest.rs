@@ -9,8 +9,8 @@ use toml_edit::{Document, Table};
 
 use crate::load::fs::{check_path, read_file};
 use crate::model::{
-    DataFormat, FrozenMeaning, GoldMeta, IndexVersion, LongNames, MetaValue, RunMeta, TagsFile,
-    TeamMeta,
+    DataFormat, FrozenMeaning, GoldMeta, IndexVersion, LongNames, MetaValue, Recorded, Recording,
+    RunMeta, TagsFile, TeamMeta,
 };
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
@@ -630,6 +630,7 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
             }
         },
     }
+    let recording = recording_keys(&mut keys);
     if diag.problems.len() > before {
         return None;
     }
@@ -653,7 +654,42 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
         doc_map: doc_map.flatten(),
         approximate,
         cut: None,
+        recording,
     })
+}
+
+/// `errored` (an array of query ids), `latency` (a side file) and `[record]`
+/// (docs/contract.md §2.2, §4.8).
+fn recording_keys(keys: &mut Keys) -> Recording {
+    let mut out = Recording::default();
+    if let Some(item) = keys.table.get("errored") {
+        let ids: Option<Vec<String>> = item
+            .as_array()
+            .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect());
+        match ids {
+            Some(ids) => out.errored = ids,
+            None => keys.wrong("errored", "an array of query ids"),
+        }
+    }
+    if keys.table.contains_key("latency") {
+        out.latency = keys.data_path("latency", "latency file");
+    }
+    if let Some(item) = keys.table.get("record") {
+        match item.as_table_like() {
+            None => keys.wrong("record", "a table (`[record]`)"),
+            Some(t) => {
+                let concurrency = t.get("concurrency").and_then(|v| v.as_integer());
+                let host = t.get("host").and_then(|v| v.as_str());
+                if let (Some(concurrency), Some(host)) = (concurrency, host) {
+                    out.recorded = Some(Recorded {
+                        concurrency,
+                        host: host.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A run manifest's `[meta]` table (docs/contract.md §2.2): at most

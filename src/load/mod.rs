@@ -8,6 +8,7 @@ pub mod docmap;
 pub mod fs;
 pub mod gold;
 pub mod history;
+pub mod latency;
 pub mod manifest;
 pub mod own_files;
 pub mod parse;

@@ -293,6 +293,10 @@ pub struct CompareReport {
     pub flaky: Vec<String>,
     /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
     pub unconfirmed: Vec<String>,
+    /// Both sides' latency statistics (docs/contract.md §6.9); absent unless both
+    /// have latency.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<crate::compare::latency::Latency>,
     /// The fields of the candidate's manifest that changed a status (§6.5).
     #[serde(skip)]
     pub decided_by_candidate: Vec<String>,
@@ -427,8 +431,14 @@ impl CompareReport {
             decided_by_candidate,
             schema_version: SCHEMA_VERSION,
             gold: GoldContext::of(gold),
-            baseline: RunContext::of(runs.baseline),
-            candidate: RunContext::of(runs.candidate),
+            baseline: RunContext {
+                errored: cmp.errored.baseline.clone(),
+                ..RunContext::of(runs.baseline)
+            },
+            candidate: RunContext {
+                errored: cmp.errored.candidate.clone(),
+                ..RunContext::of(runs.candidate)
+            },
             k: cmp.k,
             bump: cmp.bump,
             reproducibility_check: cmp.bump == Bump::Same,
@@ -440,6 +450,7 @@ impl CompareReport {
             nondeterministic: cmp.nondeterministic,
             flaky: cmp.flaky,
             unconfirmed: cmp.unconfirmed,
+            latency: cmp.latency.both.clone(),
             means: cmp.means,
             zero_rr: cmp.zero_rr,
             segments: cmp.segments,
@@ -577,8 +588,17 @@ impl CompareReport {
         )
     }
 
-    /// The verdict's reasons in one line, ids written by `id`; when it passed, why.
+    /// The verdict's reasons in one line, ids written by `id`; when it passed, why,
+    /// and the drops the comparison cannot see (docs/contract.md §7.3).
     pub fn reasons_line(&self, id: &dyn Fn(&str) -> String) -> String {
+        let reasons = self.reasons_only(id);
+        match self.gate.unseen_text(self.k, self.per_query.len()) {
+            Some(unseen) => format!("{reasons}; {unseen}"),
+            None => reasons,
+        }
+    }
+
+    fn reasons_only(&self, id: &dyn Fn(&str) -> String) -> String {
         if !self.gate.causes.is_empty() {
             let causes: Vec<String> = self.gate.causes.iter().map(|c| c.render(id)).collect();
             return causes.join("; ");
@@ -715,7 +735,7 @@ impl VerdictWord {
 }
 
 /// The header of the means table (the terminal's and Markdown's).
-pub fn means_header(r: &CompareReport) -> [String; 8] {
+pub fn means_header(r: &CompareReport) -> [String; 9] {
     [
         format!("metric ({} queries)", r.per_query.len()),
         "baseline".into(),
@@ -725,13 +745,14 @@ pub fn means_header(r: &CompareReport) -> [String; 8] {
         "p".into(),
         "p (Holm)".into(),
         "d_z".into(),
+        "detects >=".into(),
     ]
 }
 
 /// The cells of the means table, one row per metric and a last one for zero-RR
 /// queries, computed once for every format.
-pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
-    let mut rows: Vec<[String; 8]> = Metric::ALL
+pub fn means_cells(r: &CompareReport) -> Vec<[String; 9]> {
+    let mut rows: Vec<[String; 9]> = Metric::ALL
         .iter()
         .map(|&m| {
             let md = r.means.get(m);
@@ -748,6 +769,7 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
                 md.p_value.map(|p| p_text(p, md)).unwrap_or_default(),
                 md.p_adjusted.map(|p| p_text(p, md)).unwrap_or_default(),
                 effect_cell(md.effect_size),
+                mde_cell(md.mde),
             ]
         })
         .collect();
@@ -763,6 +785,7 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
         String::new(),
         String::new(),
         String::new(),
+        String::new(),
     ]);
     rows.push([
         format!("zero RR@{}", r.k),
@@ -773,19 +796,20 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
         String::new(),
         String::new(),
         String::new(),
+        String::new(),
     ]);
     rows
 }
 
 /// The means table's rows of the named measures (`--measure`, docs/contract.md
 /// §5.3): interval and p, no adjusted p (they join no family).
-pub fn named_mean_rows(r: &CompareReport) -> Vec<[String; 8]> {
+pub fn named_mean_rows(r: &CompareReport) -> Vec<[String; 9]> {
     r.means
         .measures
         .0
         .iter()
         .map(|(m, md)| {
-            let mut row: [String; 8] = Default::default();
+            let mut row: [String; 9] = Default::default();
             row[0] = m.name();
             row[1] = num(md.baseline);
             row[2] = num(md.candidate);
@@ -802,14 +826,14 @@ pub fn named_mean_rows(r: &CompareReport) -> Vec<[String; 8]> {
 
 /// The means table's rows at each extra cutoff (`--cutoffs`, docs/contract.md
 /// §6.7): five metrics a cutoff, without statistics (they never gate).
-pub fn cutoff_mean_rows(r: &CompareReport) -> Vec<[String; 8]> {
+pub fn cutoff_mean_rows(r: &CompareReport) -> Vec<[String; 9]> {
     let mut rows = Vec::new();
     for (c, means) in &r.means_at.0 {
         for m in crate::eval::cutoffs::AT_METRICS {
             let Some(md) = means.get(m) else {
                 continue;
             };
-            let mut row: [String; 8] = Default::default();
+            let mut row: [String; 9] = Default::default();
             row[0] = m.label(*c);
             row[1] = num(md.baseline);
             row[2] = num(md.candidate);
@@ -844,6 +868,10 @@ pub struct RunContext {
         skip_serializing_if = "crate::model::TeamMeta::is_empty"
     )]
     pub team_meta: crate::model::TeamMeta,
+    /// The gold queries its manifest lists as errored, each an empty ranking
+    /// (§6.8); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errored: Vec<String>,
 }
 
 impl RunContext {
@@ -858,6 +886,7 @@ impl RunContext {
             repeats: meta.repeat_count(),
             doc_map: None,
             team_meta: meta.team_meta.clone(),
+            errored: Vec::new(),
         }
     }
 
@@ -1012,6 +1041,13 @@ fn decided_by_candidate(cmp: &Comparison) -> Vec<String> {
             )
         ));
     }
+    // An errored query is an empty ranking on the candidate's side (§6.8).
+    if !cmp.errored.candidate.is_empty() {
+        fields.push(format!(
+            "errored ({})",
+            crate::text::plural(cmp.errored.candidate.len(), "query", "queries")
+        ));
+    }
     fields
 }
 
@@ -1120,6 +1156,9 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
             if let Some(marker) = suspect_marker(q, r.k) {
                 msg.push_str(&format!("; {marker}"));
             }
+            if let Some(e) = q.errored {
+                msg.push_str(&format!("; {}", e.marker()));
+            }
             if accepted {
                 msg.push_str(" (accepted by the allow-list)");
             }
@@ -1148,7 +1187,33 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
         ));
     }
     out.extend(inconclusive_annotations(r));
+    // §7.3: a PASS that cannot see a drop that matters says so, as a notice.
+    out.extend(r.gate.unseen_text(r.k, r.per_query.len()).map(|t| {
+        format!(
+            "::notice title={}::{}",
+            escape_property("ragdiff: cannot see a drop"),
+            escape_data(&format!("PASS — {t}"))
+        )
+    }));
+    out.extend(errored_annotation(r));
     out
+}
+
+/// One workflow command for the queries the candidate's retriever failed on
+/// (docs/contract.md §6.8): an error when they fail the gate, else a warning.
+fn errored_annotation(r: &CompareReport) -> Option<String> {
+    let ids = &r.candidate.errored;
+    if ids.is_empty() {
+        return None;
+    }
+    let fails = r.gate.codes.contains(&"errored");
+    let cause = crate::gate::Reason::Errored { ids: ids.clone() };
+    Some(format!(
+        "::{} title={}::{}",
+        if fails { "error" } else { "warning" },
+        escape_property("ragdiff: errored queries"),
+        escape_data(&cause.render(&safe_id))
+    ))
 }
 
 /// One workflow command per inconclusive non-inferiority test (at most
@@ -1218,6 +1283,16 @@ pub fn effect_cell(e: Option<Option<f64>>) -> String {
             z if z == "+0.00" || z == "-0.00" => "0.00".to_string(),
             text => text,
         },
+        Some(None) => "n/a".to_string(),
+        None => String::new(),
+    }
+}
+
+/// A "detects >=" cell: the minimum detectable effect (docs/contract.md §7.3),
+/// "n/a" when undefined (nothing moved), empty when the metric is not tested.
+pub fn mde_cell(mde: Option<Option<f64>>) -> String {
+    match mde {
+        Some(Some(x)) => num(x),
         Some(None) => "n/a".to_string(),
         None => String::new(),
     }
@@ -1383,4 +1458,36 @@ pub fn drift_line(r: &CompareReport) -> String {
         part("unlabelled", d.unlabelled_mean_rbo, d.unlabelled_queries),
         crate::compare::drift::LOW_RBO,
     )
+}
+
+impl CompareReport {
+    /// The latency table's rows (docs/contract.md §6.9), cells shared by the
+    /// terminal and Markdown: a header, then baseline, candidate and change, each
+    /// `p50 p95 p99 max` in milliseconds; `None` unless both sides have latency.
+    pub fn latency_rows(&self) -> Option<[[String; 5]; 4]> {
+        use crate::model::latency::LatencyStat;
+        let l = self.latency.as_ref()?;
+        let cells = |label: String, f: &dyn Fn(LatencyStat) -> String| {
+            let [a, b, c, d] = LatencyStat::ALL.map(f);
+            [label, a, b, c, d]
+        };
+        Some([
+            cells("latency (ms)".into(), &|s| s.name().to_string()),
+            cells(format!("baseline ({} queries)", l.baseline.queries), &|s| {
+                format!("{:.3}", l.baseline.get(s))
+            }),
+            cells(
+                format!("candidate ({} queries)", l.candidate.queries),
+                &|s| format!("{:.3}", l.candidate.get(s)),
+            ),
+            cells(
+                if l.comparable {
+                    "change".to_string()
+                } else {
+                    "change (not gated)".to_string()
+                },
+                &|s| crate::gate::latency_change(l.baseline.get(s), l.candidate.get(s)),
+            ),
+        ])
+    }
 }

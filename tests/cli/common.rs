@@ -151,6 +151,10 @@ pub struct RunJson {
     /// The manifest's `[meta]`, present only when it has one (docs/contract.md §2.2).
     #[serde(default)]
     pub meta: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The gold ids its manifest lists as errored, present only when there are any
+    /// (docs/contract.md §6.8).
+    #[serde(default)]
+    pub errored: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -270,6 +274,9 @@ pub struct CompareJson {
     pub flaky: Vec<String>,
     /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
     pub unconfirmed: Vec<String>,
+    /// Both sides' latency statistics, present only when both have latency (§6.9).
+    #[serde(default)]
+    pub latency: Option<serde_json::Value>,
     pub accepted: Vec<AcceptedJson>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
@@ -396,6 +403,10 @@ pub struct TestedMeanJson {
     /// Cohen's d_z; null when undefined.
     #[serde(deserialize_with = "nullable")]
     pub effect_size: Option<f64>,
+    /// The minimum detectable effect at 80% power (§7.3); null when undefined.
+    #[serde(deserialize_with = "nullable")]
+    pub mde: Option<f64>,
+    pub mde_alpha: f64,
 }
 
 /// A mean of P or AP: its delta, never statistics (the keys are absent).
@@ -532,6 +543,9 @@ pub struct CompareRow {
     #[serde(deserialize_with = "nullable")]
     pub unjudged_as_relevant: Option<SidesJson<AsRelevantJson>>,
     pub no_label_can_rescue: bool,
+    /// `baseline`, `candidate` or `both`, present only on an errored query (§6.8).
+    #[serde(default)]
+    pub errored: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -555,6 +569,19 @@ pub struct GateJson {
     pub non_inferiority: Vec<NonInferiorityJson>,
     /// Newly failed ids `[gate] block` leaves to the other rules (§8.7).
     pub not_blocking: Vec<String>,
+    /// What a PASS cannot see (§7.3).
+    pub unseen_drops: Vec<UnseenDropJson>,
+}
+
+/// `gate.unseen_drops[]`: a metric whose MDE exceeds the drop that matters.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnseenDropJson {
+    pub metric: String,
+    pub drop: f64,
+    pub mde: f64,
+    pub mde_alpha: f64,
+    pub queries: usize,
 }
 
 /// `gate.verdict`.
@@ -580,6 +607,7 @@ pub enum ReasonCode {
     NonInferiority,
     Flaky,
     MinRbo,
+    Errored,
 }
 
 impl CompareJson {
@@ -809,6 +837,10 @@ pub struct SegmentMeanJson {
     pub correction: Option<Correction>,
     #[serde(default, deserialize_with = "nullable_present")]
     pub effect_size: Option<Option<f64>>,
+    #[serde(default, deserialize_with = "nullable_present")]
+    pub mde: Option<Option<f64>>,
+    #[serde(default)]
+    pub mde_alpha: Option<f64>,
 }
 
 /// As [`nullable_present`], for a count.
@@ -980,4 +1012,28 @@ pub fn demo_copy_without(column: &str) -> tempfile::TempDir {
     std::fs::write(&manifest, raised).expect("written");
     assert_code(&run(dir.path(), &["freeze", "gold/demo.toml"]), 0);
     dir
+}
+
+/// `ragdiff compare --gold gold.toml --no-config BASELINE CANDIDATE EXTRA…` run from
+/// the fixture folder `folder`.
+pub fn compare_fixture(folder: &str, baseline: &str, candidate: &str, extra: &[&str]) -> Output {
+    let args = [
+        &[
+            "compare",
+            "--gold",
+            "gold.toml",
+            "--no-config",
+            baseline,
+            candidate,
+        ][..],
+        extra,
+    ]
+    .concat();
+    run(fixture(folder), &args)
+}
+
+/// stdout parsed as JSON, untyped (for keys the typed structs make optional).
+pub fn json_value(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(out))
+        .unwrap_or_else(|e| panic!("stdout is not JSON: {e}\n{}", render(out)))
 }

@@ -378,6 +378,7 @@ fn run_meta(depth: u32) -> ragdiff::model::RunMeta {
         doc_map: None,
         approximate: false,
         cut: None,
+        recording: Default::default(),
     }
 }
 

@@ -329,6 +329,8 @@ struct Collector<'g> {
     deferred: Option<Vec<Deferred>>,
     /// Whether the run's ids meet the gold's (docs/contract.md §2.15).
     meet: meet::Meet,
+    /// Each row's `latency_ms`, when it has one (docs/contract.md §6.9).
+    latency: Vec<f64>,
 }
 
 const SAMPLE: usize = 10;
@@ -357,6 +359,29 @@ impl<'g> Collector<'g> {
             deferred: None,
             keep: Keep::NONE,
             meet: meet::Meet::default(),
+            latency: Vec::new(),
+        }
+    }
+
+    /// A row's `latency_ms` (docs/contract.md §6.9): a number of milliseconds >= 0,
+    /// else a problem at `at`.
+    fn latency(
+        &mut self,
+        query: &str,
+        value: Option<f64>,
+        text: &str,
+        at: Location,
+        diag: &mut Diagnostics,
+    ) {
+        match value {
+            Some(ms) if ms.is_finite() && ms >= 0.0 => self.latency.push(ms),
+            _ => diag.problem(
+                at,
+                ProblemKind::BadLatency {
+                    query: query.to_string(),
+                    value: crate::text::shown(text).into_owned(),
+                },
+            ),
         }
     }
 
@@ -712,6 +737,7 @@ impl<'g> Collector<'g> {
             repeats: Vec::new(),
             covered: None,
             doc_map: None,
+            latency: self.latency,
         }
     }
 }
