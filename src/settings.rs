@@ -618,7 +618,10 @@ impl Compare {
                 .min_segment_queries
                 .or(value(&g.min_segment_queries))
                 .unwrap_or(10) as usize,
-            segment_correction: args.segment_correction.unwrap_or_default(),
+            segment_correction: args
+                .segment_correction
+                .or(value(&c.segment_correction))
+                .unwrap_or_default(),
             rbo_p,
             depth: args.depth.or(value(&c.depth)),
             cutoffs,

@@ -18,7 +18,7 @@ const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare";
 /// `[gate]`'s keys, and `[compare]`'s below (the Python module files its policy
 /// keywords by them).
 pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary, inconclusive";
-pub const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p, depth";
+pub const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p, depth, segment_correction";
 
 /// A value and the line it was on.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,6 +75,8 @@ pub struct CompareKeys {
     pub rbo_p: Option<Located<f64>>,
     /// `--depth` (docs/contract.md §6.1).
     pub depth: Option<Located<u32>>,
+    /// `--segment-correction`: `holm` or `bh` (docs/contract.md §7.1).
+    pub segment_correction: Option<Located<crate::stats::Correction>>,
 }
 
 /// A checked `ragdiff.toml`: paths resolved against its folder.
@@ -201,6 +203,16 @@ fn compare(keys: &mut Keys, t: &Table) -> CompareKeys {
         depth: keys
             .whole(t, "depth", "a whole number >= 1", 1, u32::MAX.into())
             .map(narrow),
+        segment_correction: keys
+            .choice(t, "segment_correction", &["holm", "bh"])
+            .map(|l| Located {
+                value: if l.value == "bh" {
+                    crate::stats::Correction::Bh
+                } else {
+                    crate::stats::Correction::Holm
+                },
+                line: l.line,
+            }),
     }
 }
 
@@ -594,6 +606,10 @@ mod tests {
             Some(vec![1, 3, 10])
         );
         assert_eq!(c.rbo_p.as_ref().map(|l| l.value), Some(0.95));
+        assert_eq!(
+            c.segment_correction.as_ref().map(|l| (l.value, l.line)),
+            Some((crate::stats::Correction::Bh, Some(25)))
+        );
     }
 
     #[test]

@@ -140,6 +140,7 @@ fn compare_settings(out: &mut Settings, c: &CompareKeys) {
         cutoffs,
         rbo_p,
         depth,
+        segment_correction,
     } = c;
     out.value("resamples", resamples);
     out.value("seed", seed);
@@ -152,6 +153,12 @@ fn compare_settings(out: &mut Settings, c: &CompareKeys) {
     );
     out.value("rbo_p", rbo_p);
     out.value("depth", depth);
+    out.add(
+        "segment_correction",
+        segment_correction
+            .as_ref()
+            .map(|l| l.value.label().to_ascii_lowercase()),
+    );
 }
 
 fn block_text(b: &Block) -> String {
