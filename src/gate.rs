@@ -40,6 +40,9 @@ pub struct Policy {
     pub block: Blocking,
     /// `--inconclusive`: whether an INCONCLUSIVE verdict exits 1 or 0 (docs/contract.md §8.3).
     pub inconclusive: Inconclusive,
+    /// `--fail-on-risk`: fail on a significant downside risk overall at the first
+    /// alpha (docs/contract.md §7.4).
+    pub fail_on_risk: bool,
 }
 
 /// `--inconclusive fail|pass` (`[gate] inconclusive`): what an INCONCLUSIVE verdict
@@ -321,6 +324,13 @@ pub enum Reason {
         min: f64,
         p: f64,
     },
+    /// `--fail-on-risk`: the overall TRisk at the first alpha is below -2.
+    Risk {
+        label: String,
+        alpha: f64,
+        urisk: f64,
+        trisk: f64,
+    },
 }
 
 impl Reason {
@@ -357,6 +367,14 @@ impl Reason {
             Reason::MinRbo { mean, min, p } => {
                 format!("mean RBO (p = {p}) is {mean:.4}, below the minimum {min}")
             }
+            Reason::Risk {
+                label,
+                alpha,
+                urisk,
+                trisk,
+            } => format!(
+                "{label} shows significant downside risk: TRisk {trisk:+.2} < -2 at alpha {alpha} (URisk {urisk:+.4})"
+            ),
             other => render_segment_reason(other, id),
         }
     }
@@ -386,6 +404,7 @@ impl Reason {
             Reason::NotNonInferior { .. } => "non_inferiority",
             Reason::Flaky { .. } => "flaky",
             Reason::MinRbo { .. } => "min_rbo",
+            Reason::Risk { .. } => "risk",
         }
     }
 }
@@ -406,13 +425,12 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         .map(|s| s.to_string())
         .collect();
     crate::text::sort_natural(&mut failing);
-    let (failing, not_blocking): (Vec<String>, Vec<String>) =
+    let (mut failing, not_blocking): (Vec<String>, Vec<String>) =
         failing.into_iter().partition(|id| policy.block.blocks(id));
     let block = (!matches!(policy.block, Blocking::All)).then(|| policy.block.shown());
     if let (false, Some(b)) = (not_blocking.is_empty(), &block) {
         warnings.push(not_blocking_warning(&not_blocking, b));
     }
-    let mut failing = failing;
     if policy.unconfirmed == Severity::Warn && !cmp.unconfirmed.is_empty() {
         let (unconfirmed, rest): (Vec<String>, Vec<String>) = failing
             .into_iter()
@@ -456,6 +474,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
     let non_inferiority = non_inferiority(policy, cmp);
     causes.extend(non_inferiority_causes(&non_inferiority, k));
     causes.extend(noise_causes(policy, cmp));
+    causes.extend(risk_causes(policy, cmp, k));
     let (verdict, passed) = outcome(&causes, policy.inconclusive);
     let verdict = Verdict {
         passed,
@@ -918,4 +937,23 @@ fn noise_causes(policy: &Policy, cmp: &Comparison) -> Vec<Reason> {
         });
     }
     causes
+}
+
+/// `--fail-on-risk`: RR and nDCG overall at the first alpha, when TRisk is below -2
+/// (docs/contract.md §7.4).
+fn risk_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
+    if !policy.fail_on_risk {
+        return Vec::new();
+    }
+    crate::compare::risk::at_first_alpha(&cmp.risk)
+        .filter(|r| r.significant_downside_risk)
+        .filter_map(|r| {
+            Some(Reason::Risk {
+                label: r.of.label(k),
+                alpha: r.alpha,
+                urisk: r.urisk,
+                trisk: r.trisk?,
+            })
+        })
+        .collect()
 }

@@ -143,6 +143,7 @@ fn options<'a>(
         cutoffs: &s.cutoffs,
         same_results,
         primary: s.primary,
+        risk_alphas: &s.risk_alphas,
         release: s
             .release_memory
             .then_some(&release_freed_memory as &dyn Fn()),

@@ -104,6 +104,7 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
         primary,
         unconfirmed_warn,
         inconclusive_pass,
+        fail_on_risk,
     } = g;
     out.metrics("max_drop", max_drop);
     out.metrics("max_drop_per_segment", max_drop_per_segment);
@@ -130,6 +131,7 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
             .as_ref()
             .map(|l| if l.value { "pass" } else { "fail" }.to_string()),
     );
+    out.value("fail_on_risk", fail_on_risk);
 }
 
 /// `[compare]`, destructured whole like `[gate]`.
@@ -141,6 +143,7 @@ fn compare_settings(out: &mut Settings, c: &CompareKeys) {
         rbo_p,
         depth,
         segment_correction,
+        risk_alpha,
     } = c;
     out.value("resamples", resamples);
     out.value("seed", seed);
@@ -155,9 +158,14 @@ fn compare_settings(out: &mut Settings, c: &CompareKeys) {
     out.value("depth", depth);
     out.add(
         "segment_correction",
-        segment_correction
-            .as_ref()
-            .map(|l| l.value.label().to_ascii_lowercase()),
+        segment_correction.as_ref().map(|l| l.value.clone()),
+    );
+    out.add(
+        "risk_alpha",
+        risk_alpha.as_ref().map(|l| {
+            let each: Vec<String> = l.value.iter().map(f64::to_string).collect();
+            format!("[{}]", each.join(", "))
+        }),
     );
 }
 
