@@ -47,6 +47,31 @@ pub enum Command {
     /// Ask the retriever every gold question and write its answers as a run (results and manifest)
     #[command(after_help = RECORD_EXIT_CODES)]
     Record(RecordArgs),
+    /// Print the trend of every metric across promoted index versions (history.jsonl)
+    #[command(after_help = CHECK_EXIT_CODES)]
+    History(HistoryArgs),
+}
+
+/// `history` prints a table, Markdown (Mermaid charts), HTML (SVG charts) or JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HistoryFormat {
+    Table,
+    Markdown,
+    Html,
+    Json,
+}
+
+/// `history`: which history file, in which format.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// The history file [default: history.jsonl beside the baseline manifest: the policy file's `baseline`, else runs/baseline.toml]
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = HistoryFormat::Table)]
+    pub format: HistoryFormat,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `eval` prints a table or JSON (Markdown and CSV are comparison reports).

@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap;
 use semver::Version;
 
 mod allow;
+pub mod history;
 mod per_metric;
 mod side;
 

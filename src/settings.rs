@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::{
-    CompareArgs, ConfigArgs, EvalArgs, EvalFormat, FreezeArgs, PromoteArgs, ValidateArgs,
+    CompareArgs, ConfigArgs, EvalArgs, EvalFormat, FreezeArgs, HistoryArgs, HistoryFormat,
+    PromoteArgs, ValidateArgs,
 };
 use crate::gate::{Policy, Severity, Suspects};
 use crate::load;
@@ -137,6 +138,34 @@ pub struct Freeze {
 impl Freeze {
     pub fn new(args: FreezeArgs) -> Self {
         Self { gold: args.gold }
+    }
+}
+
+/// `history`: the file (given, or beside the baseline manifest the policy file
+/// names, else beside `runs/baseline.toml`) and the format.
+pub struct History {
+    pub file: PathBuf,
+    pub format: HistoryFormat,
+}
+
+impl History {
+    pub fn new(args: HistoryArgs) -> Result<Self, InvalidInput> {
+        let file = match args.file {
+            Some(file) => file,
+            None => {
+                let mut diag = Diagnostics::default();
+                let policy = find_policy(&args.config, &mut diag);
+                diag.check()?;
+                let baseline = policy
+                    .and_then(|p| value(&p.baseline))
+                    .unwrap_or_else(|| PathBuf::from(load::DEFAULT_BASELINE));
+                load::history::beside(&baseline)
+            }
+        };
+        Ok(Self {
+            file,
+            format: args.format,
+        })
     }
 }
 

@@ -27,6 +27,11 @@ struct Inputs {
 }
 
 pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
+    run_with_report(s).map(|(code, _)| code)
+}
+
+/// `run`, keeping the report for `promote` (its history line, §9.11).
+pub(super) fn run_with_report(s: settings::Compare) -> anyhow::Result<(u8, CompareReport)> {
     let result = gate(&s);
     if let Err(err) = &result {
         failure_markdown(&s, err);
@@ -35,18 +40,19 @@ pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
 }
 
 /// The comparison and its outputs; an error is exit 2 or 3.
-fn gate(s: &settings::Compare) -> anyhow::Result<u8> {
+fn gate(s: &settings::Compare) -> anyhow::Result<(u8, CompareReport)> {
     let phases = crate::app::Phases::start();
     let report = report(s, &phases)?;
     print_warnings(&report.warnings);
     report::emit_ci_annotations(&report);
     write_outputs(&report, &s.outputs)?;
     phases.mark("outputs");
-    Ok(if report.gate.passed || !report.gate.enforced {
+    let code = if report.gate.passed || !report.gate.enforced {
         exit::SUCCESS
     } else {
         exit::GATE_FAILED
-    })
+    };
+    Ok((code, report))
 }
 
 /// The comparison and the gate's verdict, as one report (nothing written yet; `accept`
@@ -116,6 +122,7 @@ pub(super) fn report(
         sha256: p.sha256.clone(),
     });
     report.label_queue = queue.unwrap_or_default();
+    report.history = recent_history(&s.runs.baseline, &report.gold, &mut report.warnings);
     report.attach_tags(&gold, s.min_segment_queries);
     report.html = html_extra(s, &gold, &runs, &report)?;
     // The report holds all the outputs need: free the runs and the gold before
@@ -124,6 +131,29 @@ pub(super) fn report(
     release_freed_memory();
     phases.mark("report");
     Ok(report)
+}
+
+/// The last promotions under this gold from `history.jsonl` beside the baseline
+/// manifest (docs/contract.md §9.11). No file: none. A file that cannot be read, or a
+/// line that does not parse, is a warning, never fatal.
+fn recent_history(
+    baseline: &Path,
+    gold: &report::GoldContext,
+    warnings: &mut Vec<String>,
+) -> Vec<crate::model::history::HistoryLine> {
+    let path = load::history::beside(baseline);
+    if path.symlink_metadata().is_err() {
+        return Vec::new();
+    }
+    let mut diag = Diagnostics::default();
+    let lines = load::history::read(&path, &mut diag);
+    warnings.extend(
+        diag.problems
+            .iter()
+            .map(|p| format!("history not shown: {p}")),
+    );
+    warnings.extend(diag.warnings);
+    report::history::recent(lines, gold)
 }
 
 /// What the comparison needs from the settings besides the gold and the runs.

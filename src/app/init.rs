@@ -1,6 +1,7 @@
 //! `init`: write a starting layout into the current folder (the repository's root):
 //! `gold/`, `runs/`, `runs/accepted-failures.csv` (header only), a commented
-//! `ragdiff.toml` (every policy key at its default) and the workflow that runs the gate. The one command that creates folders; it never overwrites.
+//! `ragdiff.toml` (every policy key at its default), the workflow that runs the gate
+//! and the one that posts its report as a pull-request comment. The one command that creates folders; it never overwrites.
 
 use std::path::Path;
 
@@ -11,6 +12,10 @@ use crate::validate::InvalidInput;
 /// The workflow, with `RAGDIFF_ACTION` standing for this action at this version.
 const WORKFLOW: &str = include_str!("init_workflow.yml");
 
+/// The second workflow: the gate's report as one pull-request comment, kept up to
+/// date (`workflow_run` of the gate's workflow; docs/contract.md §4.5).
+const COMMENT_WORKFLOW: &str = include_str!("init_comment.yml");
+
 /// The allow-list with its header only: the gate reads it from the first run on.
 const ALLOW_LIST: &str = "id,reason,index_version,accepted_at\n";
 
@@ -19,6 +24,7 @@ const POLICY: &str = include_str!("init_policy.toml");
 
 const FOLDERS: [&str; 4] = ["gold", "runs", ".github", ".github/workflows"];
 pub const WORKFLOW_PATH: &str = ".github/workflows/rag-retrieval.yml";
+pub const COMMENT_WORKFLOW_PATH: &str = ".github/workflows/rag-retrieval-comment.yml";
 const ALLOW_LIST_PATH: &str = "runs/accepted-failures.csv";
 
 /// The repository Cargo.toml names (`OWNER/ragdiff` until the project has its home).
@@ -91,10 +97,12 @@ pub fn run(args: &crate::cli::InitArgs) -> anyhow::Result<u8> {
         .replace("RAGDIFF_ACTION_NOTE", &note)
         .replace("RAGDIFF_ACTION", &action)
         .replace("RAGDIFF_VERSION", env!("CARGO_PKG_VERSION"));
+    let comment = COMMENT_WORKFLOW.replace("RAGDIFF_GATE_WORKFLOW", WORKFLOW_PATH);
     let files = [
         (ALLOW_LIST_PATH, ALLOW_LIST),
         (crate::load::policy::FILE_NAME, POLICY),
         (WORKFLOW_PATH, &workflow),
+        (COMMENT_WORKFLOW_PATH, &comment),
     ];
     for (path, text) in files {
         // symlink_metadata: a dangling link is something that exists too.
@@ -142,7 +150,8 @@ Next steps:
      with your export of the candidate run (runs/candidate.toml).
   5. Set the gate's policy in ragdiff.toml (every key is there, commented out).
      Commit gold/, runs/, ragdiff.toml and .github/: the workflow runs the gate
-     on every pull request.
+     on every pull request, and {COMMENT_WORKFLOW_PATH}
+     posts its report as one comment on the pull request.
   6. After a change is merged, make its run the next baseline:  ragdiff promote
 "
     )

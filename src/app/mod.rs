@@ -6,6 +6,7 @@ mod accept;
 mod compare;
 mod eval;
 mod freeze;
+mod history;
 mod init;
 mod promote;
 mod record;
@@ -107,6 +108,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Promote(args) => promote::run(settings::Promote::new(args)?),
         Command::Accept(args) => accept::run(settings::Accept::new(args)?),
         Command::Record(args) => record::run(args),
+        Command::History(args) => history::run(settings::History::new(args)?),
     }
 }
 

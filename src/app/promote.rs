@@ -45,7 +45,9 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
         .map(|c| sha256_of(&c.from))
         .collect::<Result<Vec<_>, _>>()?;
 
-    let code = super::compare::run(s.compare)?;
+    let history = load::history::beside(&baseline);
+    check_history(&history)?;
+    let (code, report) = super::compare::run_with_report(s.compare)?;
     if code != exit::SUCCESS {
         if !s.force {
             crate::text::eprintln(&format!(
@@ -59,8 +61,38 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
     }
 
     let text = rewritten(doc, &plan);
+    let history_text = appended_history(&history, &report)?;
+    drop(report);
+    write_set(
+        &plan,
+        &digests,
+        &baseline,
+        &text,
+        HistoryFile {
+            path: &history,
+            bytes: &history_text,
+        },
+    )?;
+    output::stdout(&promoted_message(&baseline, &candidate, &bm, &plan))?;
+    Ok(exit::SUCCESS)
+}
+
+/// Write the promoted set atomically (docs/contract.md §12): every copy (checked
+/// against the digest the gate read), the baseline manifest, then the history.
+fn write_set(
+    plan: &Plan,
+    digests: &[Vec<u8>],
+    baseline: &Path,
+    text: &str,
+    history: HistoryFile,
+) -> anyhow::Result<()> {
+    let HistoryFile {
+        path: history,
+        bytes: history_text,
+    } = history;
     let mut dests: Vec<&Path> = plan.copies.iter().map(|c| c.to.as_path()).collect();
-    dests.push(baseline.as_path());
+    dests.push(baseline);
+    dests.push(history);
     // The baseline's files keep their own modes when they are replaced.
     let modes: Vec<Option<std::fs::Permissions>> = dests
         .iter()
@@ -83,15 +115,56 @@ pub fn run(s: settings::Promote) -> anyhow::Result<u8> {
             }
             Ok(())
         }
-        None => out.write_all(text.as_bytes()),
+        None if i == plan.copies.len() => out.write_all(text.as_bytes()),
+        None => out.write_all(history_text),
     })?;
     for (path, mode) in dests.iter().zip(modes) {
         if let Some(mode) = mode {
             std::fs::set_permissions(path, mode)?;
         }
     }
-    output::stdout(&promoted_message(&baseline, &candidate, &bm, &plan))?;
-    Ok(exit::SUCCESS)
+    Ok(())
+}
+
+/// The history file promote rewrites and its new bytes.
+struct HistoryFile<'a> {
+    path: &'a Path,
+    bytes: &'a [u8],
+}
+
+/// The history file, when it exists, must be a regular file promote can read: it is
+/// rewritten with one more line (docs/contract.md §9.11). Checked before the gate runs.
+fn check_history(path: &Path) -> Result<(), InvalidInput> {
+    if path.symlink_metadata().is_err() {
+        return Ok(());
+    }
+    let display = path.display().to_string();
+    load::fs::check_path(path, "history", &display).map_err(|kind| {
+        let mut diag = Diagnostics::default();
+        diag.problem(crate::validate::Location::file(&display), kind);
+        diag.check()
+            .err()
+            .unwrap_or_else(|| InvalidInput::usage(display.clone()))
+    })
+}
+
+/// The history file's bytes as they are, then this promotion's line (its lines are
+/// never rewritten or checked here: `history` and `compare` warn about a bad one).
+fn appended_history(path: &Path, report: &crate::report::CompareReport) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if path.symlink_metadata().is_ok() {
+        let display = path.display().to_string();
+        let mut diag = Diagnostics::default();
+        bytes = load::fs::read_file(path, "history", &display, &mut diag).unwrap_or_default();
+        diag.check()?;
+    }
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
+    let line = crate::report::history::line_of(report, super::accept::today_utc());
+    serde_json::to_writer(&mut bytes, &line)?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 /// Refuse, before the gate runs, a promote that would write over anything but the
@@ -139,6 +212,8 @@ fn check_destinations(
         .map(|c| (Some(c.from.as_path()), c.to.as_path()))
         .collect();
     dests.push((None, baseline));
+    let history = load::history::beside(baseline);
+    dests.push((None, history.as_path()));
     let shown = |p: &Path| crate::text::shown(&p.display().to_string()).to_string();
     for (i, (from, to)) in dests.iter().enumerate() {
         let own = from.is_some_and(|f| same_path(f, to));
@@ -327,11 +402,12 @@ fn promoted_message(
             ));
         }
     }
-    let written: Vec<String> = plan
+    let mut written: Vec<String> = plan
         .copies
         .iter()
         .map(|c| c.to.display().to_string())
         .collect();
+    written.push(load::history::beside(baseline).display().to_string());
     out.push_str(&format!(
         "next: commit {} and {}; export the next candidate over {}\n",
         baseline.display(),

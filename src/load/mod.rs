@@ -7,6 +7,7 @@ pub mod changed;
 pub mod docmap;
 pub mod fs;
 pub mod gold;
+pub mod history;
 pub mod manifest;
 pub mod own_files;
 pub mod parse;

@@ -163,6 +163,7 @@ pub fn render(r: &CompareReport) -> String {
     let mut body = String::new();
     verdict(&mut body, r);
     means(&mut body, r);
+    body.push_str(&super::history::compare_html(r));
     risk(&mut body, r);
     forest(&mut body, r);
     deltas(&mut body, r);
@@ -170,19 +171,34 @@ pub fn render(r: &CompareReport) -> String {
     changed_table(&mut body, r);
     notes(&mut body, r);
     let data = escape_json(&data_block(r).to_string());
+    body.push_str(&format!(
+        "<script type=\"application/json\" id=\"ragdiff-data\">{data}</script>\n"
+    ));
+    page(
+        &format!("ragdiff: {}", VerdictWord::of(&r.gate).text()),
+        &body,
+        Some(SCRIPT),
+    )
+}
+
+/// A whole page around `body`: the style, and `script` when given, each allowed by
+/// its hash in the Content-Security-Policy and nothing else (no request of any kind).
+pub fn page(title: &str, body: &str, script: Option<&str>) -> String {
+    let script_src = script.map_or("'none'".to_string(), csp_hash);
     let csp = format!(
-        "default-src 'none'; style-src {}; script-src {}; img-src 'none'; base-uri 'none'; form-action 'none'",
+        "default-src 'none'; style-src {}; script-src {script_src}; img-src 'none'; base-uri 'none'; form-action 'none'",
         csp_hash(STYLE),
-        csp_hash(SCRIPT)
     );
+    let script = script
+        .map(|s| format!("<script>{s}</script>\n"))
+        .unwrap_or_default();
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>ragdiff: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\
-         <script type=\"application/json\" id=\"ragdiff-data\">{data}</script>\n\
-         <script>{SCRIPT}</script>\n</body>\n</html>\n",
-        VerdictWord::of(&r.gate).text()
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\
+         {script}</body>\n</html>\n",
+        escape(title)
     )
 }
 

@@ -253,6 +253,7 @@ impl Fixed {
         id_lists(&mut middle, r);
         noise(&mut middle, r);
         chart(&mut middle, r);
+        middle.push_str(&super::history::compare_markdown(r));
         let mut tail = String::new();
         team_meta(&mut tail, r);
         warnings(&mut tail, r);

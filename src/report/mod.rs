@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod fit;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod label_queue;
@@ -295,6 +296,10 @@ pub struct CompareReport {
     /// The `ragdiff.toml` that applied; null: none, the flags' defaults
     /// (docs/contract.md §8.6).
     pub policy: Option<PolicyRef>,
+    /// The last promotions under this very gold, from `history.jsonl` beside the
+    /// baseline manifest (docs/contract.md §9.11); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<crate::model::history::HistoryLine>,
 }
 
 /// Where the first relevant doc sits, per side: rank 1, ranks 2..k, ranks
@@ -419,6 +424,7 @@ impl CompareReport {
             accept_hint: None,
             html: None,
             policy: None,
+            history: Vec::new(),
         }
     }
 

@@ -259,6 +259,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
         holds: "the Markdown and JSON reports",
     };
     out.push_str(&fit::fit(&means, width));
+    out.push_str(&super::history::compare_table(r, width));
     out.push('\n');
     non_inferiority(&mut out, r);
     by_segment(&mut out, r);

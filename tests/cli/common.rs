@@ -274,6 +274,9 @@ pub struct CompareJson {
     pub min_segment_queries: usize,
     /// The `ragdiff.toml` that applied; null: none (docs/contract.md §10.3).
     pub policy: Option<PolicyJson>,
+    /// Absent without history.jsonl beside the baseline (docs/contract.md §9.11).
+    #[serde(default)]
+    pub history: Vec<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

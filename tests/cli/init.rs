@@ -33,6 +33,7 @@ fn init_writes_the_layout_in_an_empty_repository_and_actionlint_passes() {
         "runs/accepted-failures.csv",
         "ragdiff.toml",
         ".github/workflows/rag-retrieval.yml",
+        ".github/workflows/rag-retrieval-comment.yml",
     ] {
         assert!(
             text.lines().any(|l| l == format!("created  {created}")),

@@ -16,6 +16,7 @@ mod fatal_signals;
 mod freeze;
 mod glance;
 mod gold_ids;
+mod history;
 mod holes;
 mod html;
 mod inconclusive;
