@@ -110,6 +110,9 @@ pub struct EvalArgs {
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,
+    /// Also score every query on its judged docs only: unjudged docs removed before the cut at k (condensed lists, as trec_eval -J)
+    #[arg(long)]
+    pub judged_only: bool,
 }
 
 #[derive(Debug, Args)]

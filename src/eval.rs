@@ -22,6 +22,9 @@ pub struct EvalRow {
     /// Values at each extra cutoff (`--cutoffs`, `docs/contract.md §2.8`).
     #[serde(skip_serializing_if = "cutoffs::ByCutoff::is_empty")]
     pub at: cutoffs::ByCutoff,
+    /// Every metric on the judged docs only (`--judged-only`, docs/contract.md §5.3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judged_only: Option<Scores>,
 }
 
 /// Means over the queries with at least one relevant doc.
@@ -33,6 +36,9 @@ pub struct EvalMeans {
     #[serde(flatten)]
     pub values: Means,
     pub judged: f64,
+    /// The means on the judged docs only (`--judged-only`, docs/contract.md §5.3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judged_only: Option<Means>,
 }
 
 impl EvalMeans {
@@ -40,6 +46,7 @@ impl EvalMeans {
         Self {
             values: Means::mean_of(rows.iter().map(|r| &r.scores)),
             judged: metrics::mean(rows.iter().map(|r| r.judged)),
+            judged_only: None,
         }
     }
 }
@@ -67,11 +74,41 @@ pub fn score_run(gold: &GoldSet, run: &ObservedRun, k: u32) -> (Vec<EvalRow>, Ve
             unjudged_at_k: unjudged_at_k(run.observed[qi].as_ref(), k),
             judged: judged_at_k(run.observed[qi].as_ref(), k),
             at: Default::default(),
+            judged_only: None,
         });
     }
     rows.sort_unstable_by(|a, b| crate::text::natural_cmp(&a.id, &b.id));
     crate::text::sort_natural(&mut no_answer);
     (rows, no_answer)
+}
+
+/// Gold query `qi`'s metrics on the judged docs only (docs/contract.md §5.3), each a
+/// mean over the run's repeats; the first relevant rank is the first repeat's
+/// condensed rank.
+pub fn judged_only_over_repeats(
+    q: &GoldQuery,
+    run: &ObservedRun,
+    qi: usize,
+    k: u32,
+    min_grade: i64,
+) -> Scores {
+    let all: Vec<Scores> = run
+        .observed_in_repeats(qi)
+        .map(|o| metrics::bounds::judged_only(q, o, k, min_grade))
+        .collect();
+    if all.len() == 1 {
+        return all[0];
+    }
+    let mean = Means::mean_of(all.iter());
+    Scores {
+        first_relevant_rank: all[0].first_relevant_rank,
+        rr: mean.rr,
+        recall: mean.recall,
+        hit: mean.hit,
+        precision: mean.precision,
+        ndcg: mean.ndcg,
+        ap: mean.ap,
+    }
 }
 
 /// One query's scores over a run's repeats (docs/contract.md §6.5).

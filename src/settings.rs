@@ -53,6 +53,8 @@ pub struct Eval {
     /// Extra cutoffs, ascending, each once (`docs/contract.md §2.8`).
     pub cutoffs: Vec<u32>,
     pub sort: crate::eval::cutoffs::SortBy,
+    /// `--judged-only`: also every metric on the judged docs only (docs/contract.md §5.3).
+    pub judged_only: bool,
 }
 
 impl Eval {
@@ -79,6 +81,7 @@ impl Eval {
             require_frozen: args.require_frozen,
             cutoffs: sorted_cutoffs(&args.cutoffs),
             sort: args.sort,
+            judged_only: args.judged_only,
         })
     }
 }

@@ -514,7 +514,7 @@ proptest! {
                 expected.push(format!("{side}_{m}"));
             }
         }
-        expected.extend(["lost".to_string(), "gained".to_string()]);
+        expected.extend(["lost", "gained", "no_label_can_rescue"].map(String::from));
         prop_assert_eq!(header, expected);
         let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a CSV row")).collect();
         prop_assert_eq!(records.len(), rows.len());
@@ -543,6 +543,8 @@ proptest! {
                     .map(|d| guarded(d.as_str().expect("an id"))).collect();
                 prop_assert_eq!(&rec[col], ids.join(";"));
             }
+            let rescue = if row["no_label_can_rescue"] == true { "true" } else { "" };
+            prop_assert_eq!(&rec[27], rescue);
         }
 
         // the baseline compared with itself: nothing changes

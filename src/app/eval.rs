@@ -65,6 +65,11 @@ pub fn report(s: settings::Eval) -> anyhow::Result<EvalReport> {
     let k = diag.require(k)?;
     check_cutoffs(&s.cutoffs, run.meta.depth, &mut diag);
     diag.check()?;
-    Ok(EvalReport::new(&gold, &run, k, diag.warnings, diag.notes)
-        .with_cutoffs(&gold, &run, &s.cutoffs, s.sort))
+    let report = EvalReport::new(&gold, &run, k, diag.warnings, diag.notes);
+    let report = if s.judged_only {
+        report.with_judged_only(&gold, &run)
+    } else {
+        report
+    };
+    Ok(report.with_cutoffs(&gold, &run, &s.cutoffs, s.sort))
 }

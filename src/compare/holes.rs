@@ -3,9 +3,10 @@
 //! (suspect), and the queue of unjudged docs for annotators.
 
 use crate::compare::{MeanDelta, QueryRow, Status};
+use crate::metrics::bounds::Upper;
 use crate::metrics::judged::{judged_at_k, unjudged_at_k};
-use crate::metrics::mean;
-use crate::model::{GoldQuery, GoldSet, Id, Observed, ObservedRun, RankedDoc};
+use crate::metrics::{Scores, mean};
+use crate::model::{GoldQuery, GoldSet, Id, Observed, ObservedRun, RankedDoc, Side};
 
 /// One query's label holes, per side (JSON keys of the per-query row: its
 /// `Serialize` writes them).
@@ -23,6 +24,13 @@ pub struct Holes {
     pub suspect_entered: u32,
     /// Judged@k of baseline and candidate.
     pub judged: [f64; 2],
+    /// Each side's values with the unjudged docs of its top k counted as relevant,
+    /// a mean over its repeats (docs/contract.md §5.3); `None` when no repeat of that
+    /// side has an unjudged doc in its top k. Set by [`bounds`].
+    pub upper: Side<Option<Upper>>,
+    /// Newly failed, and the candidate's upper RR@k is 0: its top k holds no
+    /// unjudged doc, so no label can make it pass. Never changes `suspect`.
+    pub no_label_can_rescue: bool,
 }
 
 /// The hashes of the unjudged docs in the top k of `o`: the reader kept those of
@@ -60,7 +68,178 @@ pub fn holes(
         suspect,
         suspect_entered: if suspect { entered } else { 0 },
         judged: [judged_at_k(bo, k), judged_at_k(co, k)],
+        ..Holes::default()
     }
+}
+
+/// The values of gold query `qi` in `run` with the unjudged docs of each repeat's top
+/// k counted as relevant, a mean over the repeats (a repeat with none counts its own
+/// values); `None` when no repeat has an unjudged doc in its top k.
+pub fn upper_over_repeats(
+    q: &GoldQuery,
+    run: &ObservedRun,
+    qi: usize,
+    k: u32,
+    min_grade: i64,
+) -> Option<Upper> {
+    let mut any = false;
+    let all: Vec<Upper> = run
+        .observed_in_repeats(qi)
+        .map(|o| {
+            let u = crate::metrics::bounds::upper(q, o, k, min_grade);
+            any |= u.is_some();
+            u.unwrap_or_else(|| upper_of(&crate::metrics::evaluate(q, o, k, min_grade)))
+        })
+        .collect();
+    any.then(|| Upper::from_fn(|m| mean(all.iter().map(|u| u.get(m)))))
+}
+
+/// The values of a list with no unjudged doc in its top k: its own.
+fn upper_of(s: &Scores) -> Upper {
+    Upper::from_fn(|m| m.of(s))
+}
+
+/// Fill `h`'s bounds for gold query `qi` of the two runs (docs/contract.md §5.3):
+/// each side's upper values, and whether a new failure is one no label can rescue.
+pub fn bounds(
+    h: &mut Holes,
+    q: &GoldQuery,
+    runs: Side<&ObservedRun>,
+    qi: usize,
+    k: u32,
+    min_grade: i64,
+    status: Status,
+) {
+    h.upper = Side::new(
+        upper_over_repeats(q, runs.baseline, qi, k, min_grade),
+        upper_over_repeats(q, runs.candidate, qi, k, min_grade),
+    );
+    h.no_label_can_rescue =
+        status == Status::NewlyFailed && h.upper.candidate.is_none_or(|u| u.rr == 0.0);
+}
+
+/// A side's upper values as JSON shows them: the four bounds.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct UpperBounds {
+    pub rr: f64,
+    pub recall: f64,
+    pub hit: f64,
+    pub precision: f64,
+}
+
+/// A side's nDCG@k and AP with the unjudged docs counted as relevant: values, not
+/// bounds (docs/contract.md §5.3).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct AsRelevant {
+    pub ndcg: f64,
+    pub ap: f64,
+}
+
+impl From<Upper> for UpperBounds {
+    fn from(u: Upper) -> Self {
+        Self {
+            rr: u.rr,
+            recall: u.recall,
+            hit: u.hit,
+            precision: u.precision,
+        }
+    }
+}
+
+impl From<Upper> for AsRelevant {
+    fn from(u: Upper) -> Self {
+        Self {
+            ndcg: u.ndcg,
+            ap: u.ap,
+        }
+    }
+}
+
+/// A side's upper values, its own where its top k holds no unjudged doc.
+pub fn upper_or_own(upper: Option<Upper>, own: &Scores) -> Upper {
+    upper.unwrap_or_else(|| upper_of(own))
+}
+
+/// The row's JSON `upper` and `unjudged_as_relevant` (docs/contract.md §10.3): both
+/// `None` (null) when neither side has an unjudged doc in its top k.
+pub fn row_bounds(
+    h: &Holes,
+    own: Side<&Scores>,
+) -> (Option<Side<UpperBounds>>, Option<Side<AsRelevant>>) {
+    if h.upper.baseline.is_none() && h.upper.candidate.is_none() {
+        return (None, None);
+    }
+    let b = upper_or_own(h.upper.baseline, own.baseline);
+    let c = upper_or_own(h.upper.candidate, own.candidate);
+    (
+        Some(Side::new(b.into(), c.into())),
+        Some(Side::new(b.into(), c.into())),
+    )
+}
+
+/// The means over `rows` of each side's upper values (docs/contract.md §5.3): JSON
+/// `means.upper` and `means.unjudged_as_relevant`.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct MeanBounds {
+    pub rr: Side<f64>,
+    pub recall: Side<f64>,
+    pub hit: Side<f64>,
+    pub precision: Side<f64>,
+}
+
+/// The means of nDCG@k and AP with the unjudged docs counted as relevant.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct MeanAsRelevant {
+    pub ndcg: Side<f64>,
+    pub ap: Side<f64>,
+}
+
+/// Both means over `rows` (in id order, as every mean).
+pub fn mean_bounds(rows: &[&QueryRow]) -> (MeanBounds, MeanAsRelevant) {
+    let side = |f: fn(&Upper) -> f64| {
+        let of = |i: usize| {
+            mean(rows.iter().map(|r| {
+                let (u, own) = if i == 0 {
+                    (r.holes.upper.baseline, &r.baseline)
+                } else {
+                    (r.holes.upper.candidate, &r.candidate)
+                };
+                f(&upper_or_own(u, own))
+            }))
+        };
+        Side::new(of(0), of(1))
+    };
+    (
+        MeanBounds {
+            rr: side(|u| u.rr),
+            recall: side(|u| u.recall),
+            hit: side(|u| u.hit),
+            precision: side(|u| u.precision),
+        },
+        MeanAsRelevant {
+            ndcg: side(|u| u.ndcg),
+            ap: side(|u| u.ap),
+        },
+    )
+}
+
+/// The newly failed ids no label can rescue (docs/contract.md §5.3), natural order.
+pub fn no_label_can_rescue(rows: &[QueryRow]) -> Vec<String> {
+    let mut ids: Vec<String> = rows
+        .iter()
+        .filter(|r| r.holes.no_label_can_rescue)
+        .map(|r| r.id.to_string())
+        .collect();
+    crate::text::sort_natural(&mut ids);
+    ids
+}
+
+/// What every text format says before the ids of the new failures no label can
+/// rescue (docs/contract.md §5.3).
+pub fn no_label_text(n: usize, newly_failed: usize, k: u32) -> String {
+    format!(
+        "no label can rescue {n} of {newly_failed} newly failed (no unjudged doc in the candidate's top {k}: RR@{k} stays 0 whatever is labelled)"
+    )
 }
 
 /// The rows whose `suspect` is provisional, with the docs that entered their top k

@@ -395,7 +395,7 @@ impl Serialize for QueryRow {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let h = &self.holes;
-        let mut row = s.serialize_struct("QueryRow", 17)?;
+        let mut row = s.serialize_struct("QueryRow", 20)?;
         row.serialize_field("id", &self.id)?;
         row.serialize_field("status", &self.status)?;
         row.serialize_field("baseline", &self.baseline)?;
@@ -413,6 +413,11 @@ impl Serialize for QueryRow {
         row.serialize_field("baseline_zero_rr_repeats", &self.baseline_zero_rr_repeats)?;
         row.serialize_field("candidate_zero_rr_repeats", &self.candidate_zero_rr_repeats)?;
         row.serialize_field("rbo", &self.rbo)?;
+        let own = crate::model::Side::new(&self.baseline, &self.candidate);
+        let (upper, as_relevant) = holes::row_bounds(h, own);
+        row.serialize_field("upper", &upper)?;
+        row.serialize_field("unjudged_as_relevant", &as_relevant)?;
+        row.serialize_field("no_label_can_rescue", &h.no_label_can_rescue)?;
         row.end()
     }
 }
@@ -479,6 +484,12 @@ pub struct MeansReport {
     pub ap: MeanDelta,
     /// Judged@k (docs/contract.md §6.3); no statistics.
     pub judged: MeanDelta,
+    /// The means with the top k's unjudged docs counted as relevant (docs/contract.md
+    /// §5.3): the overall means only, absent from a segment's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upper: Option<holes::MeanBounds>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unjudged_as_relevant: Option<holes::MeanAsRelevant>,
 }
 
 impl MeansReport {
@@ -756,6 +767,8 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
         correction: stats::Correction::Holm,
     };
     let mut means = means_of(&by_id, Some(draws));
+    let (upper, as_relevant) = holes::mean_bounds(&by_id);
+    (means.upper, means.unjudged_as_relevant) = (Some(upper), Some(as_relevant));
     drop(by_id);
     segments::adjust_overall(&mut means);
     sort_rows(&mut rows);
@@ -930,6 +943,8 @@ fn rows_in(
         ];
         let mut row = query_row(q, (bo, co), sides, k, (min_grade, rule));
         row.holes = holes::holes(q, bo, co, k, row.status);
+        let runs = crate::model::Side::new(b, c);
+        holes::bounds(&mut row.holes, q, runs, qi, k, min_grade, row.status);
         if row.holes.suspect {
             out.suspects.rows.push(holes::SuspectRow {
                 id: q.id.clone(),
@@ -1054,6 +1069,8 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
         precision: mean(Metric::Precision),
         ap: mean(Metric::Ap),
         judged: holes::judged_mean(rows),
+        upper: None,
+        unjudged_as_relevant: None,
     }
 }
 

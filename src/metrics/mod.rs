@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+pub mod bounds;
 pub mod judged;
 pub mod rbo;
 

@@ -352,3 +352,66 @@ proptest! {
         prop_assert!(close(a, b));
     }
 }
+
+/// The gold query and what a reader keeps of `ranking`.
+fn observed_case(
+    judged: &[(String, i64)],
+    ranking: &[String],
+    min_grade: i64,
+) -> (GoldQuery, Observed) {
+    let refs: Vec<(&str, i64)> = judged.iter().map(|(d, g)| (d.as_str(), *g)).collect();
+    let q = query(&refs, min_grade);
+    let obs = observe(&q, &ranking.iter().map(String::as_str).collect::<Vec<_>>());
+    (q, obs)
+}
+
+/// Scores of `ranking` when every doc of its top k the gold does not judge is judged
+/// relevant at `min_grade`: what [`bounds::upper`] promises, computed by labelling.
+fn labelled_at(judged: &[(String, i64)], ranking: &[String], min_grade: i64, k: u32) -> Scores {
+    let mut judged = judged.to_vec();
+    for doc in ranking.iter().take(k as usize) {
+        if !judged.iter().any(|(d, _)| d == doc) {
+            judged.push((doc.clone(), min_grade));
+        }
+    }
+    scores_at(&judged, ranking, min_grade, k)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn upper_is_the_labelled_value_and_bounds_todays(
+        (judged, ranking, min_grade) in arb_case(),
+        k in 1u32..=25,
+    ) {
+        let (q, obs) = observed_case(&judged, &ranking, min_grade);
+        let today = evaluate(&q, Some(&obs), k, min_grade);
+        let labelled = labelled_at(&judged, &ranking, min_grade, k);
+        match bounds::upper(&q, Some(&obs), k, min_grade) {
+            None => {
+                prop_assert_eq!(obs.unjudged_at(k), 0);
+                prop_assert_eq!(labelled, today);
+            }
+            Some(u) => {
+                for m in Metric::ALL {
+                    prop_assert!(close(u.get(m), m.of(&labelled)), "{}: {} vs {}", m.key(), u.get(m), m.of(&labelled));
+                }
+                for m in [Metric::Rr, Metric::Recall, Metric::Hit, Metric::Precision] {
+                    prop_assert!(u.get(m) >= m.of(&today) - EPS, "{}", m.key());
+                }
+                prop_assert!(u.rr > 0.0, "an unjudged doc in the top k makes RR@k positive");
+            }
+        }
+    }
+
+    #[test]
+    fn judged_only_is_the_list_without_its_unjudged_docs(
+        (judged, ranking, min_grade) in arb_case(),
+        k in 1u32..=25,
+    ) {
+        let (q, obs) = observed_case(&judged, &ranking, min_grade);
+        let condensed: Vec<String> = ranking.iter().filter(|d| q.find(d.as_bytes()).is_some()).cloned().collect();
+        prop_assert_eq!(bounds::judged_only(&q, Some(&obs), k, min_grade), scores_at(&judged, &condensed, min_grade, k));
+    }
+}

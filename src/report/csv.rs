@@ -4,7 +4,7 @@
 use crate::report::CompareReport;
 
 /// The header (docs/contract.md §9.8): then per metric baseline, candidate, delta.
-pub const HEADER: [&str; 27] = [
+pub const HEADER: [&str; 28] = [
     "id",
     "status",
     "failure_kind",
@@ -32,6 +32,7 @@ pub const HEADER: [&str; 27] = [
     "delta_ap",
     "lost",
     "gained",
+    "no_label_can_rescue",
 ];
 
 /// An id cell a spreadsheet will not run as a formula: a leading `'` when it
@@ -84,6 +85,12 @@ fn row(
     }
     out.ids(&q.lost)?;
     out.ids(&q.gained)?;
+    // docs/contract.md §5.3: `true` for a new failure no label can rescue.
+    out.w.write_field(if q.holes.no_label_can_rescue {
+        "true"
+    } else {
+        ""
+    })?;
     out.w.write_record(None::<&[u8]>)
 }
 

@@ -217,6 +217,17 @@ fn verdict(out: &mut String, r: &CompareReport) {
         r.k,
         r.baseline.depth
     );
+    let rescue = &r.no_label_can_rescue;
+    if !rescue.is_empty() {
+        let text = crate::compare::holes::no_label_text(rescue.len(), r.newly_failed.len(), r.k);
+        let _ = writeln!(
+            out,
+            "<p class=\"rescue\">{}: {}{}</p>",
+            escape(&text),
+            escape(&rescue[..rescue.len().min(50)].join(", ")),
+            crate::text::and_more(rescue.len(), 50)
+        );
+    }
 }
 
 /// A horizontal scale from `-extent` to `+extent` over `width` pixels.

@@ -453,6 +453,18 @@ fn id_lists(s: &mut String, r: &CompareReport) {
             );
         }
     }
+    let list = &r.no_label_can_rescue;
+    if !list.is_empty() {
+        let shown: Vec<&String> = list.iter().take(50).collect();
+        let text = crate::compare::holes::no_label_text(list.len(), r.newly_failed.len(), r.k);
+        let _ = writeln!(
+            s,
+            "**{}:** {}{}\n",
+            escape(&text),
+            ids(&shown),
+            and_more(list.len(), shown.len())
+        );
+    }
 }
 
 /// Per-query changes inside `<details>`, at most `shown` rows.

@@ -191,6 +191,22 @@ impl EvalReport {
         self
     }
 
+    /// Add every metric on the judged docs only, per query and as means
+    /// (`eval --judged-only`, docs/contract.md §5.3).
+    pub fn with_judged_only(mut self, gold: &GoldSet, run: &ObservedRun) -> Self {
+        let min_grade = gold.meta.min_grade;
+        for row in &mut self.per_query {
+            if let Some(qi) = gold.lookup(&row.id) {
+                let (qi, q) = (qi as usize, &gold.queries[qi as usize]);
+                let s = crate::eval::judged_only_over_repeats(q, run, qi, self.k, min_grade);
+                row.judged_only = Some(s);
+            }
+        }
+        let rows = self.per_query.iter().filter_map(|r| r.judged_only.as_ref());
+        self.means.judged_only = Some(crate::eval::Means::mean_of(rows));
+        self
+    }
+
     pub fn new(
         gold: &GoldSet,
         run: &ObservedRun,
@@ -253,6 +269,9 @@ pub struct CompareReport {
     pub still_failing: Vec<String>,
     /// Suspect new failures (docs/contract.md §6.3), in natural order.
     pub suspect: Vec<String>,
+    /// Newly failed ids whose candidate top k holds no unjudged doc: no label can
+    /// rescue them (docs/contract.md §5.3), in natural order.
+    pub no_label_can_rescue: Vec<String>,
     /// Ids flaky on either side (§6.5).
     pub flaky: Vec<String>,
     /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
@@ -400,6 +419,7 @@ impl CompareReport {
             fixed: ids(Status::Fixed),
             still_failing: ids(Status::StillFailing),
             suspect: suspect_ids(&cmp.rows),
+            no_label_can_rescue: crate::compare::holes::no_label_can_rescue(&cmp.rows),
             nondeterministic: cmp.nondeterministic,
             flaky: cmp.flaky,
             unconfirmed: cmp.unconfirmed,

@@ -132,6 +132,7 @@ pub fn render_eval(r: &EvalReport) -> String {
     cells.extend(cutoff_cells(&r.means_at));
     rows.push(cells);
     plain_table(&mut out, &header, &rows, width);
+    judged_only_table(&mut out, r, id_room, width);
     if !r.no_answer.is_empty() {
         out.push_str(&format!(
             "\nno-answer queries (no relevant doc; left out of every mean): {}\n",
@@ -144,6 +145,34 @@ pub fn render_eval(r: &EvalReport) -> String {
     }
     notes(&mut out, &r.notes);
     prose(out)
+}
+
+/// `eval --judged-only`: the same metrics on each query's judged docs only, a table
+/// of its own after the first (docs/contract.md §5.3).
+fn judged_only_table(out: &mut String, r: &EvalReport, id_room: usize, width: Option<usize>) {
+    let Some(means) = &r.means.judged_only else {
+        return;
+    };
+    out.push_str(&format!(
+        "\njudged only: unjudged docs removed before the cut at {} (condensed lists, as trec_eval -J); first rel is the rank among judged docs\n",
+        r.k
+    ));
+    let mut header = vec!["id".to_string(), "first rel".to_string()];
+    header.extend(Metric::ALL.iter().map(|m| m.label(r.k)));
+    let mut rows: Vec<Vec<String>> = Vec::with_capacity(r.per_query.len() + 1);
+    for row in &r.per_query {
+        let Some(s) = &row.judged_only else { continue };
+        let mut cells = vec![
+            crate::text::cut_to(&safe_id(&row.id), id_room),
+            rank(s.first_relevant_rank),
+        ];
+        cells.extend(Metric::ALL.iter().map(|m| num(m.of(s))));
+        rows.push(cells);
+    }
+    let mut cells = vec![format!("mean ({})", r.per_query.len()), String::new()];
+    cells.extend(Metric::ALL.iter().map(|m| num(means.get(*m))));
+    rows.push(cells);
+    plain_table(out, &header, &rows, width);
 }
 
 /// The report's prose lines wrapped at word boundaries, on a terminal only
@@ -328,6 +357,13 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
             let more = and_more(list.len(), MAX_IDS);
             out.push_str(&format!("{label:<18}{line}{more}\n"));
         }
+    }
+    let rescue = safe(&r.no_label_can_rescue);
+    if !rescue.is_empty() {
+        let text = crate::compare::holes::no_label_text(rescue.len(), r.newly_failed.len(), r.k);
+        let line = rescue[..rescue.len().min(MAX_IDS)].join(", ");
+        let more = and_more(rescue.len(), MAX_IDS);
+        out.push_str(&format!("{text}: {line}{more}\n"));
     }
     for a in &r.accepted {
         out.push_str(&format!(

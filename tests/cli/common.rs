@@ -176,6 +176,9 @@ pub struct Row {
     /// Present with `--cutoffs` only (docs/contract.md §2.8).
     #[serde(default)]
     pub at: Option<std::collections::BTreeMap<String, AtJson>>,
+    /// Present with `--judged-only` only (docs/contract.md §5.3).
+    #[serde(default)]
+    pub judged_only: Option<SideJson>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -188,6 +191,9 @@ pub struct Means {
     pub ndcg: f64,
     pub ap: f64,
     pub judged: f64,
+    /// Present with `--judged-only` only (docs/contract.md §5.3).
+    #[serde(default)]
+    pub judged_only: Option<DeltaJson>,
 }
 
 impl EvalJson {
@@ -261,6 +267,8 @@ pub struct CompareJson {
     pub fixed: Vec<String>,
     pub still_failing: Vec<String>,
     pub suspect: Vec<String>,
+    /// Newly failed ids whose candidate top k holds no unjudged doc (§5.3).
+    pub no_label_can_rescue: Vec<String>,
     pub flaky: Vec<String>,
     /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
     pub unconfirmed: Vec<String>,
@@ -401,6 +409,54 @@ pub struct CompareMeans {
     pub precision: MeanJson,
     pub ap: MeanJson,
     pub judged: MeanJson,
+    /// The overall means only, absent from a segment's (docs/contract.md §5.3).
+    #[serde(default)]
+    pub upper: Option<MeanUpperJson>,
+    #[serde(default)]
+    pub unjudged_as_relevant: Option<MeanAsRelevantJson>,
+}
+
+/// One value per side.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SidesJson<T> {
+    pub baseline: T,
+    pub candidate: T,
+}
+
+/// The means with the top k's unjudged docs counted as relevant (§5.3).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeanUpperJson {
+    pub rr: SidesJson<f64>,
+    pub recall: SidesJson<f64>,
+    pub hit: SidesJson<f64>,
+    pub precision: SidesJson<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeanAsRelevantJson {
+    pub ndcg: SidesJson<f64>,
+    pub ap: SidesJson<f64>,
+}
+
+/// One side's upper bounds (§5.3).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpperJson {
+    pub rr: f64,
+    pub recall: f64,
+    pub hit: f64,
+    pub precision: f64,
+}
+
+/// One side's nDCG@k and AP with the unjudged docs counted as relevant (§5.3).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AsRelevantJson {
+    pub ndcg: f64,
+    pub ap: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -462,6 +518,12 @@ pub struct CompareRow {
     pub candidate_zero_rr_repeats: u32,
     #[serde(deserialize_with = "nullable")]
     pub rbo: Option<f64>,
+    /// Null when neither side has an unjudged doc in its top k (§5.3).
+    #[serde(deserialize_with = "nullable")]
+    pub upper: Option<SidesJson<UpperJson>>,
+    #[serde(deserialize_with = "nullable")]
+    pub unjudged_as_relevant: Option<SidesJson<AsRelevantJson>>,
+    pub no_label_can_rescue: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

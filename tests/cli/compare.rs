@@ -363,6 +363,7 @@ fn demo_json_keys() {
         "fixed",
         "still_failing",
         "flaky",
+        "no_label_can_rescue",
         "drift",
         "accepted",
         "no_answer",
@@ -415,8 +416,26 @@ fn demo_json_keys() {
     let plain = set(&["baseline", "candidate", "delta"]);
     assert_eq!(
         keys(&v["means"]),
-        set(&["rr", "recall", "hit", "ndcg", "precision", "ap", "judged"])
+        set(&[
+            "rr",
+            "recall",
+            "hit",
+            "ndcg",
+            "precision",
+            "ap",
+            "judged",
+            "upper",
+            "unjudged_as_relevant"
+        ])
     );
+    let sides = set(&["baseline", "candidate"]);
+    for m in ["rr", "recall", "hit", "precision"] {
+        assert_eq!(keys(&v["means"]["upper"][m]), sides, "means.upper.{m}");
+    }
+    for m in ["ndcg", "ap"] {
+        let got = keys(&v["means"]["unjudged_as_relevant"][m]);
+        assert_eq!(got, sides, "means.unjudged_as_relevant.{m}");
+    }
     for m in ["rr", "recall", "hit", "ndcg"] {
         assert_eq!(keys(&v["means"][m]), stats, "means.{m}");
     }
@@ -456,7 +475,10 @@ fn demo_json_keys() {
                 "candidate_flaky",
                 "baseline_zero_rr_repeats",
                 "candidate_zero_rr_repeats",
-                "rbo"
+                "rbo",
+                "upper",
+                "unjudged_as_relevant",
+                "no_label_can_rescue"
             ])
         );
         assert_eq!(keys(&row["baseline"]), scores);

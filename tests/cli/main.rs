@@ -26,6 +26,7 @@ mod injection;
 mod input_limits;
 mod inputs;
 mod interrupt;
+mod label_bounds;
 mod long_tables;
 mod markdown_caps;
 mod must_pass;

@@ -17,15 +17,15 @@ use std::path::{Path, PathBuf};
 use crate::common::{EvalJson, Row, eval_json, fixture, reference_dir};
 
 /// trec_eval prints 4 decimals: a value within half a unit of the last one matches.
-const TOLERANCE: f64 = 0.5e-4 + 1e-9;
+pub const TOLERANCE: f64 = 0.5e-4 + 1e-9;
 
 const KS: [u32; 5] = [1, 3, 5, 10, 100];
 
 /// measure -> query -> value, from trec_eval's `measure<TAB>query<TAB>value` lines
 /// (the measure padded with spaces).
-type Expected = BTreeMap<String, BTreeMap<String, f64>>;
+pub type Expected = BTreeMap<String, BTreeMap<String, f64>>;
 
-fn read_expected(path: &Path) -> Expected {
+pub fn read_expected(path: &Path) -> Expected {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut out = Expected::new();
@@ -153,25 +153,19 @@ fn compare(
     n_trec
 }
 
+/// `ragdiff eval QRELS RUN --format json --k K EXTRA…` from `dir`, exit 0.
+pub fn eval_at(dir: &Path, [qrels, run]: [&str; 2], k: u32, extra: &[&str]) -> EvalJson {
+    let k_text = k.to_string();
+    let mut args = vec!["eval", qrels, run, "--format", "json", "--k", &k_text];
+    args.extend_from_slice(extra);
+    let json = eval_json(dir, &args);
+    assert_eq!(json.k, k);
+    json
+}
+
 /// Run ragdiff on the pair at every K and at the depth, and compare every value.
 fn check(pair: &Pair) {
-    let eval = |k: u32| -> EvalJson {
-        let k_text = k.to_string();
-        let json = eval_json(
-            &pair.dir,
-            &[
-                "eval",
-                &pair.qrels,
-                &pair.run,
-                "--format",
-                "json",
-                "--k",
-                &k_text,
-            ],
-        );
-        assert_eq!(json.k, k);
-        json
-    };
+    let eval = |k: u32| eval_at(&pair.dir, [&pair.qrels, &pair.run], k, &[]);
     let mut by_k: BTreeMap<Option<u32>, EvalJson> = BTreeMap::new();
     for k in KS {
         by_k.insert(Some(k), eval(k));

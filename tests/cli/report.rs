@@ -514,7 +514,8 @@ fn csv_guards_ids_against_formula_injection() {
             "candidate_ap",
             "delta_ap",
             "lost",
-            "gained"
+            "gained",
+            "no_label_can_rescue"
         ]
     );
     let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a record")).collect();

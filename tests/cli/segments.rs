@@ -497,7 +497,7 @@ fn csv_export_has_a_tags_column() {
     assert_eq!(
         lines.next(),
         Some(
-            "id,status,failure_kind,suspect,tags,baseline_rank,candidate_rank,baseline_rr,candidate_rr,delta_rr,baseline_recall,candidate_recall,delta_recall,baseline_hit,candidate_hit,delta_hit,baseline_precision,candidate_precision,delta_precision,baseline_ndcg,candidate_ndcg,delta_ndcg,baseline_ap,candidate_ap,delta_ap,lost,gained"
+            "id,status,failure_kind,suspect,tags,baseline_rank,candidate_rank,baseline_rr,candidate_rr,delta_rr,baseline_recall,candidate_recall,delta_recall,baseline_hit,candidate_hit,delta_hit,baseline_precision,candidate_precision,delta_precision,baseline_ndcg,candidate_ndcg,delta_ndcg,baseline_ap,candidate_ap,delta_ap,lost,gained,no_label_can_rescue"
         )
     );
     assert!(
