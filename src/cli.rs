@@ -110,6 +110,9 @@ pub struct EvalArgs {
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long)]
     pub require_frozen: bool,
+    /// Column names of long-table runs that have no `[columns]` of their own, e.g. query=qid,doc=docno,score=sim (keys query, doc, rank, score); the runs are then read as long tables
+    #[arg(long, value_name = "KEY=NAME,...")]
+    pub columns: Option<String>,
     /// Also score every query on its judged docs only: unjudged docs removed before the cut at k (condensed lists, as trec_eval -J)
     #[arg(long)]
     pub judged_only: bool,
@@ -195,7 +198,7 @@ pub struct CompareArgs {
     /// Seed of the resampling generator [default: 0]
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Draws for the bootstrap CI and the randomization test [default: 10,000 while at most 10,000 queries moved, 10^8 / moved above (at least 1,000); an exact p when at most 24 moved]
+    /// Sign flips for the randomization test and its interval [default: 10,000 while at most 10,000 queries moved, 10^8 / moved above (at least 1,000); exact when at most 16 moved]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub resamples: Option<u32>,
     /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap
@@ -264,6 +267,12 @@ pub struct CompareArgs {
     /// What a newly failed query does when a side that says `approximate = true` lists one results file (unconfirmed): fail the gate, or only warn [default: fail]
     #[arg(long, value_enum)]
     pub unconfirmed: Option<crate::gate::Severity>,
+    /// What a query the candidate's retriever failed on (its manifest's `errored`, written by `record --allow-errors`) does: fail the gate, or only warn [default: fail]
+    #[arg(long, value_enum)]
+    pub errored: Option<crate::gate::Severity>,
+    /// Fail when a latency statistic of the candidate grows by more than LIMIT over the baseline's: STAT is p50|p95|p99|max, LIMIT a percentage (p95=20%) or milliseconds (p95=50ms); applied only when both runs were recorded with the same concurrency on the same host; repeatable
+    #[arg(long, value_name = "STAT=LIMIT")]
+    pub max_latency_increase: Vec<String>,
     /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG; newly failed and fixed stay RR@k-defined [default: rr]
     #[arg(long, value_enum)]
     pub primary: Option<crate::gate::Primary>,
@@ -279,6 +288,9 @@ pub struct CompareArgs {
     /// Also report RR, Recall, Hit, P and nDCG at each of these cutoffs (e.g. 1,3,10; each 1..=depth); never gating, statuses stay at k
     #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
     pub cutoffs: Vec<u32>,
+    /// Column names of long-table runs that have no `[columns]` of their own, e.g. query=qid,doc=docno,score=sim (keys query, doc, rank, score); the runs are then read as long tables
+    #[arg(long, value_name = "KEY=NAME,...")]
+    pub columns: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -365,8 +377,15 @@ pub struct RecordArgs {
     #[arg(long, value_name = "MANIFEST", default_value = "runs/candidate.toml")]
     pub out: PathBuf,
     /// The index version the run is retrieved from (semver), written to the manifest
-    #[arg(long, value_name = "VERSION", required = true)]
-    pub index_version: String,
+    #[arg(
+        long,
+        value_name = "VERSION",
+        required_unless_present = "append_repeat"
+    )]
+    pub index_version: Option<String>,
+    /// Add one repeat, recorded now from another build of the same index, to this existing run manifest (its results format, depth and filters; results = [...] grows by one file, written with the manifest as one set)
+    #[arg(long, value_name = "MANIFEST", conflicts_with_all = ["out", "repeats", "results_format"])]
+    pub append_repeat: Option<PathBuf>,
     /// Results asked for per query; longer lists are cut
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..), default_value_t = 10)]
     pub depth: u32,
@@ -394,6 +413,9 @@ pub struct RecordArgs {
     /// Record the run even when up to N queries errored (listed in the manifest's `errored`); more fail it (exit 4)
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub allow_errors: u32,
+    /// Ask every question N times, writing N results files of the same index (`results = [...]`): query-time nondeterminism only, not the index build's
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100), default_value_t = 1)]
+    pub repeats: u32,
     /// No progress bar
     #[arg(long, short)]
     pub quiet: bool,

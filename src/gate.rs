@@ -36,6 +36,11 @@ pub struct Policy {
     /// `--unconfirmed warn`: a new failure one run of an approximate index cannot
     /// confirm only warns (§6.5).
     pub unconfirmed: Severity,
+    /// `--errored warn`: queries the candidate's retriever failed on only warn
+    /// (docs/contract.md §6.8).
+    pub errored: Severity,
+    /// `--max-latency-increase STAT=LIMIT` (docs/contract.md §6.9).
+    pub max_latency_increase: Vec<crate::model::latency::LatencyLimit>,
     /// `[gate] block`: which newly failed queries fail the gate (docs/contract.md §8.7).
     pub block: Blocking,
     /// `--inconclusive`: whether an INCONCLUSIVE verdict exits 1 or 0 (docs/contract.md §8.3).
@@ -314,6 +319,16 @@ pub enum Reason {
         queries_needed: Option<u64>,
         queries: usize,
     },
+    /// The candidate's manifest lists these gold queries as errored (§6.8).
+    Errored {
+        ids: Vec<String>,
+    },
+    /// `--max-latency-increase`: a latency statistic grew by more than allowed.
+    Latency {
+        limit: crate::model::latency::LatencyLimit,
+        baseline: f64,
+        candidate: f64,
+    },
     /// `--strict-flaky` and these queries are flaky.
     Flaky {
         ids: Vec<String>,
@@ -375,6 +390,21 @@ impl Reason {
             } => format!(
                 "{label} shows significant downside risk: TRisk {trisk:+.2} < -2 at alpha {alpha} (URisk {urisk:+.4})"
             ),
+            Reason::Latency {
+                limit,
+                baseline,
+                candidate,
+            } => format!(
+                "latency {} rose from {baseline:.3} ms to {candidate:.3} ms ({}), more than the allowed {}",
+                limit.stat.name(),
+                latency_change(*baseline, *candidate),
+                limit.increase.shown()
+            ),
+            Reason::Errored { ids } => format!(
+                "the candidate's retriever failed on {} (its manifest's `errored`; each counts as an empty ranking): {}",
+                plural(ids.len(), "query", "queries"),
+                name_ids_with(ids, id)
+            ),
             other => render_segment_reason(other, id),
         }
     }
@@ -405,6 +435,8 @@ impl Reason {
             Reason::Flaky { .. } => "flaky",
             Reason::MinRbo { .. } => "min_rbo",
             Reason::Risk { .. } => "risk",
+            Reason::Errored { .. } => "errored",
+            Reason::Latency { .. } => "max_latency_increase",
         }
     }
 }
@@ -457,24 +489,14 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
             suspect,
         });
     }
-    if !cmp.nondeterministic.is_empty() {
-        let cause = Reason::Nondeterministic {
-            ids: cmp.nondeterministic.clone(),
-        };
-        match policy.nondeterminism {
-            Severity::Fail => causes.push(cause),
-            Severity::Warn => warnings.push(format!(
-                "{} (--nondeterminism warn)",
-                cause.render(&safe_id)
-            )),
-        }
-    }
+    severity_causes(policy, cmp, &mut causes, &mut warnings);
     causes.extend(mean_causes(policy, cmp, k));
     causes.extend(segment_causes(policy, cmp, k));
     let non_inferiority = non_inferiority(policy, cmp);
     causes.extend(non_inferiority_causes(&non_inferiority, k));
     causes.extend(noise_causes(policy, cmp));
     causes.extend(risk_causes(policy, cmp, k));
+    causes.extend(latency_causes(policy, cmp, &mut warnings));
     let (verdict, passed) = outcome(&causes, policy.inconclusive);
     let verdict = Verdict {
         passed,
@@ -490,6 +512,84 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         block,
     };
     (verdict, accepted, warnings)
+}
+
+/// `+7.755 ms, +62.8%`: a latency's change (the percentage only from a baseline
+/// above 0).
+pub fn latency_change(baseline: f64, candidate: f64) -> String {
+    let d = candidate - baseline;
+    if baseline > 0.0 {
+        format!("{d:+.3} ms, {:+.1}%", 100.0 * d / baseline)
+    } else {
+        format!("{d:+.3} ms")
+    }
+}
+
+/// `--max-latency-increase` (docs/contract.md §6.9): a cause per statistic above its
+/// ceiling, only when both sides were recorded alike; else the limits only warn.
+fn latency_causes(policy: &Policy, cmp: &Comparison, warnings: &mut Vec<String>) -> Vec<Reason> {
+    let limits = &policy.max_latency_increase;
+    if limits.is_empty() {
+        return Vec::new();
+    }
+    // One side alone, or sides recorded otherwise: the comparison's own warning
+    // says so (compare::warnings); neither side is this rule's to say.
+    let Some(l) = cmp.latency.both.as_ref().filter(|l| l.comparable) else {
+        if cmp.latency.both.is_none() && cmp.latency.only.is_none() {
+            let shown: Vec<String> = limits.iter().map(|l| l.shown()).collect();
+            warnings.push(format!(
+                "--max-latency-increase {} is not applied: neither run has latency (a `latency_ms` field or column, or a latency side file)",
+                shown.join(" ")
+            ));
+        }
+        return Vec::new();
+    };
+    limits
+        .iter()
+        .filter_map(|limit| {
+            let (b, c) = (l.baseline.get(limit.stat), l.candidate.get(limit.stat));
+            // A hair of tolerance: 20% of 10 ms is 12 ms, whatever the float error.
+            (c > limit.increase.ceiling(b) + 1e-9).then_some(Reason::Latency {
+                limit: *limit,
+                baseline: b,
+                candidate: c,
+            })
+        })
+        .collect()
+}
+
+/// The reasons a `fail|warn` severity governs, in the contract's order (§8): the
+/// candidate's errored queries (`--errored`, §6.8) and non-deterministic retrieval
+/// (`--nondeterminism`, §6.5); each is a cause, or a warning under `warn`.
+fn severity_causes(
+    policy: &Policy,
+    cmp: &Comparison,
+    causes: &mut Vec<Reason>,
+    warnings: &mut Vec<String>,
+) {
+    let errored = (!cmp.errored.candidate.is_empty()).then(|| Reason::Errored {
+        ids: cmp.errored.candidate.clone(),
+    });
+    let nondeterministic = (!cmp.nondeterministic.is_empty()).then(|| Reason::Nondeterministic {
+        ids: cmp.nondeterministic.clone(),
+    });
+    let governed = [
+        (errored, policy.errored, "--errored warn"),
+        (
+            nondeterministic,
+            policy.nondeterminism,
+            "--nondeterminism warn",
+        ),
+    ];
+    for (cause, severity, flag) in governed {
+        match (cause, severity) {
+            (None, _) => {}
+            (Some(cause), Severity::Fail) => causes.push(cause),
+            (Some(cause), Severity::Warn) => {
+                warnings.push(format!("{} ({flag})", cause.render(&safe_id)));
+            }
+        }
+    }
 }
 
 /// The verdict of these reasons, FAIL > INCONCLUSIVE > PASS, and whether the run
@@ -741,6 +841,14 @@ pub struct NonInferiority {
     pub margin: f64,
     pub ci_low: f64,
     pub ci_high: f64,
+    /// The test's family, how its interval and its p were computed, the p's Monte
+    /// Carlo standard error and the draws behind both (null when exact), as in its
+    /// mean (docs/contract.md §7, §10.1).
+    pub family: Option<crate::compare::Family>,
+    pub ci_method: Option<crate::stats::CiMethod>,
+    pub p_method: Option<crate::stats::PMethod>,
+    pub p_mc_se: Option<f64>,
+    pub resamples: Option<u32>,
     pub verdict: NiVerdict,
     /// The queries a comparison needs to detect a drop of the margin with 80% power
     /// at the family's first-step alpha (Sakai's design, docs/contract.md §7.3);
@@ -787,6 +895,11 @@ fn non_inferiority(policy: &Policy, cmp: &Comparison) -> Vec<NonInferiority> {
             margin,
             ci_low,
             ci_high,
+            family: m.family,
+            ci_method: m.ci_method,
+            p_method: m.p_method,
+            p_mc_se: m.p_mc_se.flatten(),
+            resamples: m.resamples.flatten(),
             verdict: NiVerdict::of(margin, ci_low, ci_high),
             queries_needed: power::queries_needed(m.sd, margin, alpha),
             queries,

@@ -12,7 +12,7 @@
 //! signal that arrives inside such a step takes effect right after it.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 #[cfg(feature = "test-hooks")]
 use std::time::{Duration, Instant};
@@ -45,6 +45,53 @@ fn end_groups() {
     let groups = GROUPS.lock().unwrap_or_else(PoisonError::into_inner);
     for &g in groups.iter() {
         let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(g), Signal::SIGTERM);
+    }
+}
+
+/// `record` is asking (docs/contract.md §4.8): a signal first stops new requests and
+/// waits up to [`DRAIN`] for those in flight.
+static ASKING: AtomicBool = AtomicBool::new(false);
+/// A signal arrived while asking: send no new request.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+/// Requests sent and not yet answered.
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+/// How long a signal waits for the requests in flight.
+pub const DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// `record` starts (`true`) or ends (`false`) asking.
+pub fn asking(on: bool) {
+    ASKING.store(on, Ordering::SeqCst);
+}
+
+/// Whether a signal asked to stop sending requests.
+pub fn stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
+
+/// How many requests are in flight now.
+pub fn in_flight(n: usize) {
+    IN_FLIGHT.store(n, Ordering::SeqCst);
+}
+
+/// One request more (`+1`) or fewer in flight, for askers on many threads.
+pub fn in_flight_add(up: bool) {
+    if up {
+        IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
+    } else {
+        IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// While `record` asks: stop new requests and wait up to [`DRAIN`] for the answers
+/// in flight (they are dropped: nothing is written after a signal).
+fn drain() {
+    if !ASKING.load(Ordering::SeqCst) {
+        return;
+    }
+    STOPPING.store(true, Ordering::SeqCst);
+    let deadline = std::time::Instant::now() + DRAIN;
+    while IN_FLIGHT.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
 
@@ -88,6 +135,7 @@ pub fn install() {
             loop {
                 let Ok(signal) = set.wait() else { continue };
                 RECEIVED.store(signal as i32, Ordering::SeqCst);
+                drain();
                 // Waits for a step in progress to finish; never released.
                 let pending = PENDING.lock().unwrap_or_else(PoisonError::into_inner);
                 for path in pending.iter() {

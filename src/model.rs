@@ -9,6 +9,7 @@ use semver::Version;
 
 mod allow;
 pub mod history;
+pub mod latency;
 mod per_metric;
 mod side;
 
@@ -49,6 +50,47 @@ impl DataFormat {
             Self::Json => "json",
             Self::Jsonl => "jsonl",
         }
+    }
+}
+
+/// Column names a manifest's `[columns]` table (or `--columns`) gives for a long
+/// table (docs/contract.md §2.16); a name not given is found as without them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LongNames {
+    pub query: Option<String>,
+    pub doc: Option<String>,
+    pub rank: Option<String>,
+    pub score: Option<String>,
+    pub grade: Option<String>,
+}
+
+impl LongNames {
+    /// The keys `[columns]` and `--columns` take.
+    pub const KEYS: [&'static str; 5] = ["query", "doc", "rank", "score", "grade"];
+
+    /// The name given for `key` (one of [`LongNames::KEYS`]).
+    pub fn get(&self, key: &str) -> Option<&String> {
+        match key {
+            "query" => self.query.as_ref(),
+            "doc" => self.doc.as_ref(),
+            "rank" => self.rank.as_ref(),
+            "score" => self.score.as_ref(),
+            _ => self.grade.as_ref(),
+        }
+    }
+
+    /// Set `key`'s name; false for a key [`LongNames::KEYS`] does not hold.
+    pub fn set(&mut self, key: &str, name: String) -> bool {
+        let slot = match key {
+            "query" => &mut self.query,
+            "doc" => &mut self.doc,
+            "rank" => &mut self.rank,
+            "score" => &mut self.score,
+            "grade" => &mut self.grade,
+            _ => return false,
+        };
+        *slot = Some(name);
+        true
     }
 }
 
@@ -164,6 +206,10 @@ pub struct GoldMeta {
     pub data_display: String,
     pub data: PathBuf,
     pub format: DataFormat,
+    /// A long table by the manifest's word (`format = "csv-long"` or `[columns]`,
+    /// docs/contract.md §2.16), with the column names it gives; `None`: told from
+    /// the header.
+    pub long: Option<LongNames>,
     pub k: Option<u32>,
     pub min_grade: i64,
     pub manifest: Option<PathBuf>,
@@ -252,6 +298,7 @@ impl GoldMeta {
             data_display: data.display().to_string(),
             data: data.to_path_buf(),
             format,
+            long: None,
             k: None,
             min_grade: 1,
             manifest: None,
@@ -497,6 +544,8 @@ pub struct RunMeta {
     pub results_display: String,
     pub results: PathBuf,
     pub format: DataFormat,
+    /// As [`GoldMeta::long`], for the results files.
+    pub long: Option<LongNames>,
     pub manifest: Option<PathBuf>,
     /// Further repeats of the same index version after `results` (display, path), in
     /// the manifest's order; empty for a single results file (docs/contract.md §6.5).
@@ -510,6 +559,28 @@ pub struct RunMeta {
     /// `compare --depth N`: every list is cut to its first N docs as it is read,
     /// after the declared depth is checked (docs/contract.md §6.1).
     pub cut: Option<u32>,
+    /// What `record` wrote beside the results (docs/contract.md §4.8): the errored
+    /// queries, the latency side file, the `[record]` table.
+    pub recording: Recording,
+}
+
+/// A run manifest's `errored`, `latency` and `[record]` (docs/contract.md §2.2).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Recording {
+    /// Queries the retriever failed on (`errored = [...]`): each counts as an empty
+    /// ranking on its side (docs/contract.md §6.8).
+    pub errored: Vec<String>,
+    /// The latency side file (display, path), `id,latency_ms`.
+    pub latency: Option<(String, PathBuf)>,
+    /// `[record]`'s concurrency and host, when both are there.
+    pub recorded: Option<Recorded>,
+}
+
+/// How a run was recorded: latency is comparable only under the same of both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    pub concurrency: i64,
+    pub host: String,
 }
 
 impl RunMeta {
@@ -527,11 +598,13 @@ impl RunMeta {
             results_display: results.display().to_string(),
             results: results.to_path_buf(),
             format,
+            long: None,
             manifest: None,
             more_results: Vec::new(),
             doc_map: None,
             approximate: false,
             cut: None,
+            recording: Recording::default(),
         }
     }
 
@@ -612,6 +685,16 @@ pub struct Observed {
 }
 
 impl Observed {
+    /// An empty ranking, as a reader observes one: an errored query's
+    /// (docs/contract.md §6.8).
+    pub fn empty() -> Self {
+        use std::hash::Hasher;
+        Self {
+            list_hash: rustc_hash::FxHasher::default().finish(),
+            ..Self::default()
+        }
+    }
+
     /// Unjudged docs in the top k: the returned docs there minus the judged ones.
     pub fn unjudged_at(&self, k: u32) -> u32 {
         let judged = self.hits.iter().take_while(|h| h.rank <= k).count() as u32;
@@ -634,6 +717,10 @@ pub struct ObservedRun {
     /// The chunk map the run's ids went through, as every report names it
     /// (docs/contract.md §2.11); `None` without one.
     pub doc_map: Option<DocMapInfo>,
+    /// Per-query wall times in milliseconds, of every query of the first repeat that
+    /// has one (a `latency_ms` field or column, or the manifest's latency side file:
+    /// docs/contract.md §6.9), in file order; empty without.
+    pub latency: Vec<f64>,
 }
 
 /// A run's chunk map as reports name it: its path and the sha256 of the bytes read.
@@ -644,6 +731,22 @@ pub struct DocMapInfo {
 }
 
 impl ObservedRun {
+    /// Make every gold query the manifest lists as errored an empty ranking in every
+    /// repeat (docs/contract.md §6.8); its gold ids, in the manifest's order.
+    pub fn empty_errored(&mut self, gold: &GoldSet) -> Vec<String> {
+        let mut ids = Vec::new();
+        for id in &self.meta.recording.errored {
+            let Some(qi) = gold.lookup(id) else { continue };
+            for slots in std::iter::once(&mut self.observed).chain(&mut self.repeats) {
+                if let Some(slot) = slots.get_mut(qi as usize) {
+                    *slot = Some(Observed::empty());
+                }
+            }
+            ids.push(id.clone());
+        }
+        ids
+    }
+
     /// Drop what every repeat observed for the gold queries in `range` (their rows
     /// are built: docs/contract.md §12, memory).
     pub fn release(&mut self, range: std::ops::Range<usize>) {

@@ -43,6 +43,8 @@ impl Extra {
 /// `eval`'s settings.
 #[derive(Debug)]
 pub struct Eval {
+    /// `--columns`: long-table column names for a run without its own (§2.16).
+    pub columns: Option<crate::model::LongNames>,
     /// The gold given (flag, first of two inputs, or the one file); `None`: default.
     pub gold: Option<PathBuf>,
     pub run: PathBuf,
@@ -69,7 +71,9 @@ impl Eval {
             // clap takes one or two inputs; two beside --gold are one too many.
             _ => return Err(InvalidInput::usage("with --gold, eval takes one RUN")),
         };
+        let columns = args.columns.as_deref().map(parse_columns).transpose()?;
         Ok(Self {
+            columns,
             gold,
             run,
             extra: Extra::of(one_file),
@@ -84,6 +88,33 @@ impl Eval {
             judged_only: args.judged_only,
         })
     }
+}
+
+/// `--columns query=…,doc=…,rank=…,score=…` (docs/contract.md §2.16): every pair
+/// `KEY=NAME`, KEY one of query, doc, rank, score, each once; a usage error (exit 2)
+/// otherwise.
+pub fn parse_columns(text: &str) -> Result<crate::model::LongNames, InvalidInput> {
+    let mut names = crate::model::LongNames::default();
+    let mut seen: Vec<&str> = Vec::new();
+    for pair in text.split(',') {
+        let bad = || {
+            InvalidInput::usage(format!(
+                "--columns {}: expected KEY=NAME pairs separated by commas, KEY one of query, doc, rank, score (each once), NAME a column of the header",
+                crate::text::shown(text)
+            ))
+        };
+        let (key, name) = pair.split_once('=').ok_or_else(bad)?;
+        let (key, name) = (key.trim(), name.trim());
+        if name.is_empty()
+            || key == "grade"
+            || seen.contains(&key)
+            || !names.set(key, name.to_string())
+        {
+            return Err(bad());
+        }
+        seen.push(key);
+    }
+    Ok(names)
 }
 
 /// Cutoffs ascending, each once.
@@ -281,7 +312,7 @@ impl Outputs {
     }
 }
 
-/// `--seed` and `--resamples`: the draws of the bootstrap and permutation tests
+/// `--seed` and `--resamples`: the draws of the sign-flip tests and their intervals
 /// (docs/contract.md §7).
 #[derive(Debug, Clone, Copy)]
 pub struct Resampling {
@@ -307,6 +338,8 @@ pub struct AllowFailed {
 /// `compare`'s settings.
 #[derive(Debug)]
 pub struct Compare {
+    /// `--columns`: long-table column names for runs without their own (§2.16).
+    pub columns: Option<crate::model::LongNames>,
     pub gold: Option<PathBuf>,
     /// Baseline and candidate manifests.
     pub runs: Side<PathBuf>,
@@ -484,6 +517,11 @@ fn gate_policy(args: &CompareArgs, file: &GateKeys, diag: &mut Diagnostics) -> P
                 Some(true) => Severity::Warn,
                 _ => Severity::Fail,
             }),
+        max_latency_increase: latency_limits(args, file, diag),
+        errored: args.errored.unwrap_or(match value(&file.errored_warn) {
+            Some(true) => Severity::Warn,
+            _ => Severity::Fail,
+        }),
         min_rbo: args.min_rbo.or(value(&file.min_rbo)),
         // `block` names tags: resolved against the gold once it is read.
         block: crate::gate::Blocking::All,
@@ -514,6 +552,37 @@ fn switch(on: bool, off: bool, file: &Option<Located<bool>>) -> bool {
 
 /// The file's `METRIC = VALUE` entries with those the flags name replaced: a flag
 /// replaces the file's entry for its metric and keeps the others (docs/contract.md §8.6).
+/// `--max-latency-increase` over the policy file's `max_latency_increase`: a flag
+/// replaces the file's limit of its statistic (docs/contract.md §6.9); every malformed
+/// flag is a usage problem.
+fn latency_limits(
+    args: &CompareArgs,
+    file: &GateKeys,
+    diag: &mut Diagnostics,
+) -> Vec<crate::model::latency::LatencyLimit> {
+    let flags: Vec<_> = args
+        .max_latency_increase
+        .iter()
+        .filter_map(|text| {
+            crate::model::latency::LatencyLimit::parse(text)
+                .map_err(|e| {
+                    diag.usage(format!(
+                        "--max-latency-increase {}: {e}",
+                        crate::text::shown(text)
+                    ))
+                })
+                .ok()
+        })
+        .collect();
+    let mut out: Vec<_> = value(&file.max_latency_increase)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|l| !flags.iter().any(|f| f.stat == l.stat))
+        .collect();
+    out.extend(flags);
+    out
+}
+
 fn merge_thresholds(
     file: &Option<Located<Vec<(Metric, f64)>>>,
     flags: Vec<(Metric, f64)>,
@@ -634,6 +703,7 @@ impl Compare {
             },
         };
         Ok(Self {
+            columns: args.columns.as_deref().map(parse_columns).transpose()?,
             gold: args.gold.gold.or(value(&file.gold)),
             runs,
             k: args.k,

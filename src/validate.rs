@@ -175,6 +175,14 @@ pub enum ProblemKind {
         column: &'static str,
         required: &'static str,
     },
+    #[error(
+        "the manifest names column `{name}` for `{key}` (`columns.{key}`), and the header has no such column"
+    )]
+    NamedColumnMissing { key: &'static str, name: String },
+    #[error(
+        "the manifest says this is a long table (format = \"csv-long\" or `columns`), and its header has no query column and doc column: name them with `columns.query` and `columns.doc`"
+    )]
+    NotALongTable,
     #[error("malformed CSV: {reason}")]
     MalformedCsv { reason: String },
     #[error("malformed TREC {kind} line: expected {expected}, found {found} fields")]
@@ -183,6 +191,8 @@ pub enum ProblemKind {
         expected: &'static str,
         found: usize,
     },
+    #[error("query {query}: latency_ms is {value}; a latency is a number of milliseconds >= 0")]
+    BadLatency { query: String, value: String },
     #[error("query {query}, doc {doc}: score is {reason}; scores must be finite numbers")]
     BadScore {
         query: String,

@@ -117,11 +117,13 @@ fn read(
         results_display: "run.csv".into(),
         results: PathBuf::from("run.csv"),
         format: DataFormat::Csv,
+        long: None,
         manifest: None,
         more_results: Vec::new(),
         doc_map: None,
         approximate: false,
         cut: None,
+        recording: Default::default(),
     };
     let keep = run::Keep {
         top: k,

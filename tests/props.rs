@@ -226,6 +226,7 @@ fn gold_meta(format: DataFormat) -> GoldMeta {
         data_display: "gold".into(),
         data: PathBuf::from("gold"),
         format,
+        long: None,
         k: None,
         min_grade: 1,
         manifest: None,
@@ -246,11 +247,13 @@ fn run_meta(format: DataFormat, depth: u32) -> RunMeta {
         results_display: "run".into(),
         results: PathBuf::from("run"),
         format,
+        long: None,
         manifest: None,
         more_results: Vec::new(),
         doc_map: None,
         approximate: false,
         cut: None,
+        recording: Default::default(),
     }
 }
 
@@ -514,7 +517,7 @@ proptest! {
                 expected.push(format!("{side}_{m}"));
             }
         }
-        expected.extend(["lost", "gained", "no_label_can_rescue"].map(String::from));
+        expected.extend(["lost", "gained", "no_label_can_rescue", "errored"].map(String::from));
         prop_assert_eq!(header, expected);
         let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a CSV row")).collect();
         prop_assert_eq!(records.len(), rows.len());
@@ -545,6 +548,8 @@ proptest! {
             }
             let rescue = if row["no_label_can_rescue"] == true { "true" } else { "" };
             prop_assert_eq!(&rec[27], rescue);
+            // No run manifest lists `errored` here (docs/contract.md §6.8).
+            prop_assert_eq!(&rec[28], row["errored"].as_str().unwrap_or(""));
         }
 
         // the baseline compared with itself: nothing changes

@@ -110,12 +110,14 @@ def evaluate(
     measures: list[str] | None = None,
     cutoffs: list[int] | None = None,
     require_frozen: bool = False,
+    judged_only: bool = False,
 ) -> Report:
     """Evaluate one run against the gold set, as ``ragdiff eval --format json``.
 
     ``gold`` and ``run`` are manifests (``.toml``) or bare data files (qrels, TREC or
     CSV runs). ``measures`` names extra measures (``--measure``, where this build has
-    it); ``cutoffs`` adds ``--cutoffs``.
+    it); ``cutoffs`` adds ``--cutoffs``; ``judged_only`` adds ``--judged-only`` (each
+    row's and the means' ``judged_only``: every metric on the judged docs only).
     """
     argv = ["eval", "--format", "json", "--gold", _path(gold), _path(run)]
     if k is not None:
@@ -126,6 +128,8 @@ def evaluate(
         argv += ["--cutoffs", ",".join(str(c) for c in cutoffs)]
     if require_frozen:
         argv.append("--require-frozen")
+    if judged_only:
+        argv.append("--judged-only")
     return _call(argv)
 
 

@@ -430,6 +430,9 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let metas = s.runs.as_ref().map(|r| load::run_meta(r, diag));
     let gold = diag.require(gold)?;
     let mut metas = metas.map(|m| diag.require(m)).transpose()?;
+    for m in [&mut metas.baseline, &mut metas.candidate] {
+        load::with_columns(m, s.columns.as_ref());
+    }
     if let Some(n) = s.depth {
         cut_at(&mut metas, n, diag);
     }

@@ -42,7 +42,8 @@ pub fn report(s: settings::Eval) -> anyhow::Result<EvalReport> {
     let gold =
         gold_path.and_then(|p| load::load_gold(&p, s.require_frozen, s.extra.gold, &mut diag));
     let gold = diag.require(gold)?;
-    let run_meta = diag.require(run_meta)?;
+    let mut run_meta = diag.require(run_meta)?;
+    load::with_columns(&mut run_meta, s.columns.as_ref());
     if let (Some(gc), Some(rc)) = (&gold.meta.corpus, &run_meta.corpus)
         && gc != rc
     {

@@ -42,10 +42,12 @@ fn flags(args: &RecordArgs, diag: &mut Diagnostics) -> Flags {
         }),
         (None, _) => Via::Http(Box::new(http_target(args, diag))),
     };
-    if semver::Version::parse(&args.index_version).is_err() {
+    if let Some(v) = &args.index_version
+        && semver::Version::parse(v).is_err()
+    {
         diag.usage(format!(
             "--index-version {}: not a semantic version such as 1.4.0",
-            crate::text::shown(&args.index_version)
+            crate::text::shown(v)
         ));
     }
     let mut filters = BTreeMap::new();
@@ -128,8 +130,24 @@ fn gold_questions(gold: &GoldSet, field: questions::TopicField, diag: &mut Diagn
 
 pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
     let mut diag = Diagnostics::default();
-    let f = flags(&args, &mut diag);
-    let paths = Paths::beside(&args.out, args.results_format);
+    let mut f = flags(&args, &mut diag);
+    let append = args.append_repeat.as_ref().and_then(|m| {
+        write::Append::read(
+            m,
+            args.index_version.as_deref(),
+            &args.filter,
+            &f.filters,
+            &mut diag,
+        )
+    });
+    let paths = match &append {
+        Some(a) => a.paths(),
+        None => Paths::beside(&args.out, args.results_format, args.repeats),
+    };
+    let depth = append.as_ref().map_or(args.depth, |a| a.depth);
+    if let Some(a) = &append {
+        f.filters = a.filters.clone();
+    }
     let gold_path = load::gold_or_default(args.gold.gold.clone(), &mut diag);
     diag.check()?;
     let gold = gold_path.and_then(|p| load::load_gold(&p, false, &[], &mut diag));
@@ -145,45 +163,103 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
         rec::questions_for(&gold, source.questions, &source.name, unlabelled, &mut diag);
     diag.check()?;
     print_warnings(&diag.warnings);
-    let reach = Reach {
+    let mut reach = Reach {
         concurrency: args.concurrency as usize,
         timeout: f.timeout,
-        depth: args.depth,
+        depth,
         filters: f.filters.clone(),
         log: args.retriever_log.clone(),
+        append_log: false,
     };
+    let repeats = ask_every_repeat(&f.via, &mut reach, &questions, &args)?;
+    let outcomes = &repeats[0];
+    let errored = errored_in_any(&questions, &repeats);
+    let info = RunInfo {
+        index_version: append.as_ref().map_or_else(
+            || args.index_version.clone().unwrap_or_default(),
+            |a| a.index_version.clone(),
+        ),
+        corpus: gold.meta.corpus.clone(),
+        depth,
+        filters: f.filters,
+        format: append.as_ref().map_or(args.results_format, |a| a.format),
+        concurrency: reach.concurrency,
+        host: host_name(),
+        recorded_at: crate::text::utc_timestamp(crate::text::now_secs()),
+    };
+    match &append {
+        Some(a) => a.write(&paths, &info, &questions, outcomes)?,
+        None => write::write_run(&paths, &info, &questions, &repeats)?,
+    }
+    eprintln(&summary(&paths, &questions, outcomes, &errored));
+    Ok(exit::SUCCESS)
+}
+
+/// Every repeat (`--repeats`), one after the other; a signal meanwhile waits for the
+/// requests in flight (docs/contract.md §4.8).
+fn ask_every_repeat(
+    via: &Via,
+    reach: &mut Reach,
+    questions: &[Question],
+    args: &RecordArgs,
+) -> anyhow::Result<Vec<Vec<Outcome>>> {
+    let mut repeats = Vec::with_capacity(args.repeats as usize);
+    crate::interrupt::asking(true);
+    for _ in 0..args.repeats {
+        let asked = ask(via, reach, questions, args);
+        if asked.is_err() {
+            crate::interrupt::asking(false);
+        }
+        repeats.push(asked?);
+        // Every repeat's stderr goes to the one log.
+        reach.append_log = true;
+    }
+    crate::interrupt::asking(false);
+    Ok(repeats)
+}
+
+/// The ids errored in any repeat, in question order.
+fn errored_in_any<'q>(questions: &'q [Question], repeats: &[Vec<Outcome>]) -> Vec<&'q str> {
+    questions
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| repeats.iter().any(|r| matches!(r[*i], Outcome::Errored(_))))
+        .map(|(_, q)| q.id.as_str())
+        .collect()
+}
+
+/// One repeat: every question asked once. More errored queries than
+/// `--allow-errors` fail the recording (exit 4, nothing written).
+fn ask(
+    via: &Via,
+    reach: &Reach,
+    questions: &[Question],
+    args: &RecordArgs,
+) -> anyhow::Result<Vec<Outcome>> {
     let tally = Tally::new(questions.len(), args.quiet);
-    let outcomes = match &f.via {
-        Via::Command(argv) => rec::command::run(argv, &reach, &questions, &tally),
-        Via::Http(target) => Ok(http::run(target, &reach, &questions, &tally)),
+    let outcomes = match via {
+        Via::Command(argv) => rec::command::run(argv, reach, questions, &tally),
+        Via::Http(target) => Ok(http::run(target, reach, questions, &tally)),
     };
     tally.finish();
+    if outcomes.is_err() && crate::interrupt::stopping() {
+        // A failure during a signal's drain: the signal's exit code, not exit 4.
+        rec::command::wait_for_the_end();
+    }
     let outcomes = outcomes?;
-    let errored = errored_ids(&questions, &outcomes);
+    let errored = errored_ids(questions, &outcomes);
     if errored.len() > args.allow_errors as usize {
         return Err(RetrieverFailed {
             message: format!(
                 "{} errored: {}; nothing was written (--allow-errors N records a run with up to N errored queries, listed in its manifest)",
                 crate::text::plural(errored.len(), "query", "queries"),
-                reasons(&questions, &outcomes)
+                reasons(questions, &outcomes)
             ),
             log_tail: Vec::new(),
         }
         .into());
     }
-    let info = RunInfo {
-        index_version: args.index_version.clone(),
-        corpus: gold.meta.corpus.clone(),
-        depth: args.depth,
-        filters: f.filters,
-        format: args.results_format,
-        concurrency: reach.concurrency,
-        host: host_name(),
-        recorded_at: crate::text::utc_timestamp(crate::text::now_secs()),
-    };
-    write::write_run(&paths, &info, &questions, &outcomes)?;
-    eprintln(&summary(&paths, &questions, &outcomes, &errored));
-    Ok(exit::SUCCESS)
+    Ok(outcomes)
 }
 
 /// No output (the run's files, the retriever log) may overwrite an input (the
@@ -204,8 +280,8 @@ fn check_outputs(
     if let Some(b) = &args.http_body {
         inputs.push(b);
     }
-    let mut outputs: Vec<(&str, &Path)> =
-        vec![("--out", &paths.manifest), ("results", &paths.results)];
+    let mut outputs: Vec<(&str, &Path)> = vec![("--out", &paths.manifest)];
+    outputs.extend(paths.results.iter().map(|r| ("results", r.as_path())));
     if let Some(l) = &paths.latency {
         outputs.push(("latency", l));
     }
@@ -336,25 +412,26 @@ fn summary(
     outcomes: &[Outcome],
     errored: &[&str],
 ) -> String {
-    let mut latencies: Vec<f64> = outcomes
+    let latencies: Vec<f64> = outcomes
         .iter()
         .filter_map(|o| match o {
             Outcome::Answered(a) => Some(a.latency_ms),
             Outcome::Errored(_) => None,
         })
         .collect();
-    latencies.sort_by(f64::total_cmp);
-    let at = |p: f64| {
-        latencies
-            .get(((latencies.len() as f64 * p).ceil() as usize).saturating_sub(1))
-            .copied()
-            .unwrap_or(0.0)
-    };
+    // The percentiles `compare` shows (docs/contract.md §6.9).
+    let stats = crate::compare::latency::Summary::of(&latencies);
+    let (p50, p95) = stats.map_or((0.0, 0.0), |s| (s.p50, s.p95));
     let mut s = format!(
         "recorded {} to {} (results {})",
         crate::text::plural(questions.len(), "query", "queries"),
         paths.manifest.display(),
-        paths.results.display()
+        paths
+            .results
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     if !errored.is_empty() {
         s.push_str(&format!(
@@ -363,10 +440,6 @@ fn summary(
             crate::text::name_ids(errored)
         ));
     }
-    s.push_str(&format!(
-        "; latency p50 {:.3} ms, p95 {:.3} ms",
-        at(0.5),
-        at(0.95)
-    ));
+    s.push_str(&format!("; latency p50 {p50:.3} ms, p95 {p95:.3} ms"));
     s
 }

@@ -298,6 +298,7 @@ pub fn judged_mean(rows: &[&QueryRow]) -> MeanDelta {
         delta: mean(rows.iter().map(|r| r.holes.judged[1] - r.holes.judged[0])),
         ci_low: None,
         ci_high: None,
+        ci_method: None,
         p_value: None,
         p_method: None,
         p_mc_se: None,

@@ -13,6 +13,7 @@ use crate::model::{GoldSet, Id, ObservedRun, RunMeta};
 use crate::stats;
 
 pub mod holes;
+pub mod latency;
 
 /// A query's status, in the order reports list them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -143,6 +144,45 @@ impl Rule {
 }
 
 impl Status {}
+
+/// Which side's retriever failed on a query (its manifest's `errored`,
+/// docs/contract.md §6.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErroredOn {
+    Baseline,
+    Candidate,
+    Both,
+}
+
+impl ErroredOn {
+    /// Errored on the baseline (`b`), the candidate (`c`), both or neither.
+    pub fn of(b: bool, c: bool) -> Option<Self> {
+        match (b, c) {
+            (true, true) => Some(Self::Both),
+            (true, false) => Some(Self::Baseline),
+            (false, true) => Some(Self::Candidate),
+            (false, false) => None,
+        }
+    }
+
+    /// `baseline`, `candidate` or `both`: JSON's and CSV's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Baseline => "baseline",
+            Self::Candidate => "candidate",
+            Self::Both => "both",
+        }
+    }
+
+    /// The marker the table and Markdown show.
+    pub fn marker(self) -> &'static str {
+        match self {
+            Self::Baseline => "errored on the baseline",
+            Self::Candidate => "errored on the candidate",
+            Self::Both => "errored on both sides",
+        }
+    }
+}
 
 /// Why a query newly failed (docs/contract.md §6.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -371,6 +411,8 @@ pub struct QueryRow {
     /// Unjudged docs in each top k, and whether a new failure is suspect; JSON
     /// shows its keys in the row itself.
     pub holes: holes::Holes,
+    /// The side(s) whose manifest lists the query as errored (docs/contract.md §6.8).
+    pub errored: Option<ErroredOn>,
     /// RR@k is 0 in some repeat and > 0 in another, on each side (§6.5).
     pub baseline_flaky: bool,
     pub candidate_flaky: bool,
@@ -418,6 +460,11 @@ impl Serialize for QueryRow {
         row.serialize_field("upper", &upper)?;
         row.serialize_field("unjudged_as_relevant", &as_relevant)?;
         row.serialize_field("no_label_can_rescue", &h.no_label_can_rescue)?;
+        // Only on a query that errored (docs/contract.md §10.3).
+        match self.errored {
+            Some(on) => row.serialize_field("errored", on.name())?,
+            None => row.skip_field("errored")?,
+        }
         row.end()
     }
 }
@@ -432,17 +479,22 @@ pub struct MeanDelta {
     pub ci_low: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ci_high: Option<f64>,
+    /// `sign_flip_exact` or `sign_flip_monte_carlo`: the interval inverts the
+    /// sign-flip test (docs/contract.md §7).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ci_method: Option<stats::CiMethod>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p_value: Option<f64>,
     /// `exact` or `monte_carlo` (docs/contract.md §7).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub p_method: Option<stats::PMethod>,
-    /// A Monte Carlo p's standard error; absent when p is exact.
+    /// A Monte Carlo p's standard error; `Some(None)` (JSON null) when p is exact.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub p_mc_se: Option<f64>,
-    /// The sign flips behind a Monte Carlo p; absent when p is exact.
+    pub p_mc_se: Option<Option<f64>>,
+    /// The sign flips behind a Monte Carlo p and its interval; `Some(None)` (JSON
+    /// null) when both are exact.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub resamples: Option<u32>,
+    pub resamples: Option<Option<u32>>,
     /// The Monte Carlo p needed the extra draws (its first 99% interval held a
     /// threshold of the gate): a note says so.
     #[serde(skip)]
@@ -561,6 +613,11 @@ impl Comparison {
         opts: &Options,
     ) -> Comparison {
         let resampling = (opts.resamples, opts.seed);
+        // An errored query is an empty ranking on its side (§6.8).
+        let errored = crate::model::Side {
+            baseline: b.empty_errored(gold),
+            candidate: c.empty_errored(gold),
+        };
         let mut cmp = match opts.release {
             Some(release) if opts.cutoffs.is_empty() => {
                 let runs = (&mut *b, &mut *c);
@@ -569,6 +626,8 @@ impl Comparison {
             _ => compare_with(gold, b, c, opts.k, resampling, opts.primary),
         };
         (opts.phase_done)("compare");
+        mark_errored(&mut cmp, errored);
+        cmp.latency = latency::LatencyOutcome::of(b, c);
         cmp.same_results = opts.same_results || (cmp.bump != Bump::Same && cmp.same_repeats);
         // One run of an approximate index cannot confirm a new failure (§6.5).
         cmp.unconfirmed_by = [&*b, &*c]
@@ -594,6 +653,27 @@ impl Comparison {
         (opts.phase_done)("segments, drift, cutoffs");
         cmp
     }
+}
+
+/// Flag each errored row with its side(s) and keep each side's errored ids in
+/// natural order (docs/contract.md §6.8).
+fn mark_errored(cmp: &mut Comparison, mut errored: crate::model::Side<Vec<String>>) {
+    if errored.baseline.is_empty() && errored.candidate.is_empty() {
+        return;
+    }
+    let sets = errored.as_ref().map(|ids| {
+        ids.iter()
+            .map(String::as_str)
+            .collect::<rustc_hash::FxHashSet<&str>>()
+    });
+    for row in &mut cmp.rows {
+        let id: &str = &row.id;
+        row.errored = ErroredOn::of(sets.baseline.contains(id), sets.candidate.contains(id));
+    }
+    drop(sets);
+    crate::text::sort_natural(&mut errored.baseline);
+    crate::text::sort_natural(&mut errored.candidate);
+    cmp.errored = errored;
 }
 
 /// Everything computed from the two runs, before the gate.
@@ -632,6 +712,11 @@ pub struct Comparison {
     pub unconfirmed_by: Vec<String>,
     /// The candidate's manifest says `approximate = true`.
     pub candidate_approximate: bool,
+    /// Each side's gold queries its manifest lists as errored, natural order
+    /// (docs/contract.md §6.8).
+    pub errored: crate::model::Side<Vec<String>>,
+    /// Both sides' latency statistics, or which side alone has latency (§6.9).
+    pub latency: latency::LatencyOutcome,
     /// Per-tag results (docs/contract.md §6.6), worst RR delta first; set by
     /// [`segments::attach`].
     pub segments: Vec<segments::Segment>,
@@ -799,6 +884,8 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
         unconfirmed: Vec::new(),
         unconfirmed_by: Vec::new(),
         candidate_approximate: false,
+        errored: Default::default(),
+        latency: Default::default(),
         segments: Vec::new(),
         segment_correction: stats::Correction::Holm,
         risk: Vec::new(),
@@ -1013,6 +1100,7 @@ fn query_row(
         lost,
         gained,
         holes: holes::Holes::default(),
+        errored: None,
         baseline_flaky: br.flaky(),
         candidate_flaky: cr.flaky(),
         baseline_zero_rr_repeats: br.zero_rr,
@@ -1024,7 +1112,7 @@ fn query_row(
 }
 
 /// Means of both sides with their deltas; for the tested metrics also the
-/// bootstrap CI and the randomization test's p. `rows` must be in id order.
+/// randomization test's p and the interval that inverts it. `rows` must be in id order.
 fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
     let bm = Means::mean_of(rows.iter().map(|r| &r.baseline));
     let cm = Means::mean_of(rows.iter().map(|r| &r.candidate));
@@ -1036,8 +1124,8 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
     let mean = |m: Metric| {
         let pos = TESTED.iter().position(|t| *t == m);
         let at = pos.and_then(|p| st.as_ref().map(|st| st[p]));
-        // The delta is the mean of the per-query deltas (what the bootstrap and the
-        // randomization test resample), equal to candidate - baseline up to rounding.
+        // The delta is the mean of the per-query deltas (what the randomization test
+        // flips), equal to candidate - baseline up to rounding.
         let delta = metrics::mean(rows.iter().map(|r| m.of(&r.candidate) - m.of(&r.baseline)));
         MeanDelta {
             baseline: bm.get(m),
@@ -1045,10 +1133,11 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
             delta,
             ci_low: at.map(|s| s.ci_low),
             ci_high: at.map(|s| s.ci_high),
+            ci_method: at.map(|s| s.ci_method),
             p_value: at.map(|s| s.p_value),
             p_method: at.map(|s| s.p_method),
-            p_mc_se: at.and_then(|s| s.p_mc_se),
-            resamples: at.and_then(|s| s.resamples),
+            p_mc_se: at.map(|s| s.p_mc_se),
+            resamples: at.map(|s| s.resamples),
             extended: at.is_some_and(|s| s.extended),
             p_adjusted: None,
             family: None,

@@ -123,6 +123,7 @@ fn segments_of(
 fn untested(m: &mut MeanDelta) {
     m.ci_low = None;
     m.ci_high = None;
+    m.ci_method = None;
     m.p_value = None;
     m.effect_size = None;
 }

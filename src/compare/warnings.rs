@@ -49,7 +49,7 @@ impl Comparison {
                 let at = tag.map_or_else(String::new, |t| format!(" in segment {t}"));
                 format!(
                     "the {label} p{at} drew {} sign flips: its first estimate's 99% interval held a threshold of the gate",
-                    d.resamples.unwrap_or(0)
+                    d.resamples.flatten().unwrap_or(0)
                 )
             })
             .collect()
@@ -148,6 +148,8 @@ fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
             if n == 1 { "is" } else { "are" },
         ));
     }
+    warnings.extend(baseline_errored(cmp));
+    warnings.extend(latency_warning(cmp));
     if cmp.rows.len() < FEW_QUERIES {
         warnings.push(format!(
             "only {} with a relevant doc {} compared; means, intervals and p-values say little on so few",
@@ -219,4 +221,33 @@ fn holm_floor_warning(cmp: &Comparison, alpha: Option<f64>, resamples: u32) -> V
             })
         })
         .collect()
+}
+
+/// The baseline's errored queries (docs/contract.md §6.8): empty rankings there,
+/// which only flatter the candidate, so they warn and never fail the gate.
+fn baseline_errored(cmp: &Comparison) -> Option<String> {
+    let ids = &cmp.errored.baseline;
+    if ids.is_empty() {
+        return None;
+    }
+    let them = if ids.len() == 1 { "it" } else { "them" };
+    Some(format!(
+        "the baseline's retriever failed on {} (its manifest's `errored`): each counts as an empty ranking there, so the candidate cannot newly fail on {them} and may seem to fix {them}: {}",
+        plural(ids.len(), "query", "queries"),
+        crate::text::name_ids_with(ids, &crate::text::safe_id)
+    ))
+}
+
+/// Latency that is shown but never judged (docs/contract.md §6.9): one side alone has
+/// it, or the two were not recorded with the same concurrency on the same host.
+fn latency_warning(cmp: &Comparison) -> Option<String> {
+    if let Some(side) = cmp.latency.only {
+        return Some(format!(
+            "only the {side} has latency (a `latency_ms` field or column, or a latency side file): latency is not compared"
+        ));
+    }
+    let why = cmp.latency.both.as_ref()?.why_not.as_ref()?;
+    Some(format!(
+        "latency is shown but not gated: {why}; latency is judged only between runs recorded with the same concurrency on the same host"
+    ))
 }

@@ -44,7 +44,14 @@ pub fn read_both<P: ListSink>(
     let runs: Side<Option<ObservedRun>> = <[Option<ObservedRun>; 2]>::try_from(runs)
         .unwrap_or_else(|_| [None, None])
         .into();
-    let runs = runs.map(|run| diag.require(run)).transpose()?;
+    let mut runs = runs.map(|run| diag.require(run)).transpose()?;
+    // The manifest's latency side file, in place of any in the results (§6.9).
+    for run in [&mut runs.baseline, &mut runs.candidate] {
+        if let Some((_, path)) = &run.meta.recording.latency {
+            run.latency = load::latency::side_file(path, &path.display().to_string(), diag);
+        }
+    }
+    diag.check()?;
     if !pairing.is_poisoned() {
         return Ok(BothRuns { runs, pairing });
     }

@@ -9,12 +9,13 @@ use toml_edit::{Document, Table};
 
 use crate::load::fs::{check_path, read_file};
 use crate::model::{
-    DataFormat, FrozenMeaning, GoldMeta, IndexVersion, MetaValue, RunMeta, TagsFile, TeamMeta,
+    DataFormat, FrozenMeaning, GoldMeta, IndexVersion, LongNames, MetaValue, Recorded, Recording,
+    RunMeta, TagsFile, TeamMeta,
 };
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
-const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags, queries, queries_sha256";
-const RUN_KEYS: &str = "index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta";
+const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags, queries, queries_sha256, columns";
+const RUN_KEYS: &str = "index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta, columns";
 
 /// A parsed manifest with its raw text, for line numbers.
 pub struct ManifestDoc {
@@ -254,16 +255,70 @@ impl Keys<'_> {
             None if self.table.contains_key("format") => None,
             None => Some(None),
             Some(s) => match s.as_str() {
-                "csv" => Some(Some(DataFormat::Csv)),
+                "csv" | "csv-long" => Some(Some(DataFormat::Csv)),
                 "trec" => Some(Some(DataFormat::Trec)),
                 "json" => Some(Some(DataFormat::Json)),
                 "jsonl" => Some(Some(DataFormat::Jsonl)),
                 _ => {
-                    self.wrong("format", "\"csv\", \"trec\", \"json\" or \"jsonl\"");
+                    self.wrong(
+                        "format",
+                        "\"csv\", \"csv-long\", \"trec\", \"json\" or \"jsonl\"",
+                    );
                     None
                 }
             },
         }
+    }
+
+    /// A long table by the manifest's word (docs/contract.md §2.16): `format =
+    /// "csv-long"`, or a `[columns]` table of names (`query`, `doc`, `rank`, `score`,
+    /// `grade`; strings). `Some(None)`: neither; `None`: a problem was recorded.
+    fn long(&mut self, format: Option<DataFormat>) -> Option<Option<LongNames>> {
+        let forced = self.table.get("format").and_then(|v| v.as_str()) == Some("csv-long");
+        let mut names = LongNames::default();
+        let Some(item) = self.table.get("columns") else {
+            return Some(forced.then_some(names));
+        };
+        let Some(t) = item.as_table_like() else {
+            self.wrong(
+                "columns",
+                "a table of query, doc, rank, score, grade = \"column name\"",
+            );
+            return None;
+        };
+        let before = self.diag.problems.len();
+        for (k, v) in t.iter() {
+            let line = t
+                .get_key_value(k)
+                .and_then(|(key, _)| self.m.line_of(key.span()));
+            let loc = Location::at(self.m.display.clone(), line);
+            match v.as_str() {
+                _ if !LongNames::KEYS.contains(&k) => self.diag.problem(
+                    loc,
+                    ProblemKind::UnknownKey {
+                        key: format!("columns.{k}"),
+                        known: "query, doc, rank, score, grade",
+                    },
+                ),
+                Some(name) if !name.is_empty() => {
+                    names.set(k, name.to_string());
+                }
+                _ => self.diag.problem(
+                    loc,
+                    ProblemKind::WrongType {
+                        key: format!("columns.{k}"),
+                        expected: "a column name (a non-empty string)",
+                    },
+                ),
+            }
+        }
+        if matches!(format, Some(DataFormat::Json | DataFormat::Jsonl)) {
+            self.wrong(
+                "columns",
+                "no `columns` with format json or jsonl (a long table is CSV or TSV)",
+            );
+        }
+        (self.diag.problems.len() == before).then_some(Some(names))
     }
 
     fn unknown(&mut self, known: &'static str) {
@@ -455,6 +510,7 @@ pub fn gold_unchecked(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMet
     let corpus = keys.string("corpus", true);
     let data = keys.data_path("data", "gold data");
     let format = keys.format();
+    let long = keys.long(format.flatten());
     let k = keys.positive("k", false);
     let min_grade = keys.integer("min_grade", false).unwrap_or(1);
     let sha256 = keys.sha256("sha256");
@@ -493,6 +549,7 @@ pub fn gold_unchecked(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMet
         data_display,
         data,
         format,
+        long: long.flatten(),
         k,
         min_grade,
         manifest: Some(m.path.clone()),
@@ -532,6 +589,7 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
     let corpus = keys.string("corpus", true);
     let depth = keys.positive("depth", true);
     let format = keys.format();
+    let long = keys.long(format.flatten());
     let results = keys.results_paths(format.flatten());
     let doc_map = keys
         .table
@@ -572,6 +630,7 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
             }
         },
     }
+    let recording = recording_keys(&mut keys);
     if diag.problems.len() > before {
         return None;
     }
@@ -589,12 +648,48 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
         results_display,
         results: results_path,
         format,
+        long: long.flatten(),
         manifest: Some(m.path.clone()),
         more_results: results_all,
         doc_map: doc_map.flatten(),
         approximate,
         cut: None,
+        recording,
     })
+}
+
+/// `errored` (an array of query ids), `latency` (a side file) and `[record]`
+/// (docs/contract.md §2.2, §4.8).
+fn recording_keys(keys: &mut Keys) -> Recording {
+    let mut out = Recording::default();
+    if let Some(item) = keys.table.get("errored") {
+        let ids: Option<Vec<String>> = item
+            .as_array()
+            .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect());
+        match ids {
+            Some(ids) => out.errored = ids,
+            None => keys.wrong("errored", "an array of query ids"),
+        }
+    }
+    if keys.table.contains_key("latency") {
+        out.latency = keys.data_path("latency", "latency file");
+    }
+    if let Some(item) = keys.table.get("record") {
+        match item.as_table_like() {
+            None => keys.wrong("record", "a table (`[record]`)"),
+            Some(t) => {
+                let concurrency = t.get("concurrency").and_then(|v| v.as_integer());
+                let host = t.get("host").and_then(|v| v.as_str());
+                if let (Some(concurrency), Some(host)) = (concurrency, host) {
+                    out.recorded = Some(Recorded {
+                        concurrency,
+                        host: host.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A run manifest's `[meta]` table (docs/contract.md §2.2): at most

@@ -8,6 +8,7 @@ pub mod docmap;
 pub mod fs;
 pub mod gold;
 pub mod history;
+pub mod latency;
 pub mod manifest;
 pub mod own_files;
 pub mod parse;
@@ -98,6 +99,15 @@ pub fn gold_meta(path: &Path, diag: &mut Diagnostics) -> Option<GoldMeta> {
 
 /// The run metadata from a manifest, or from a bare results file (then the depth is
 /// the longest list, measured while reading).
+/// `--columns` (docs/contract.md §2.16) for a CSV or TSV run whose manifest names
+/// no columns of its own: it is then read as a long table with those names.
+pub fn with_columns(meta: &mut RunMeta, columns: Option<&crate::model::LongNames>) {
+    let csv_or_tsv = matches!(meta.format, DataFormat::Csv | DataFormat::Trec);
+    if meta.long.is_none() && csv_or_tsv {
+        meta.long = columns.cloned();
+    }
+}
+
 pub fn run_meta(path: &Path, diag: &mut Diagnostics) -> Option<RunMeta> {
     if manifest::is_manifest(path) {
         let doc = manifest::read(path, diag)?;

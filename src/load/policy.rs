@@ -21,7 +21,7 @@ pub const MAX_RISK_ALPHA: f64 = 1000.0;
 
 /// `[gate]`'s keys, and `[compare]`'s below (the Python module files its policy
 /// keywords by them).
-pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary, inconclusive, fail_on_risk";
+pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary, inconclusive, errored, max_latency_increase, fail_on_risk";
 pub const COMPARE_KEYS: &str =
     "resamples, seed, cutoffs, rbo_p, depth, segment_correction, risk_alpha";
 
@@ -71,6 +71,10 @@ pub struct GateKeys {
     pub inconclusive_pass: Option<Located<bool>>,
     /// `--fail-on-risk` (docs/contract.md §7.4).
     pub fail_on_risk: Option<Located<bool>>,
+    /// `true`: warn (`--errored warn`), `false`: fail (docs/contract.md §6.8).
+    pub errored_warn: Option<Located<bool>>,
+    /// `{ p95 = "20%", max = "50ms" }` (docs/contract.md §6.9).
+    pub max_latency_increase: Option<Located<Vec<crate::model::latency::LatencyLimit>>>,
 }
 
 /// `[compare]`: the settings that are not gate rules.
@@ -162,6 +166,8 @@ fn gate(keys: &mut Keys, t: &Table) -> GateKeys {
         strict_flaky: keys.boolean(t, "strict_flaky"),
         nondeterminism_warn: keys.warn_or_fail(t, "nondeterminism"),
         unconfirmed_warn: keys.warn_or_fail(t, "unconfirmed"),
+        errored_warn: keys.warn_or_fail(t, "errored"),
+        max_latency_increase: keys.latency_limits(t),
         inconclusive_pass: keys
             .choice(t, "inconclusive", &["fail", "pass"])
             .map(|l| Located {
@@ -432,6 +438,42 @@ impl Keys<'_> {
                         key,
                         format!("{name} = {shown}"),
                         "a number >= 0 per metric",
+                    );
+                    ok = false;
+                }
+            }
+        }
+        ok.then(|| self.located(t, key, out))
+    }
+
+    /// `max_latency_increase = { p95 = "20%", max = "50ms" }`.
+    fn latency_limits(
+        &mut self,
+        t: &Table,
+    ) -> Option<Located<Vec<crate::model::latency::LatencyLimit>>> {
+        let key = "max_latency_increase";
+        let item = t.get(key)?;
+        let Some(table) = item.as_table_like() else {
+            self.wrong(
+                t,
+                key,
+                "a table of STAT = \"LIMIT\", like { p95 = \"20%\" }",
+            );
+            return None;
+        };
+        let mut out = Vec::new();
+        let mut ok = true;
+        for (stat, limit) in table.iter() {
+            let text = format!("{stat}={}", limit.as_str().unwrap_or("?"));
+            match crate::model::latency::LatencyLimit::parse(&text) {
+                Ok(l) => out.push(l),
+                Err(_) => {
+                    let shown = limit.to_string().trim().to_string();
+                    self.bad_value(
+                        t,
+                        key,
+                        format!("{stat} = {shown}"),
+                        "p50, p95, p99 or max = \"20%\" or \"50ms\"",
                     );
                     ok = false;
                 }

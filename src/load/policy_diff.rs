@@ -105,6 +105,8 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
         unconfirmed_warn,
         inconclusive_pass,
         fail_on_risk,
+        errored_warn,
+        max_latency_increase,
     } = g;
     out.metrics("max_drop", max_drop);
     out.metrics("max_drop_per_segment", max_drop_per_segment);
@@ -125,6 +127,14 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
     );
     out.add("primary", primary.as_ref().map(|l| l.value.clone()));
     out.add("unconfirmed", unconfirmed_warn.as_ref().map(warn_or_fail));
+    out.add("errored", errored_warn.as_ref().map(warn_or_fail));
+    out.add(
+        "max_latency_increase",
+        max_latency_increase.as_ref().map(|l| {
+            let each: Vec<String> = l.value.iter().map(|x| x.shown()).collect();
+            each.join(", ")
+        }),
+    );
     out.add(
         "inconclusive",
         inconclusive_pass

@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 
 use crate::exit::RetrieverFailed;
 use crate::record::questions::Question;
-use crate::record::{Answer, Outcome, Reach, Tally, redact};
+use crate::record::{Answer, Outcome, Reach, Tally};
 
 /// How many lines of the retriever's stderr a failure shows.
 const TAIL: usize = 20;
@@ -65,7 +65,8 @@ pub fn run(
     questions: &[Question],
     tally: &Tally,
 ) -> Result<Vec<Outcome>, RetrieverFailed> {
-    let mut process = start(argv, reach)?;
+    let redactor = Arc::new(super::Redactor::new(questions));
+    let mut process = start(argv, reach, redactor)?;
     let result = drive(&mut process, reach, questions, tally);
     match result {
         Ok(outcomes) => {
@@ -87,28 +88,25 @@ pub fn run(
             let tail = process.tail.lock().map(|t| t.clone()).unwrap_or_default();
             Err(RetrieverFailed {
                 message: format!("{}: {message}", process.program),
-                log_tail: tail.iter().map(|l| redact(l, questions)).collect(),
+                // Redacted as they were read (keep_stderr).
+                log_tail: tail.iter().cloned().collect(),
             })
         }
     }
 }
 
 /// Start the process: no shell, its own process group, stderr to the log.
-fn start(argv: &[String], reach: &Reach) -> Result<Process, RetrieverFailed> {
+fn start(
+    argv: &[String],
+    reach: &Reach,
+    redactor: Arc<super::Redactor>,
+) -> Result<Process, RetrieverFailed> {
     let program = crate::text::shown_string(&argv[0]);
     let failed = |message: String| RetrieverFailed {
         message,
         log_tail: Vec::new(),
     };
-    let log = match &reach.log {
-        Some(path) => Some(std::fs::File::create(path).map_err(|e| {
-            failed(format!(
-                "cannot write the retriever log {}: {e}",
-                path.display()
-            ))
-        })?),
-        None => None,
-    };
+    let log = open_log(reach).map_err(failed)?;
     let mut command = std::process::Command::new(&argv[0]);
     command
         .args(&argv[1..])
@@ -153,7 +151,7 @@ fn start(argv: &[String], reach: &Reach) -> Result<Process, RetrieverFailed> {
     });
     let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL)));
     let kept = Arc::clone(&tail);
-    let stderr_thread = std::thread::spawn(move || keep_stderr(stderr, log, &kept));
+    let stderr_thread = std::thread::spawn(move || keep_stderr(stderr, log, &kept, &redactor));
     Ok(Process {
         stdin: child.stdin.take(),
         child,
@@ -164,11 +162,36 @@ fn start(argv: &[String], reach: &Reach) -> Result<Process, RetrieverFailed> {
     })
 }
 
-/// Copy the process's stderr to the log (if any), keeping its last lines.
+/// A signal stopped the asking and nothing is in flight: the signal's thread ends the
+/// process (within its drain); nothing more is done here.
+pub fn wait_for_the_end() {
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+/// The retriever's log, started anew or (a later repeat) added to.
+fn open_log(reach: &Reach) -> Result<Option<std::fs::File>, String> {
+    let Some(path) = &reach.log else {
+        return Ok(None);
+    };
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .append(reach.append_log)
+        .truncate(!reach.append_log)
+        .open(path)
+        .map(Some)
+        .map_err(|e| format!("cannot write the retriever log {}: {e}", path.display()))
+}
+
+/// Copy the process's stderr to the log (if any), keeping its last lines, each line
+/// with every gold question's text redacted (§4.8).
 fn keep_stderr(
     stderr: std::process::ChildStderr,
     mut log: Option<std::fs::File>,
     tail: &Mutex<VecDeque<String>>,
+    redactor: &super::Redactor,
 ) {
     let mut reader = std::io::BufReader::new(stderr);
     let mut line = Vec::new();
@@ -177,6 +200,7 @@ fn keep_stderr(
         match reader.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => return,
             Ok(_) => {
+                let line = redactor.bytes(&line);
                 if let Some(log) = log.as_mut() {
                     let _ = log.write_all(&line);
                 }
@@ -224,7 +248,13 @@ fn drive(
     let mut line_no = 0u64;
     let mut buf = Vec::with_capacity(256);
     loop {
-        while in_flight.len() < reach.concurrency && next < questions.len() {
+        crate::interrupt::in_flight(in_flight.len());
+        // After a signal no new request is sent; the answers in flight are read
+        // until the signal's drain ends the process (src/interrupt.rs).
+        while !crate::interrupt::stopping()
+            && in_flight.len() < reach.concurrency
+            && next < questions.len()
+        {
             let q = &questions[next];
             buf.clear();
             let request = Request {
@@ -243,7 +273,11 @@ fn drive(
             }
             next += 1;
         }
+        crate::interrupt::in_flight(in_flight.len());
         if in_flight.is_empty() {
+            if crate::interrupt::stopping() {
+                wait_for_the_end();
+            }
             break;
         }
         let oldest = in_flight

@@ -153,9 +153,15 @@ pub fn run(target: &Target, reach: &Reach, questions: &[Question], tally: &Tally
         for _ in 0..reach.concurrency.min(questions.len().max(1)) {
             s.spawn(|| {
                 loop {
+                    // No new request after a signal (src/interrupt.rs drains).
+                    if crate::interrupt::stopping() {
+                        super::command::wait_for_the_end();
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(q) = questions.get(i) else { break };
+                    crate::interrupt::in_flight_add(true);
                     let outcome = ask(&agent, target, reach, q, &pace);
+                    crate::interrupt::in_flight_add(false);
                     if let Ok(mut all) = outcomes.lock() {
                         all[i] = Some(outcome);
                     }

@@ -32,6 +32,8 @@ pub struct Reach {
     pub filters: BTreeMap<String, String>,
     /// Where the retriever's stderr goes (else it is kept only for a failure).
     pub log: Option<PathBuf>,
+    /// Add to the log rather than start it anew (a later repeat).
+    pub append_log: bool,
 }
 
 /// One query's answer.
@@ -124,23 +126,58 @@ impl Tally {
     }
 }
 
-/// `line` with every question's text replaced by `[question]`: what the
-/// retriever's log shows of a failure.
-pub fn redact(line: &str, questions: &[Question]) -> String {
-    let mut texts: Vec<&str> = questions
-        .iter()
-        .map(|q| q.text.as_str())
-        .filter(|t| !t.is_empty())
-        .collect();
-    // Longest first, so a question that contains another is redacted whole.
-    texts.sort_by_key(|t| std::cmp::Reverse(t.len()));
-    let mut out = line.to_string();
-    for t in texts {
-        if out.contains(t) {
-            out = out.replace(t, "[question]");
+/// Every gold question's text, found at once in a line (aho-corasick, leftmost
+/// longest: a question that contains another is redacted whole) and replaced by
+/// `[question]`: what the retriever's log and a failure show of it (§4.8). Exact
+/// text only: a retriever that rewrites a question (case, spacing) is not caught.
+pub struct Redactor {
+    finder: Option<aho_corasick::AhoCorasick>,
+    /// [`REDACTED`] once per question (what `replace_all` takes).
+    with: Vec<&'static str>,
+}
+
+/// What a question's text becomes.
+pub const REDACTED: &str = "[question]";
+
+impl Redactor {
+    pub fn new(questions: &[Question]) -> Self {
+        let texts: Vec<&str> = questions
+            .iter()
+            .map(|q| q.text.as_str())
+            .filter(|t| !t.is_empty())
+            .collect();
+        let finder = (!texts.is_empty())
+            .then(|| {
+                aho_corasick::AhoCorasick::builder()
+                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                    .build(&texts)
+                    .ok()
+            })
+            .flatten();
+        let with = vec![REDACTED; finder.as_ref().map_or(0, |f| f.patterns_len())];
+        Self { finder, with }
+    }
+
+    /// `line` with every question's text replaced.
+    pub fn line(&self, line: &str) -> String {
+        match &self.finder {
+            Some(f) => f.replace_all(line, &self.with),
+            None => line.to_string(),
         }
     }
-    out
+
+    /// [`Redactor::line`] over bytes (a retriever's stderr need not be UTF-8).
+    pub fn bytes(&self, line: &[u8]) -> Vec<u8> {
+        match &self.finder {
+            Some(f) => f.replace_all_bytes(line, &self.with),
+            None => line.to_vec(),
+        }
+    }
+}
+
+/// `line` with every question's text replaced by `[question]`.
+pub fn redact(line: &str, questions: &[Question]) -> String {
+    Redactor::new(questions).line(line)
 }
 
 /// The questions to ask: every gold query in the gold's order, each with its text

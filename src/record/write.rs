@@ -46,22 +46,31 @@ pub struct RunInfo {
 #[derive(Debug, Clone)]
 pub struct Paths {
     pub manifest: PathBuf,
-    pub results: PathBuf,
-    /// TREC and CSV only: `STEM-latency.csv`.
+    /// One results file per repeat (docs/contract.md §4.8).
+    pub results: Vec<PathBuf>,
+    /// TREC and CSV only: `STEM-latency.csv`, the first repeat's.
     pub latency: Option<PathBuf>,
 }
 
 impl Paths {
     /// Beside the manifest, named after its stem: `runs/candidate.toml` gives
-    /// `runs/candidate.jsonl` (and `runs/candidate-latency.csv`).
-    pub fn beside(manifest: &Path, format: ResultsFormat) -> Self {
+    /// `runs/candidate.jsonl` (and `runs/candidate-latency.csv`); with `repeats`
+    /// above 1, `runs/candidate-1.jsonl`, `runs/candidate-2.jsonl`, ….
+    pub fn beside(manifest: &Path, format: ResultsFormat, repeats: u32) -> Self {
         let stem = manifest
             .file_stem()
             .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
         let named = |name: String| manifest.with_file_name(name);
+        let ext = format.extension();
+        let results = match repeats {
+            0 | 1 => vec![named(format!("{stem}.{ext}"))],
+            n => (1..=n)
+                .map(|r| named(format!("{stem}-{r}.{ext}")))
+                .collect(),
+        };
         Self {
             manifest: manifest.to_path_buf(),
-            results: named(format!("{stem}.{}", format.extension())),
+            results,
             latency: (format != ResultsFormat::Jsonl).then(|| named(format!("{stem}-latency.csv"))),
         }
     }
@@ -73,30 +82,33 @@ impl Paths {
     }
 }
 
-/// Write the run: results, latency (TREC, CSV) and manifest, all or nothing.
+/// Write the run: every repeat's results, latency (TREC, CSV: the first repeat's)
+/// and manifest, all or nothing. `repeats` holds each repeat's outcomes.
 pub fn write_run(
     paths: &Paths,
     info: &RunInfo,
     questions: &[Question],
-    outcomes: &[Outcome],
+    repeats: &[Vec<Outcome>],
 ) -> anyhow::Result<()> {
+    // Errored in any repeat (docs/contract.md §6.8).
     let errored: Vec<&str> = questions
         .iter()
-        .zip(outcomes)
-        .filter(|(_, o)| matches!(o, Outcome::Errored(_)))
-        .map(|(q, _)| q.id.as_str())
+        .enumerate()
+        .filter(|(i, _)| repeats.iter().any(|r| matches!(r[*i], Outcome::Errored(_))))
+        .map(|(_, q)| q.id.as_str())
         .collect();
     let manifest = manifest_text(paths, info, &errored);
-    let mut files: Vec<&Path> = vec![&paths.results];
+    let mut files: Vec<&Path> = paths.results.iter().map(PathBuf::as_path).collect();
+    let n = files.len();
     if let Some(l) = &paths.latency {
         files.push(l);
     }
     files.push(&paths.manifest);
     let last = files.len() - 1;
     crate::output::write_files(&files, |i, out| match i {
-        0 => results(info, questions, outcomes, out),
+        i if i < n => results(info, questions, &repeats[i], out),
         i if i == last => out.write_all(manifest.as_bytes()),
-        _ => latency(questions, outcomes, out),
+        _ => latency(questions, &repeats[0], out),
     })
 }
 
@@ -111,7 +123,11 @@ pub fn manifest_text(paths: &Paths, info: &RunInfo, errored: &[&str]) -> String 
         doc["corpus"] = value(c);
     }
     doc["depth"] = value(i64::from(info.depth));
-    doc["results"] = value(Paths::file_name(&paths.results));
+    let names: Vec<String> = paths.results.iter().map(|p| Paths::file_name(p)).collect();
+    doc["results"] = match names.as_slice() {
+        [one] => value(one),
+        many => value(toml_edit::Array::from_iter(many.iter())),
+    };
     if let Some(l) = &paths.latency {
         doc["latency"] = value(Paths::file_name(l));
     }
@@ -228,4 +244,126 @@ fn latency(
         w.write_record([q.id.as_str(), &cell])?;
     }
     w.flush()
+}
+
+/// `record --append-repeat MANIFEST` (docs/contract.md §4.8): one repeat more for an
+/// existing run, recorded now from another build of the same index, in the run's own
+/// format, depth and filters.
+pub struct Append {
+    manifest: PathBuf,
+    /// The manifest as it is: rewritten in place with its other keys kept.
+    text: String,
+    pub index_version: String,
+    pub depth: u32,
+    pub filters: BTreeMap<String, String>,
+    pub format: ResultsFormat,
+    /// The existing results, as the manifest names them.
+    names: Vec<String>,
+    errored: Vec<String>,
+    /// The new repeat's file: `STEM-K.EXT`, K one more than the repeats there are
+    /// (or the first free number after it).
+    new_results: PathBuf,
+}
+
+impl Append {
+    /// The run to add to; problems (unreadable, another index version, other
+    /// filters, a JSON run) go to `diag`.
+    pub fn read(
+        manifest: &Path,
+        index_version: Option<&str>,
+        filter_flags: &[String],
+        filters: &BTreeMap<String, String>,
+        diag: &mut crate::validate::Diagnostics,
+    ) -> Option<Self> {
+        let doc = crate::load::manifest::read(manifest, diag)?;
+        let meta = crate::load::manifest::run(&doc, diag)?;
+        let shown = manifest.display();
+        let version = meta.index_version.as_ref().map(ToString::to_string)?;
+        if let Some(v) = index_version
+            && v != version
+        {
+            diag.usage(format!(
+                "--index-version {}: {shown} records index_version {version}; --append-repeat adds a repeat of the same index version (leave --index-version out)",
+                crate::text::shown(v)
+            ));
+        }
+        if !filter_flags.is_empty() && *filters != meta.filters {
+            diag.usage(format!(
+                "--filter: {shown} records other filters; --append-repeat asks with the run's own (leave --filter out)"
+            ));
+        }
+        let format = match meta.format {
+            crate::model::DataFormat::Jsonl => ResultsFormat::Jsonl,
+            crate::model::DataFormat::Trec => ResultsFormat::Trec,
+            crate::model::DataFormat::Csv => ResultsFormat::Csv,
+            crate::model::DataFormat::Json => {
+                diag.usage(format!(
+                    "--append-repeat {shown}: its results are JSON; record writes JSONL, TREC or CSV"
+                ));
+                return None;
+            }
+        };
+        let stem = manifest
+            .file_stem()
+            .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
+        let mut k = meta.repeat_count() + 1;
+        let new_results = loop {
+            let p = manifest.with_file_name(format!("{stem}-{k}.{}", format.extension()));
+            if !p.exists() {
+                break p;
+            }
+            k += 1;
+        };
+        let mut names = vec![meta.results_display.clone()];
+        names.extend(meta.more_results.iter().map(|(d, _)| d.clone()));
+        Some(Self {
+            manifest: manifest.to_path_buf(),
+            text: doc.doc.raw().to_string(),
+            index_version: version,
+            depth: meta.depth,
+            filters: meta.filters,
+            format,
+            names,
+            errored: meta.recording.errored,
+            new_results,
+        })
+    }
+
+    /// What is written: the new results file and the manifest.
+    pub fn paths(&self) -> Paths {
+        Paths {
+            manifest: self.manifest.clone(),
+            results: vec![self.new_results.clone()],
+            latency: None,
+        }
+    }
+
+    /// The new repeat's results and the manifest naming it, as one set.
+    pub fn write(
+        &self,
+        paths: &Paths,
+        info: &RunInfo,
+        questions: &[Question],
+        outcomes: &[Outcome],
+    ) -> anyhow::Result<()> {
+        let mut doc: toml_edit::DocumentMut = self.text.parse()?;
+        let mut names = self.names.clone();
+        names.push(Paths::file_name(&self.new_results));
+        doc["results"] = toml_edit::value(toml_edit::Array::from_iter(names.iter()));
+        let mut errored = self.errored.clone();
+        for (q, o) in questions.iter().zip(outcomes) {
+            if matches!(o, Outcome::Errored(_)) && !errored.iter().any(|e| *e == *q.id) {
+                errored.push(q.id.to_string());
+            }
+        }
+        if !errored.is_empty() {
+            doc["errored"] = toml_edit::value(toml_edit::Array::from_iter(errored.iter()));
+        }
+        let manifest = doc.to_string();
+        let files = [paths.results[0].as_path(), paths.manifest.as_path()];
+        crate::output::write_files(&files, |i, out| match i {
+            0 => results(info, questions, outcomes, out),
+            _ => out.write_all(manifest.as_bytes()),
+        })
+    }
 }

@@ -4,7 +4,7 @@
 use crate::report::CompareReport;
 
 /// The header (docs/contract.md §9.8): then per metric baseline, candidate, delta.
-pub const HEADER: [&str; 28] = [
+pub const HEADER: [&str; 29] = [
     "id",
     "status",
     "failure_kind",
@@ -33,6 +33,7 @@ pub const HEADER: [&str; 28] = [
     "lost",
     "gained",
     "no_label_can_rescue",
+    "errored",
 ];
 
 /// An id cell a spreadsheet will not run as a formula: a leading `'` when it
@@ -91,6 +92,8 @@ fn row(
     } else {
         ""
     })?;
+    // docs/contract.md §6.8: baseline, candidate or both; empty otherwise.
+    out.w.write_field(q.errored.map_or("", |e| e.name()))?;
     out.w.write_record(None::<&[u8]>)
 }
 

@@ -485,10 +485,12 @@ fn changed_table(out: &mut String, r: &CompareReport) {
         let suspect = if q.holes.suspect { "suspect" } else { "" };
         let _ = writeln!(
             out,
-            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{suspect}</td><td class=\"n\">{} → {}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            "<tr class=\"{}\"><td>{}</td><td>{}{}</td><td>{}</td><td>{suspect}</td><td class=\"n\">{} → {}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             q.status.name(),
             escape(&q.id),
             q.status.name(),
+            q.errored
+                .map_or(String::new(), |e| format!(" · {}", e.marker())),
             escape(tags.get(q.id.as_str()).map_or("", |t| t.as_str())),
             rank(q.baseline.first_relevant_rank),
             rank(q.candidate.first_relevant_rank),
@@ -552,7 +554,7 @@ fn data_block(r: &CompareReport) -> serde_json::Value {
                     list_json(&side.candidate, extra, &mut titles),
                 ])
             });
-            serde_json::json!({
+            let mut row = serde_json::json!({
                 "id": safe_id(&q.id),
                 "status": q.status.name(),
                 "tags": tags.get(q.id.as_str()).map_or(String::new(), |t| safe_id(t)),
@@ -560,7 +562,12 @@ fn data_block(r: &CompareReport) -> serde_json::Value {
                 "rank": [q.baseline.first_relevant_rank, q.candidate.first_relevant_rank],
                 "d": [q.delta.rr, q.delta.recall, q.delta.ndcg],
                 "lists": lists,
-            })
+            });
+            // Only on an errored query (docs/contract.md §6.8).
+            if let Some(e) = q.errored {
+                row["errored"] = e.marker().into();
+            }
+            row
         })
         .collect();
     serde_json::json!({

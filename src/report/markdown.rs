@@ -247,6 +247,7 @@ impl Fixed {
         let mut head = String::new();
         heading(&mut head, r);
         means(&mut head, r);
+        latency(&mut head, r);
         non_inferiority(&mut head, r);
         risk(&mut head, r);
         let mut middle = String::new();
@@ -359,6 +360,19 @@ fn heading(s: &mut String, r: &CompareReport) {
     let _ = writeln!(s, "**policy** {}\n", r.policy_text(&|p| code(p)));
 }
 
+/// The latency table (docs/contract.md §6.9), when both sides have latency.
+fn latency(s: &mut String, r: &CompareReport) {
+    let Some([header, body @ ..]) = r.latency_rows() else {
+        return;
+    };
+    let _ = writeln!(s, "| {} |", header.join(" | "));
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|");
+    for row in body {
+        let _ = writeln!(s, "| {} |", row.join(" | "));
+    }
+    s.push('\n');
+}
+
 /// The means table (cells shared with the terminal's).
 fn means(s: &mut String, r: &CompareReport) {
     let _ = writeln!(s, "| {} |", means_header(r).join(" | "));
@@ -407,6 +421,9 @@ fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: u
         if r.unconfirmed.contains(&q.id.to_string()) {
             failure.push_str(&format!(" · {}", super::UNCONFIRMED));
         }
+        if let Some(e) = q.errored {
+            failure.push_str(&format!(" · **{}**", e.marker()));
+        }
         if let Some(marker) = suspect_marker(q, k) {
             failure.push_str(&format!(" · **{marker}**"));
         }
@@ -434,13 +451,21 @@ fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: u
     s.push('\n');
 }
 
-/// Fixed, still failing, non-deterministic and no-answer ids, 50 each at most.
+/// Fixed, still failing, non-deterministic, no-answer and errored ids, 50 each at most.
 fn id_lists(s: &mut String, r: &CompareReport) {
     for (label, list) in [
         ("Fixed", &r.fixed),
         ("Still failing", &r.still_failing),
         ("Non-deterministic", &r.nondeterministic),
         ("No-answer (left out of means)", &r.no_answer),
+        (
+            "Errored on the baseline (empty rankings)",
+            &r.baseline.errored,
+        ),
+        (
+            "Errored on the candidate (empty rankings)",
+            &r.candidate.errored,
+        ),
     ] {
         if !list.is_empty() {
             let shown: Vec<String> = list.iter().take(50).cloned().collect();

@@ -40,7 +40,7 @@ pub enum Format {
     LabelQueue,
 }
 
-pub const SCHEMA_VERSION: &str = "1.1.0";
+pub const SCHEMA_VERSION: &str = "2.0.0";
 
 /// The gold set as every report shows it (docs/contract.md §9.2).
 #[derive(Debug, Clone, Serialize)]
@@ -276,6 +276,10 @@ pub struct CompareReport {
     pub flaky: Vec<String>,
     /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
     pub unconfirmed: Vec<String>,
+    /// Both sides' latency statistics (docs/contract.md §6.9); absent unless both
+    /// have latency.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<crate::compare::latency::Latency>,
     /// The fields of the candidate's manifest that changed a status (§6.5).
     #[serde(skip)]
     pub decided_by_candidate: Vec<String>,
@@ -410,8 +414,14 @@ impl CompareReport {
             decided_by_candidate,
             schema_version: SCHEMA_VERSION,
             gold: GoldContext::of(gold),
-            baseline: RunContext::of(runs.baseline),
-            candidate: RunContext::of(runs.candidate),
+            baseline: RunContext {
+                errored: cmp.errored.baseline.clone(),
+                ..RunContext::of(runs.baseline)
+            },
+            candidate: RunContext {
+                errored: cmp.errored.candidate.clone(),
+                ..RunContext::of(runs.candidate)
+            },
             k: cmp.k,
             bump: cmp.bump,
             reproducibility_check: cmp.bump == Bump::Same,
@@ -423,6 +433,7 @@ impl CompareReport {
             nondeterministic: cmp.nondeterministic,
             flaky: cmp.flaky,
             unconfirmed: cmp.unconfirmed,
+            latency: cmp.latency.both.clone(),
             means: cmp.means,
             zero_rr: cmp.zero_rr,
             risk: cmp.risk,
@@ -804,6 +815,10 @@ pub struct RunContext {
         skip_serializing_if = "crate::model::TeamMeta::is_empty"
     )]
     pub team_meta: crate::model::TeamMeta,
+    /// The gold queries its manifest lists as errored, each an empty ranking
+    /// (§6.8); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errored: Vec<String>,
 }
 
 impl RunContext {
@@ -818,6 +833,7 @@ impl RunContext {
             repeats: meta.repeat_count(),
             doc_map: None,
             team_meta: meta.team_meta.clone(),
+            errored: Vec::new(),
         }
     }
 
@@ -863,7 +879,10 @@ pub fn filters_text(filters: &BTreeMap<String, String>) -> String {
 /// be) as "<= FLOOR" (docs/contract.md §7).
 pub fn p_text(p: f64, m: &MeanDelta) -> String {
     let exact = m.p_method == Some(crate::stats::PMethod::Exact);
-    let floor = m.resamples.map_or(0.0, |r| 1.0 / (1.0 + f64::from(r)));
+    let floor = m
+        .resamples
+        .flatten()
+        .map_or(0.0, |r| 1.0 / (1.0 + f64::from(r)));
     let text = if p > floor * (1.0 + 1e-9) && p >= 0.0005 {
         num(p)
     } else if floor <= 0.001 {
@@ -967,6 +986,13 @@ fn decided_by_candidate(cmp: &Comparison) -> Vec<String> {
                 "newly failed query",
                 "newly failed queries"
             )
+        ));
+    }
+    // An errored query is an empty ranking on the candidate's side (§6.8).
+    if !cmp.errored.candidate.is_empty() {
+        fields.push(format!(
+            "errored ({})",
+            crate::text::plural(cmp.errored.candidate.len(), "query", "queries")
         ));
     }
     fields
@@ -1077,6 +1103,9 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
             if let Some(marker) = suspect_marker(q, r.k) {
                 msg.push_str(&format!("; {marker}"));
             }
+            if let Some(e) = q.errored {
+                msg.push_str(&format!("; {}", e.marker()));
+            }
             if accepted {
                 msg.push_str(" (accepted by the allow-list)");
             }
@@ -1106,7 +1135,25 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
     }
     out.extend(inconclusive_annotations(r));
     out.extend(risk::annotations(r));
+    out.extend(errored_annotation(r));
     out
+}
+
+/// One workflow command for the queries the candidate's retriever failed on
+/// (docs/contract.md §6.8): an error when they fail the gate, else a warning.
+fn errored_annotation(r: &CompareReport) -> Option<String> {
+    let ids = &r.candidate.errored;
+    if ids.is_empty() {
+        return None;
+    }
+    let fails = r.gate.codes.contains(&"errored");
+    let cause = crate::gate::Reason::Errored { ids: ids.clone() };
+    Some(format!(
+        "::{} title={}::{}",
+        if fails { "error" } else { "warning" },
+        escape_property("ragdiff: errored queries"),
+        escape_data(&cause.render(&safe_id))
+    ))
 }
 
 /// One workflow command per inconclusive non-inferiority test (at most
@@ -1341,4 +1388,36 @@ pub fn drift_line(r: &CompareReport) -> String {
         part("unlabelled", d.unlabelled_mean_rbo, d.unlabelled_queries),
         crate::compare::drift::LOW_RBO,
     )
+}
+
+impl CompareReport {
+    /// The latency table's rows (docs/contract.md §6.9), cells shared by the
+    /// terminal and Markdown: a header, then baseline, candidate and change, each
+    /// `p50 p95 p99 max` in milliseconds; `None` unless both sides have latency.
+    pub fn latency_rows(&self) -> Option<[[String; 5]; 4]> {
+        use crate::model::latency::LatencyStat;
+        let l = self.latency.as_ref()?;
+        let cells = |label: String, f: &dyn Fn(LatencyStat) -> String| {
+            let [a, b, c, d] = LatencyStat::ALL.map(f);
+            [label, a, b, c, d]
+        };
+        Some([
+            cells("latency (ms)".into(), &|s| s.name().to_string()),
+            cells(format!("baseline ({} queries)", l.baseline.queries), &|s| {
+                format!("{:.3}", l.baseline.get(s))
+            }),
+            cells(
+                format!("candidate ({} queries)", l.candidate.queries),
+                &|s| format!("{:.3}", l.candidate.get(s)),
+            ),
+            cells(
+                if l.comparable {
+                    "change".to_string()
+                } else {
+                    "change (not gated)".to_string()
+                },
+                &|s| crate::gate::latency_change(l.baseline.get(s), l.candidate.get(s)),
+            ),
+        ])
+    }
 }

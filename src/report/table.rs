@@ -290,6 +290,18 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     out.push_str(&fit::fit(&means, width));
     out.push_str(&super::history::compare_table(r, width));
     out.push('\n');
+    if let Some(rows) = r.latency_rows() {
+        let [header, body @ ..] = rows;
+        let latency = fit::Columns {
+            header: header.to_vec(),
+            rows: body.iter().map(|row| row.to_vec()).collect(),
+            right: &|i| i > 0,
+            drop: &[],
+            holds: "the Markdown and JSON reports",
+        };
+        out.push_str(&fit::fit(&latency, width));
+        out.push('\n');
+    }
     non_inferiority(&mut out, r);
     by_segment(&mut out, r);
     risk(&mut out, r, width);
@@ -322,6 +334,9 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
             if r.unconfirmed.contains(&q.id.to_string()) {
                 s.push_str(&format!("; {}", super::UNCONFIRMED));
             }
+            if let Some(e) = q.errored {
+                s.push_str(&format!("; {}", e.marker()));
+            }
             if !q.lost.is_empty() {
                 s.push_str(&format!("; lost {}", ids(&q.lost)));
             }
@@ -345,6 +360,8 @@ fn id_lists(out: &mut String, r: &CompareReport, newly_rows: &[&QueryRow]) {
         ("still failing", safe(&r.still_failing)),
         ("non-deterministic", safe(&r.nondeterministic)),
         ("no-answer", safe(&r.no_answer)),
+        ("errored baseline", safe(&r.baseline.errored)),
+        ("errored candidate", safe(&r.candidate.errored)),
     ];
     for (label, list) in lists {
         if !list.is_empty() {

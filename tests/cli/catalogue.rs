@@ -171,8 +171,8 @@ pub(crate) fn prepare(folder: &str, setup: Setup) -> (PathBuf, Option<tempfile::
     "run.csv:2: invalid doc id in query Q-1: it is empty or only white space",
 ], &[], &[])]
 #[case::manifest_unknown_keys("invalid/unknown-key", Setup::InPlace, VALIDATE, 2, &[
-    "gold.toml:6: unknown key `cutoff`; known keys: name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags, queries, queries_sha256",
-    "run.toml:5: unknown key `top_k`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta",
+    "gold.toml:6: unknown key `cutoff`; known keys: name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags, queries, queries_sha256, columns",
+    "run.toml:5: unknown key `top_k`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta, columns",
 ], &[], &[])]
 #[case::manifest_wrong_types("catalogue/wrong-types", Setup::InPlace, VALIDATE, 2, &[
     "gold.toml:3: `version` must be a string",

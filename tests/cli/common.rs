@@ -151,6 +151,10 @@ pub struct RunJson {
     /// The manifest's `[meta]`, present only when it has one (docs/contract.md §2.2).
     #[serde(default)]
     pub meta: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The gold ids its manifest lists as errored, present only when there are any
+    /// (docs/contract.md §6.8).
+    #[serde(default)]
+    pub errored: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -272,6 +276,9 @@ pub struct CompareJson {
     pub flaky: Vec<String>,
     /// Newly failed ids one run of an approximate index cannot confirm (§6.5).
     pub unconfirmed: Vec<String>,
+    /// Both sides' latency statistics, present only when both have latency (§6.9).
+    #[serde(default)]
+    pub latency: Option<serde_json::Value>,
     pub accepted: Vec<AcceptedJson>,
     pub no_answer: Vec<String>,
     pub warnings: Vec<String>,
@@ -359,6 +366,14 @@ pub enum PMethod {
     MonteCarlo,
 }
 
+/// How an interval was computed (docs/contract.md §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CiMethod {
+    SignFlipExact,
+    SignFlipMonteCarlo,
+}
+
 /// How a family's p-values were adjusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -376,11 +391,13 @@ pub struct TestedMeanJson {
     pub delta: f64,
     pub ci_low: f64,
     pub ci_high: f64,
+    pub ci_method: CiMethod,
     pub p_value: f64,
     pub p_method: PMethod,
-    #[serde(default)]
+    /// Null when p is exact (the key is always there).
+    #[serde(deserialize_with = "nullable")]
     pub p_mc_se: Option<f64>,
-    #[serde(default)]
+    #[serde(deserialize_with = "nullable")]
     pub resamples: Option<u32>,
     pub p_adjusted: f64,
     pub family: Family,
@@ -524,6 +541,9 @@ pub struct CompareRow {
     #[serde(deserialize_with = "nullable")]
     pub unjudged_as_relevant: Option<SidesJson<AsRelevantJson>>,
     pub no_label_can_rescue: bool,
+    /// `baseline`, `candidate` or `both`, present only on an errored query (§6.8).
+    #[serde(default)]
+    pub errored: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -573,6 +593,7 @@ pub enum ReasonCode {
     Flaky,
     MinRbo,
     Risk,
+    Errored,
 }
 
 impl CompareJson {
@@ -789,17 +810,27 @@ pub struct SegmentMeanJson {
     pub delta: f64,
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
+    pub ci_method: Option<CiMethod>,
     pub p_value: Option<f64>,
     pub p_method: Option<PMethod>,
-    #[serde(default)]
-    pub p_mc_se: Option<f64>,
-    #[serde(default)]
-    pub resamples: Option<u32>,
+    /// Absent when too few; null when p is exact.
+    #[serde(default, deserialize_with = "nullable_present")]
+    pub p_mc_se: Option<Option<f64>>,
+    #[serde(default, deserialize_with = "nullable_present_u32")]
+    pub resamples: Option<Option<u32>>,
     pub p_adjusted: Option<f64>,
     pub family: Option<Family>,
     pub correction: Option<Correction>,
     #[serde(default, deserialize_with = "nullable_present")]
     pub effect_size: Option<Option<f64>>,
+}
+
+/// As [`nullable_present`], for a count.
+pub fn nullable_present_u32<'de, D>(d: D) -> Result<Option<Option<u32>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Option::<u32>::deserialize(d).map(Some)
 }
 
 /// `Some(None)` for a present null, `Some(Some(x))` for a number; a missing key stays
@@ -865,6 +896,13 @@ pub struct NonInferiorityJson {
     pub margin: f64,
     pub ci_low: f64,
     pub ci_high: f64,
+    pub family: Family,
+    pub ci_method: CiMethod,
+    pub p_method: PMethod,
+    #[serde(deserialize_with = "nullable")]
+    pub p_mc_se: Option<f64>,
+    #[serde(deserialize_with = "nullable")]
+    pub resamples: Option<u32>,
     pub verdict: NiVerdictJson,
     /// Sakai's design: queries to detect a drop of the margin (§7.3).
     #[serde(deserialize_with = "nullable")]
@@ -971,4 +1009,28 @@ pub fn demo_copy_without(column: &str) -> tempfile::TempDir {
     std::fs::write(&manifest, raised).expect("written");
     assert_code(&run(dir.path(), &["freeze", "gold/demo.toml"]), 0);
     dir
+}
+
+/// `ragdiff compare --gold gold.toml --no-config BASELINE CANDIDATE EXTRA…` run from
+/// the fixture folder `folder`.
+pub fn compare_fixture(folder: &str, baseline: &str, candidate: &str, extra: &[&str]) -> Output {
+    let args = [
+        &[
+            "compare",
+            "--gold",
+            "gold.toml",
+            "--no-config",
+            baseline,
+            candidate,
+        ][..],
+        extra,
+    ]
+    .concat();
+    run(fixture(folder), &args)
+}
+
+/// stdout parsed as JSON, untyped (for keys the typed structs make optional).
+pub fn json_value(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(out))
+        .unwrap_or_else(|e| panic!("stdout is not JSON: {e}\n{}", render(out)))
 }

@@ -335,7 +335,7 @@ fn the_csv_export_holds_every_metric_failure_kind_lost_and_gained() {
             expected.push(format!("{side}_{m}"));
         }
     }
-    expected.extend(["lost", "gained", "no_label_can_rescue"].map(String::from));
+    expected.extend(["lost", "gained", "no_label_can_rescue", "errored"].map(String::from));
     assert_eq!(header, expected);
     let j = compare_json(chunks(), &compare("cand.toml", &["--format", "json"]), 1);
     for (rec, row) in reader.records().map(Result::unwrap).zip(&j.per_query) {

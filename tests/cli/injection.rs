@@ -236,7 +236,7 @@ fn hostile_values_in_every_format_start_no_workflow_command() {
                 assert_eq!(so.lines().count(), 3, "{so}");
                 assert_line(
                     &so,
-                    r":\u{3a}error::ID,newly_failed,ranking,,,1,4,1,0,-1,1,0,-1,1,0,-1,0.3333333333333333,0,-0.3333333333333333,1,0,-1,1,0.25,-0.75,::warning::DOC,,",
+                    r":\u{3a}error::ID,newly_failed,ranking,,,1,4,1,0,-1,1,0,-1,1,0,-1,0.3333333333333333,0,-0.3333333333333333,1,0,-1,1,0.25,-0.75,::warning::DOC,,,",
                 );
             }
             _ => unreachable!(),

@@ -286,12 +286,12 @@ fn many_unknown_manifest_keys_are_linear() {
     let err = stderr(&out);
     assert_line(
         &err,
-        "run.toml:5: unknown key `unknown_0`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta",
+        "run.toml:5: unknown key `unknown_0`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta, columns",
     );
     // the 200th kept problem has the right line: the line index is exact
     assert_line(
         &err,
-        "run.toml:204: unknown key `unknown_199`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta",
+        "run.toml:204: unknown key `unknown_199`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta, columns",
     );
     assert_line(&err, "run.toml: … and 99800 more problems not shown");
 }
@@ -372,11 +372,13 @@ fn run_meta(depth: u32) -> ragdiff::model::RunMeta {
         results_display: "run.trec".into(),
         results: "run.trec".into(),
         format: ragdiff::model::DataFormat::Trec,
+        long: None,
         manifest: None,
         more_results: Vec::new(),
         doc_map: None,
         approximate: false,
         cut: None,
+        recording: Default::default(),
     }
 }
 

@@ -403,7 +403,7 @@ fn no_label_can_rescue_in_every_text_format() {
     let csv = crate::common::stdout(&rescue("csv"));
     let rows: Vec<&str> = csv.lines().collect();
     assert!(
-        rows[0].ends_with(",lost,gained,no_label_can_rescue"),
+        rows[0].ends_with(",lost,gained,no_label_can_rescue,errored"),
         "{}",
         rows[0]
     );
@@ -418,7 +418,8 @@ fn no_label_can_rescue_in_every_text_format() {
             .iter()
             .find(|r| r.starts_with(&format!("{id},")))
             .expect("a row");
-        assert_eq!(row.rsplit(',').next(), Some(cell), "{row}");
+        // The last cell is `errored` (docs/contract.md §6.8), empty here.
+        assert_eq!(row.rsplit(',').nth(1), Some(cell), "{row}");
     }
     let html = crate::common::stdout(&rescue("html"));
     let html_line = line.replace('\'', "&#39;");

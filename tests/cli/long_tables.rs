@@ -96,3 +96,123 @@ fn near_miss_jsonl_keys_get_one_problem() {
         assert!(!err.contains("missing from the run"), "{err}");
     }
 }
+
+// ---------------------------------------------------------------------------------
+// Long tables by the manifest's word: `format = "csv-long"`, `[columns]`, `--columns`
+
+fn columns_dir() -> std::path::PathBuf {
+    fixture("inputs/columns")
+}
+
+/// `eval --format json`'s means of `args`, run in `inputs/columns`.
+fn means_of(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["eval"];
+    all.extend(args);
+    all.extend(["--format", "json"]);
+    let out = run(columns_dir(), &all);
+    assert_code(&out, 0);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    json["means"].clone()
+}
+
+#[test]
+fn renamed_columns_give_the_numbers_of_the_named_long_table() {
+    let expected = {
+        let out = run(
+            fixture("inputs/formats"),
+            &["eval", "gold.qrels", "run-long.toml", "--format", "json"],
+        );
+        assert_code(&out, 0);
+        let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        json["means"].clone()
+    };
+    assert!(expected["rr"].as_f64().is_some(), "{expected}");
+    // `[columns]` in the manifest; `format = "csv-long"` of a .txt file; `--columns`
+    // for a bare file; and a long gold with its columns named.
+    assert_eq!(means_of(&["gold.qrels", "run-columns.toml"]), expected);
+    assert_eq!(means_of(&["gold.qrels", "run-csv-long.toml"]), expected);
+    assert_eq!(
+        means_of(&[
+            "gold.qrels",
+            "run.renamed.csv",
+            "--columns",
+            "query=q,doc=passage,rank=pos,score=sim",
+        ]),
+        expected
+    );
+    assert_eq!(means_of(&["gold-columns.toml", "run-columns.toml"]), {
+        let out = run(
+            fixture("inputs/formats"),
+            &["eval", "gold.long.csv", "run-long.toml", "--format", "json"],
+        );
+        let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        json["means"].clone()
+    });
+    // Without the word, the renamed file is a wide CSV missing its columns.
+    let out = run(columns_dir(), &["eval", "gold.qrels", "run.renamed.csv"]);
+    assert_code(&out, 2);
+}
+
+#[test]
+fn a_named_column_the_header_lacks_is_a_problem_at_line_1() {
+    let out = run(
+        columns_dir(),
+        &["eval", "gold.qrels", "run-missing-column.toml"],
+    );
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        "run.renamed.csv:1: the manifest names column `document` for `doc` (`columns.doc`), and the header has no such column",
+    );
+}
+
+#[test]
+fn csv_long_of_a_wide_table_is_a_problem_at_line_1() {
+    let out = run(columns_dir(), &["eval", "gold.qrels", "run-not-long.toml"]);
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        "run.wide.csv:1: the manifest says this is a long table (format = \"csv-long\" or `columns`), and its header has no query column and doc column: name them with `columns.query` and `columns.doc`",
+    );
+}
+
+#[test]
+fn columns_keys_and_values_are_checked() {
+    let out = run(
+        columns_dir(),
+        &["eval", "gold.qrels", "run-bad-columns.toml"],
+    );
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    assert_line(
+        &err,
+        "run-bad-columns.toml:7: `columns.query` must be a column name (a non-empty string)",
+    );
+    assert_line(
+        &err,
+        "run-bad-columns.toml:8: unknown key `columns.passage`; known keys: query, doc, rank, score, grade",
+    );
+}
+
+#[test]
+fn a_malformed_columns_flag_is_a_usage_error() {
+    for bad in [
+        "query",
+        "query=",
+        "grade=label",
+        "query=a,query=b",
+        "text=q",
+    ] {
+        let out = run(
+            columns_dir(),
+            &["eval", "gold.qrels", "run.renamed.csv", "--columns", bad],
+        );
+        assert_code(&out, 2);
+        assert_line(
+            &stderr(&out),
+            &format!(
+                "--columns {bad}: expected KEY=NAME pairs separated by commas, KEY one of query, doc, rank, score (each once), NAME a column of the header"
+            ),
+        );
+    }
+}

@@ -515,7 +515,8 @@ fn csv_guards_ids_against_formula_injection() {
             "delta_ap",
             "lost",
             "gained",
-            "no_label_can_rescue"
+            "no_label_can_rescue",
+            "errored"
         ]
     );
     let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a record")).collect();

@@ -66,8 +66,8 @@ fn expect_invalid(rule: &str, args: &[&str], lines: &[&str]) -> String {
     "run.toml: missing key `depth`",
 ])]
 #[case::unknown_key("unknown-key", &[
-    "gold.toml:6: unknown key `cutoff`; known keys: name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags, queries, queries_sha256",
-    "run.toml:5: unknown key `top_k`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta",
+    "gold.toml:6: unknown key `cutoff`; known keys: name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags, queries, queries_sha256, columns",
+    "run.toml:5: unknown key `top_k`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta, columns",
 ])]
 #[case::mistyped_key("mistyped-key", &["run.toml:3: `depth` must be a whole number"])]
 #[case::data_path_missing("data-path-missing", &["gold.toml:5: gold data labels.csv does not exist"])]
@@ -317,7 +317,7 @@ fn several_problems_in_several_files_are_all_listed() {
     let err = stderr(&out);
     for line in [
         "run-a.toml:1: index_version contains a control character (a newline, tab or similar)",
-        "run-a.toml:5: unknown key `results_format`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta",
+        "run-a.toml:5: unknown key `results_format`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta, columns",
         "run-b.csv:2: query Q-1 lists doc D-1 twice: a duplicate takes the place of another result",
         "run-b.csv:3: query Q-2 returned 3 docs, more than the run's depth 2; a list may be shorter than depth, never longer: fix the export or the manifest's depth",
         "run-c.trec:1: query Q-1, doc D-1: score is NaN; scores must be finite numbers",

@@ -14,7 +14,7 @@ fn in_ci() -> bool {
         .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty() && x != "false"))
 }
 
-fn have_tmux() -> bool {
+pub(crate) fn have_tmux() -> bool {
     let ok = Command::new("tmux")
         .arg("-V")
         .output()
@@ -30,13 +30,13 @@ fn have_tmux() -> bool {
 }
 
 /// A tmux server of its own (its own socket), killed on drop.
-struct Pane {
+pub(crate) struct Pane {
     socket: String,
 }
 
 impl Pane {
     /// `script` run by sh in a detached pane `width` columns wide, from `dir`.
-    fn run(width: usize, dir: &Path, script: &str) -> Pane {
+    pub(crate) fn run(width: usize, dir: &Path, script: &str) -> Pane {
         let socket = format!(
             "ragdiff-width-{}-{width}-{}",
             std::process::id(),
@@ -57,7 +57,7 @@ impl Pane {
         pane
     }
 
-    fn tmux(&self) -> Command {
+    pub(crate) fn tmux(&self) -> Command {
         let mut c = Command::new("tmux");
         c.args(["-L", &self.socket, "-f", "/dev/null"])
             .env("TERM", "xterm-256color")

@@ -40,6 +40,20 @@ def test_evaluate_returns_what_eval_format_json_prints(monkeypatch):
     assert got.passed is None
 
 
+def test_evaluate_judged_only_is_eval_judged_only(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    got = ragdiff.evaluate("gold/demo.toml", "runs/candidate.toml", judged_only=True)
+    out = command(
+        "eval", "--gold", "gold/demo.toml", "runs/candidate.toml", "--format", "json", "--judged-only"
+    )
+    assert out.returncode == 0, out.stderr
+    assert got == json.loads(out.stdout)
+    # Q-21's relevant doc sits below two unjudged docs: rank 4 in the list, 2 judged-only
+    q21 = next(r for r in got["per_query"] if r["id"] == "Q-21")
+    assert (q21["rr"], q21["judged_only"]["rr"]) == (0.0, 0.5)
+    assert "judged_only" in got["means"]
+
+
 def test_compare_returns_what_compare_format_json_prints(monkeypatch):
     monkeypatch.chdir(ROOT)
     got = ragdiff.compare("gold/demo.toml", "runs/baseline.toml", "runs/candidate.toml")

@@ -9,7 +9,7 @@ use super::qrels::finish_qrels;
 use super::{LinedQuery, RawQuery};
 use crate::load::csvio::{self, Header};
 use crate::load::lines::{Guard, parse_rank};
-use crate::load::long::{Columns, GRADE};
+use crate::load::long::{Columns, Names};
 use crate::model::{Id, Judgement};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
@@ -17,16 +17,18 @@ use crate::validate::{Diagnostics, Location, ProblemKind};
 pub(super) fn parse_long(
     bytes: &[u8],
     cols: Columns,
+    names: &Names,
     display: &str,
     diag: &mut Diagnostics,
 ) -> Vec<RawQuery> {
     let mut order: Vec<LinedQuery> = Vec::new();
     let mut reader = csvio::reader_with(Guard::csv(bytes), cols.delimiter);
-    let known = Columns::known();
+    let known = Columns::known(names);
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
     let Some(header) = Header::read(&mut reader, display, &known, &[], diag) else {
         return Vec::new();
     };
-    let Some(grade_col) = GRADE.iter().find_map(|g| header.position(g)) else {
+    let Some(grade_col) = cols.grade else {
         diag.problem(
             Location::line(display, 1),
             ProblemKind::MissingColumn {

@@ -61,13 +61,21 @@ pub fn parse(
     let mut tag_rows = Vec::new();
     // docs/contract.md §2.16: a CSV or TSV file whose header names a long table.
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-    let long = match meta.format {
-        DataFormat::Csv => crate::load::long::detect(first),
-        DataFormat::Trec => crate::load::long::detect(first).filter(|c| c.delimiter == b'\t'),
+    let names = meta.long.clone().unwrap_or_default();
+    let long = match (meta.format, &meta.long) {
+        (_, Some(names)) => Some(crate::load::long::named_or_problem(
+            first, names, &display, diag,
+        )?),
+        (DataFormat::Csv, None) => crate::load::long::detect(first),
+        (DataFormat::Trec, None) => {
+            crate::load::long::detect(first).filter(|c| c.delimiter == b'\t')
+        }
         _ => None,
     };
     let raw = match meta.format {
-        _ if long.is_some() => long::parse_long(bytes, long.expect("checked"), &display, diag),
+        _ if long.is_some() => {
+            long::parse_long(bytes, long.expect("checked"), &names, &display, diag)
+        }
         DataFormat::Csv => csv::parse_csv(bytes, &display, extra_ok, diag),
         DataFormat::Trec => qrels::parse_qrels(bytes, &display, diag),
         DataFormat::Json => json::parse_json(bytes, &display, diag),

@@ -20,6 +20,9 @@ pub struct RunLine<'a> {
     pub retrieved_doc_ids: Vec<Cow<'a, str>>,
     #[serde(default)]
     pub scores: Option<Vec<Num>>,
+    /// As `record` writes it (docs/contract.md §6.9).
+    #[serde(default)]
+    pub latency_ms: Option<Num>,
 }
 
 /// One gold line.

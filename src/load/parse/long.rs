@@ -24,45 +24,73 @@ pub struct Columns {
     pub score: Option<usize>,
     /// PyTerrier's query text, ignored.
     pub text: Option<usize>,
+    /// A gold's grade column: the first of [`GRADE`].
+    pub grade: Option<usize>,
 }
+
+pub use crate::model::LongNames as Names;
 
 impl Columns {
     /// The long-table columns of a header line, when it is one: a query column and a
     /// doc column, and none of the wide formats' list columns.
     pub fn of_header(line: &[u8], delimiter: u8) -> Option<Self> {
+        Self::named(line, delimiter, &Names::default())
+            .ok()
+            .flatten()
+    }
+
+    /// The columns of a header line with some names given (`names`): `Err(key)` when
+    /// the column `names` gives for `key` is not in the header; `Ok(None)` when the
+    /// header is not a long table (no query or no doc column, or a wide format's).
+    pub fn named(line: &[u8], delimiter: u8, names: &Names) -> Result<Option<Self>, &'static str> {
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-        let text = std::str::from_utf8(line).ok()?;
-        let names: Vec<&str> = text
+        let text = std::str::from_utf8(line).unwrap_or("");
+        let header: Vec<&str> = text
             .trim_end_matches(['\r', '\n'])
             .split(delimiter as char)
             .map(|n| n.trim().trim_matches('"'))
             .collect();
-        let at = |n: &str| names.iter().position(|c| *c == n);
-        if at("retrieved_doc_ids").is_some() || at("expected_doc_ids").is_some() {
-            return None;
+        let at = |n: &str| header.iter().position(|c| *c == n);
+        let mut given = [None; 5];
+        for (slot, key) in given.iter_mut().zip(Names::KEYS) {
+            if let Some(name) = names.get(key) {
+                *slot = Some(at(name).ok_or(key)?);
+            }
         }
-        let id = QUERY.iter().find_map(|n| at(n));
-        let (query, text) = match id {
-            Some(q) => (q, at(QUERY_TEXT)),
-            None => (at(QUERY_TEXT)?, None),
+        let [query, doc, rank, score, grade] = given;
+        if at("retrieved_doc_ids").is_some() || at("expected_doc_ids").is_some() {
+            return Ok(None);
+        }
+        let (query, text) = match query.or_else(|| QUERY.iter().find_map(|n| at(n))) {
+            Some(q) => (q, at(QUERY_TEXT).filter(|t| *t != q)),
+            None => match at(QUERY_TEXT) {
+                Some(q) => (q, None),
+                None => return Ok(None),
+            },
         };
-        let doc = DOC.iter().find_map(|n| at(n))?;
-        Some(Self {
+        let Some(doc) = doc.or_else(|| DOC.iter().find_map(|n| at(n))) else {
+            return Ok(None);
+        };
+        Ok(Some(Self {
             delimiter,
             query,
             doc,
-            rank: at("rank"),
-            score: at("score"),
+            rank: rank.or_else(|| at("rank")),
+            score: score.or_else(|| at("score")),
             text,
-        })
+            grade: grade.or_else(|| GRADE.iter().find_map(|n| at(n))),
+        }))
     }
 
-    /// The names a reader of this table knows (no "ignoring column" warning).
-    pub fn known() -> Vec<&'static str> {
+    /// The names a reader of this table knows (no "ignoring column" warning), with
+    /// those `names` gives.
+    pub fn known(names: &Names) -> Vec<String> {
         let mut k: Vec<&str> = QUERY.to_vec();
         k.extend(DOC);
         k.extend(GRADE);
         k.extend([QUERY_TEXT, "rank", "iter", "Q0", "run", "tag"]);
+        let mut k: Vec<String> = k.into_iter().map(String::from).collect();
+        k.extend(Names::KEYS.iter().filter_map(|key| names.get(key).cloned()));
         k
     }
 }
@@ -90,12 +118,38 @@ pub fn sniff<'s>(mut input: Box<dyn Read + 's>) -> (Vec<u8>, Box<dyn Read + 's>)
 /// The delimiter a data file's header line uses, when it is a long table: a tab
 /// for a line with tabs, else a comma.
 pub fn detect(first_line: &[u8]) -> Option<Columns> {
-    let delimiter = if first_line.contains(&b'\t') {
+    Columns::of_header(first_line, delimiter_of(first_line))
+}
+
+/// The columns of a file the manifest says is a long table (`format = "csv-long"`
+/// or `[columns]`): a named column missing from the header, or a header without a
+/// query and a doc column, is a problem at `FILE:1`.
+pub fn named_or_problem(
+    first_line: &[u8],
+    names: &Names,
+    display: &str,
+    diag: &mut crate::validate::Diagnostics,
+) -> Option<Columns> {
+    use crate::validate::{Location, ProblemKind};
+    let problem = match Columns::named(first_line, delimiter_of(first_line), names) {
+        Ok(Some(cols)) => return Some(cols),
+        Ok(None) => ProblemKind::NotALongTable,
+        Err(key) => ProblemKind::NamedColumnMissing {
+            key,
+            name: names.get(key).cloned().unwrap_or_default(),
+        },
+    };
+    diag.problem(Location::line(display, 1), problem);
+    None
+}
+
+/// A tab for a header line with tabs, else a comma.
+pub fn delimiter_of(first_line: &[u8]) -> u8 {
+    if first_line.contains(&b'\t') {
         b'\t'
     } else {
         b','
-    };
-    Columns::of_header(first_line, delimiter)
+    }
 }
 
 #[cfg(test)]

@@ -48,6 +48,7 @@ pub(super) fn read_csv(
         .contains(&"index_version")
         .then(|| header.position("index_version"))
         .flatten();
+    let latency_col = header.position("latency_ms");
     let mut versions: Vec<String> = Vec::new();
     let mut seen_versions: FxHashSet<String> = FxHashSet::default();
     let mut rows = 0u64;
@@ -80,6 +81,13 @@ pub(super) fn read_csv(
             if qi.is_none() && !c.claim_other(&id, line, diag) {
                 return;
             }
+            // docs/contract.md §6.9: an empty cell is a query without one (errored).
+            if let Some(col) = latency_col
+                && let Some(text) = csvio::cell_str(record, col).filter(|t| !t.trim().is_empty())
+            {
+                let at = Location::line(display, line);
+                c.latency(&id, text.trim().parse().ok(), text, at, diag);
+            }
             if let Some(docs) = csvio::id_list(record, docs_col, &id, line, display, diag) {
                 c.accept(qi, &id, &docs, &|_| line, diag);
             }
@@ -104,7 +112,7 @@ fn run_header<R: Read>(
     extra_ok: &[&str],
     diag: &mut Diagnostics,
 ) -> Option<(Header, usize, usize)> {
-    let mut known = vec!["id", "retrieved_doc_ids"];
+    let mut known = vec!["id", "retrieved_doc_ids", "latency_ms"];
     known.extend_from_slice(extra_ok);
     let header = Header::read(reader, display, &known, &["id", "retrieved_doc_ids"], diag)?;
     let required = "`id` and `retrieved_doc_ids`";

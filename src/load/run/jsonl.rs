@@ -92,6 +92,18 @@ fn jsonl_row(
     // A query the gold lacks is read on (it enters drift, as in a CSV or TREC run:
     // docs/contract.md §6.5).
     let qi = c.query(id);
+    if let Some(l) = row.latency_ms {
+        let text = l
+            .score()
+            .map_or_else(|| "not a number".to_string(), |v| v.to_string());
+        c.latency(
+            id,
+            l.score(),
+            &text,
+            at.clone().pointer("/latency_ms"),
+            diag,
+        );
+    }
     let Some(docs) = jsonl::check_ids(&row.retrieved_doc_ids, "retrieved_doc_ids", id, &at, diag)
     else {
         return;

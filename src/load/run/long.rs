@@ -12,7 +12,7 @@ use super::trec::{TrecQuery, parse_score};
 use super::{Collector, Progress};
 use crate::load::csvio::{self, Header};
 use crate::load::lines::parse_rank;
-use crate::load::long::Columns;
+use crate::load::long::{Columns, Names};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
 /// One row: doc, score (0 without a score column), rank, line.
@@ -27,13 +27,15 @@ struct Row {
 pub(super) fn read(
     input: Box<dyn Read + '_>,
     cols: Columns,
+    names: &Names,
     c: &mut Collector,
     diag: &mut Diagnostics,
     progress: Progress,
 ) {
     let display = c.display.clone();
     let mut reader = csvio::reader_with(input, cols.delimiter);
-    let known = Columns::known();
+    let known = Columns::known(names);
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
     let Some(header) = Header::read(&mut reader, &display, &known, &[], diag) else {
         return;
     };

@@ -205,12 +205,17 @@ fn read_from<'s>(
         c
     };
     // docs/contract.md §2.16: a CSV or TSV file whose header names a long table.
-    let (input, long) = long_table(input, meta.format);
+    let (input, long) = long_table(input, meta.format, meta.long.as_ref(), display, &mut diag);
+    let Some(long) = long else {
+        return ReadOutcome::unread(diag, ReadStats::default());
+    };
     if let Some(cols) = long {
         let mut c = collector();
+        let names = meta.long.clone().unwrap_or_default();
         long::read(
             Box::new(Guard::csv(input)),
             cols,
+            &names,
             &mut c,
             &mut diag,
             progress,
@@ -246,19 +251,32 @@ fn read_from<'s>(
 }
 
 /// `input` again and, for a CSV or TSV file whose header names a long table, its
-/// columns (docs/contract.md §2.16).
+/// columns (docs/contract.md §2.16). With `names` (the manifest's `format =
+/// "csv-long"` or `[columns]`) the file must be one: `None` when it is not, with
+/// the problem recorded.
 fn long_table<'s>(
     input: Box<dyn Read + 's>,
     format: DataFormat,
-) -> (Box<dyn Read + 's>, Option<crate::load::long::Columns>) {
-    match format {
-        DataFormat::Csv | DataFormat::Trec => {
+    names: Option<&crate::model::LongNames>,
+    display: &str,
+    diag: &mut Diagnostics,
+) -> (
+    Box<dyn Read + 's>,
+    Option<Option<crate::load::long::Columns>>,
+) {
+    match (format, names) {
+        (DataFormat::Csv | DataFormat::Trec, None) => {
             let (first, input) = crate::load::long::sniff(input);
             let long = crate::load::long::detect(&first)
                 .filter(|cols| format == DataFormat::Csv || cols.delimiter == b'\t');
-            (input, long)
+            (input, Some(long))
         }
-        _ => (input, None),
+        (_, Some(names)) => {
+            let (first, input) = crate::load::long::sniff(input);
+            let cols = crate::load::long::named_or_problem(&first, names, display, diag);
+            (input, cols.map(Some))
+        }
+        _ => (input, Some(None)),
     }
 }
 
@@ -311,6 +329,8 @@ struct Collector<'g> {
     deferred: Option<Vec<Deferred>>,
     /// Whether the run's ids meet the gold's (docs/contract.md §2.15).
     meet: meet::Meet,
+    /// Each row's `latency_ms`, when it has one (docs/contract.md §6.9).
+    latency: Vec<f64>,
 }
 
 const SAMPLE: usize = 10;
@@ -339,6 +359,29 @@ impl<'g> Collector<'g> {
             deferred: None,
             keep: Keep::NONE,
             meet: meet::Meet::default(),
+            latency: Vec::new(),
+        }
+    }
+
+    /// A row's `latency_ms` (docs/contract.md §6.9): a number of milliseconds >= 0,
+    /// else a problem at `at`.
+    fn latency(
+        &mut self,
+        query: &str,
+        value: Option<f64>,
+        text: &str,
+        at: Location,
+        diag: &mut Diagnostics,
+    ) {
+        match value {
+            Some(ms) if ms.is_finite() && ms >= 0.0 => self.latency.push(ms),
+            _ => diag.problem(
+                at,
+                ProblemKind::BadLatency {
+                    query: query.to_string(),
+                    value: crate::text::shown(text).into_owned(),
+                },
+            ),
         }
     }
 
@@ -694,6 +737,7 @@ impl<'g> Collector<'g> {
             repeats: Vec::new(),
             covered: None,
             doc_map: None,
+            latency: self.latency,
         }
     }
 }

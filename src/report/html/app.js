@@ -94,7 +94,7 @@
   function rowOf(r) {
     var tr = el("tr", "row " + r.status);
     tr.dataset.id = r.id;
-    [r.id, r.status, r.tags, r.suspect ? "suspect" : "",
+    [r.id, r.status + (r.errored ? " · " + r.errored : ""), r.tags, r.suspect ? "suspect" : "",
      rank(r.rank[0]) + " → " + rank(r.rank[1]), fmt(r.d[0]), fmt(r.d[1]), fmt(r.d[2])
     ].forEach(function (text, i) { tr.appendChild(el("td", i >= 4 ? "n" : null, text)); });
     tr.addEventListener("click", function () { toggle(r, tr); });
