@@ -264,6 +264,104 @@ pub struct Verdict {
     /// `block` as the policy writes it, when it is not `"all"`.
     #[serde(skip)]
     pub block: Option<String>,
+    /// A PASS whose comparison cannot see a drop that matters (docs/contract.md
+    /// §7.3): empty unless the verdict is PASS.
+    pub unseen_drops: Vec<UnseenDrop>,
+}
+
+impl Verdict {
+    /// What a PASS cannot see, in words: `this comparison cannot see a drop of
+    /// MRR@10 smaller than 0.0620 (93 queries)` (`of any size` for an MDE of 1 or
+    /// more), a metric with a margin followed by `, above its margin M`; `None` when
+    /// nothing is unseen.
+    pub fn unseen_text(&self, k: u32, queries: usize) -> Option<String> {
+        if self.unseen_drops.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = self
+            .unseen_drops
+            .iter()
+            .map(|u| {
+                let has_margin = self
+                    .non_inferiority
+                    .iter()
+                    .any(|t| t.of == u.of && t.segment.is_none());
+                let margin = if has_margin {
+                    format!(", above its margin {}", u.drop)
+                } else {
+                    String::new()
+                };
+                // Every tested metric lies in [0, 1]: an MDE of 1 or more sees no drop.
+                if u.mde >= 1.0 {
+                    format!("{} of any size{margin}", u.of.label(k))
+                } else {
+                    format!("{} smaller than {:.4}{margin}", u.of.label(k), u.mde)
+                }
+            })
+            .collect();
+        Some(format!(
+            "this comparison cannot see a drop of {} ({queries} queries)",
+            each.join(", or of ")
+        ))
+    }
+}
+
+/// The drop a metric's gate cares about when no non-inferiority margin is set.
+pub const UNSEEN_DROP: f64 = 0.05;
+
+/// One metric whose minimum detectable effect is larger than the drop the gate cares
+/// about (JSON `gate.unseen_drops[]`, docs/contract.md §7.3).
+#[derive(Debug, Clone, Serialize)]
+pub struct UnseenDrop {
+    pub metric: &'static str,
+    /// The overall non-inferiority margin of the metric, else [`UNSEEN_DROP`].
+    pub drop: f64,
+    pub mde: f64,
+    pub mde_alpha: f64,
+    /// The queries compared.
+    pub queries: usize,
+    /// The metric, for labels.
+    #[serde(skip)]
+    pub of: Metric,
+}
+
+/// The metrics a PASS speaks for, each with the drop that matters: the primary
+/// metric (RR when the primary is not tested) and, under
+/// `--fail-on-significant-drop`, every tested metric, at 0.05; every metric with an
+/// overall non-inferiority margin, at its margin. Those whose MDE is larger are
+/// returned, in the tested metrics' order; an undefined MDE (nothing moved) is not.
+/// Only a PASS speaks for them: FAIL and INCONCLUSIVE name what to look at.
+fn unseen_drops(policy: &Policy, cmp: &Comparison, verdict: Outcome) -> Vec<UnseenDrop> {
+    if verdict != Outcome::Pass {
+        return Vec::new();
+    }
+    let primary = if TESTED.contains(&cmp.primary) {
+        cmp.primary
+    } else {
+        Metric::Rr
+    };
+    TESTED
+        .into_iter()
+        .filter_map(|metric| {
+            let margin = policy
+                .non_inferior
+                .iter()
+                .find(|(m, _)| *m == metric)
+                .map(|&(_, margin)| margin);
+            let judged = metric == primary || policy.fail_on_significant_drop;
+            let drop = margin.or(judged.then_some(UNSEEN_DROP))?;
+            let m = cmp.means.get(metric);
+            let (mde, mde_alpha) = (m.mde.flatten()?, m.mde_alpha?);
+            (mde > drop).then_some(UnseenDrop {
+                metric: metric.key(),
+                drop,
+                mde,
+                mde_alpha,
+                queries: cmp.rows.len(),
+                of: metric,
+            })
+        })
+        .collect()
 }
 
 /// Why the gate failed, kept structured so each format can write the ids its way.
@@ -510,6 +608,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         notes,
         not_blocking,
         block,
+        unseen_drops: unseen_drops(policy, cmp, verdict),
     };
     (verdict, accepted, warnings)
 }

@@ -308,6 +308,8 @@ pub fn judged_mean(rows: &[&QueryRow]) -> MeanDelta {
         family: None,
         correction: None,
         effect_size: None,
+        mde: None,
+        mde_alpha: None,
         sd: None,
     }
 }

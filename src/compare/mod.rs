@@ -510,6 +510,13 @@ pub struct MeanDelta {
     /// Cohen's d_z of the per-query deltas; `Some(None)` is JSON null (undefined).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effect_size: Option<Option<f64>>,
+    /// The minimum detectable effect at 80% power and `mde_alpha` (tested metrics
+    /// only, docs/contract.md §7.3); `Some(None)` is JSON null (undefined).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mde: Option<Option<f64>>,
+    /// The alpha `mde` is computed at: the family's after Holm's first step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mde_alpha: Option<f64>,
     /// The sample standard deviation of the per-query deltas (tested metrics only):
     /// the power figures' input (docs/contract.md §7.3).
     #[serde(skip)]
@@ -1127,6 +1134,11 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
         // The delta is the mean of the per-query deltas (what the randomization test
         // flips), equal to candidate - baseline up to rounding.
         let delta = metrics::mean(rows.iter().map(|r| m.of(&r.candidate) - m.of(&r.baseline)));
+        let sd = at
+            .and(pos)
+            .and_then(|p| stats::power::sd(deltas.iter().map(move |d| d[p])));
+        // §7.3: the family's alpha after Holm's first step.
+        let mde_alpha = at.and(draws).map(|d| stats::first_step_alpha(d.family));
         MeanDelta {
             baseline: bm.get(m),
             candidate: cm.get(m),
@@ -1145,9 +1157,9 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
             effect_size: at
                 .and(pos)
                 .map(|p| stats::effect_size(deltas.iter().map(move |d| d[p]))),
-            sd: at
-                .and(pos)
-                .and_then(|p| stats::power::sd(deltas.iter().map(move |d| d[p]))),
+            sd,
+            mde: mde_alpha.map(|alpha| stats::power::mde(sd, rows.len(), alpha)),
+            mde_alpha,
         }
     };
     MeansReport {

@@ -126,6 +126,8 @@ fn untested(m: &mut MeanDelta) {
     m.ci_method = None;
     m.p_value = None;
     m.effect_size = None;
+    m.mde = None;
+    m.mde_alpha = None;
 }
 
 /// The four tested means (RR, Recall, Hit, nDCG), mutable.

@@ -312,7 +312,7 @@ fn means(out: &mut String, r: &CompareReport) {
     );
     let _ = write!(
         out,
-        "<section id=\"means\">\n<h2>Means ({} queries)</h2>\n<table class=\"means\">\n<thead><tr><th>metric</th><th>baseline</th><th>candidate</th><th>delta</th><th>95% CI of delta</th><th>interval (0 and margin; ±{})</th></tr></thead>\n<tbody>\n",
+        "<section id=\"means\">\n<h2>Means ({} queries)</h2>\n<table class=\"means\">\n<thead><tr><th>metric</th><th>baseline</th><th>candidate</th><th>delta</th><th>95% CI of delta</th><th>detects &gt;=</th><th>interval (0 and margin; ±{})</th></tr></thead>\n<tbody>\n",
         r.per_query.len(),
         num(scale.extent)
     );
@@ -324,11 +324,12 @@ fn means(out: &mut String, r: &CompareReport) {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{ci_text}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{ci_text}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             escape(&m.label(r.k)),
             num(md.baseline),
             num(md.candidate),
             delta(md.delta),
+            super::mde_cell(md.mde),
             interval_svg(&scale, md.delta, ci, margin_of(r, m))
         );
     }

@@ -376,7 +376,7 @@ fn latency(s: &mut String, r: &CompareReport) {
 /// The means table (cells shared with the terminal's).
 fn means(s: &mut String, r: &CompareReport) {
     let _ = writeln!(s, "| {} |", means_header(r).join(" | "));
-    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut rows = means_cells(r);
     let zero = rows.pop().unwrap_or_default();
     let at_cutoffs = crate::report::cutoff_mean_rows(r).len();
@@ -387,13 +387,13 @@ fn means(s: &mut String, r: &CompareReport) {
     if rows.len() > shown {
         let _ = writeln!(
             s,
-            "| … and {} more rows at other cutoffs; the JSON has all | | | | | | | |",
+            "| … and {} more rows at other cutoffs; the JSON has all | | | | | | | | |",
             rows.len() - shown
         );
     }
     let _ = writeln!(
         s,
-        "| {} queries | {} | {} | {} | | | | |\n",
+        "| {} queries | {} | {} | {} | | | | | |\n",
         zero[0], zero[1], zero[2], zero[3]
     );
 }

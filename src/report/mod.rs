@@ -572,8 +572,17 @@ impl CompareReport {
         )
     }
 
-    /// The verdict's reasons in one line, ids written by `id`; when it passed, why.
+    /// The verdict's reasons in one line, ids written by `id`; when it passed, why,
+    /// and the drops the comparison cannot see (docs/contract.md §7.3).
     pub fn reasons_line(&self, id: &dyn Fn(&str) -> String) -> String {
+        let reasons = self.reasons_only(id);
+        match self.gate.unseen_text(self.k, self.per_query.len()) {
+            Some(unseen) => format!("{reasons}; {unseen}"),
+            None => reasons,
+        }
+    }
+
+    fn reasons_only(&self, id: &dyn Fn(&str) -> String) -> String {
         if !self.gate.causes.is_empty() {
             let causes: Vec<String> = self.gate.causes.iter().map(|c| c.render(id)).collect();
             return causes.join("; ");
@@ -710,7 +719,7 @@ impl VerdictWord {
 }
 
 /// The header of the means table (the terminal's and Markdown's).
-pub fn means_header(r: &CompareReport) -> [String; 8] {
+pub fn means_header(r: &CompareReport) -> [String; 9] {
     [
         format!("metric ({} queries)", r.per_query.len()),
         "baseline".into(),
@@ -720,13 +729,14 @@ pub fn means_header(r: &CompareReport) -> [String; 8] {
         "p".into(),
         "p (Holm)".into(),
         "d_z".into(),
+        "detects >=".into(),
     ]
 }
 
 /// The cells of the means table, one row per metric and a last one for zero-RR
 /// queries, computed once for every format.
-pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
-    let mut rows: Vec<[String; 8]> = Metric::ALL
+pub fn means_cells(r: &CompareReport) -> Vec<[String; 9]> {
+    let mut rows: Vec<[String; 9]> = Metric::ALL
         .iter()
         .map(|&m| {
             let md = r.means.get(m);
@@ -743,6 +753,7 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
                 md.p_value.map(|p| p_text(p, md)).unwrap_or_default(),
                 md.p_adjusted.map(|p| p_text(p, md)).unwrap_or_default(),
                 effect_cell(md.effect_size),
+                mde_cell(md.mde),
             ]
         })
         .collect();
@@ -757,6 +768,7 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
         String::new(),
         String::new(),
         String::new(),
+        String::new(),
     ]);
     rows.push([
         format!("zero RR@{}", r.k),
@@ -767,20 +779,21 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 8]> {
         String::new(),
         String::new(),
         String::new(),
+        String::new(),
     ]);
     rows
 }
 
 /// The means table's rows at each extra cutoff (`--cutoffs`, docs/contract.md
 /// §6.7): five metrics a cutoff, without statistics (they never gate).
-pub fn cutoff_mean_rows(r: &CompareReport) -> Vec<[String; 8]> {
+pub fn cutoff_mean_rows(r: &CompareReport) -> Vec<[String; 9]> {
     let mut rows = Vec::new();
     for (c, means) in &r.means_at.0 {
         for m in crate::eval::cutoffs::AT_METRICS {
             let Some(md) = means.get(m) else {
                 continue;
             };
-            let mut row: [String; 8] = Default::default();
+            let mut row: [String; 9] = Default::default();
             row[0] = m.label(*c);
             row[1] = num(md.baseline);
             row[2] = num(md.candidate);
@@ -1135,6 +1148,14 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
     }
     out.extend(inconclusive_annotations(r));
     out.extend(risk::annotations(r));
+    // §7.3: a PASS that cannot see a drop that matters says so, as a notice.
+    out.extend(r.gate.unseen_text(r.k, r.per_query.len()).map(|t| {
+        format!(
+            "::notice title={}::{}",
+            escape_property("ragdiff: cannot see a drop"),
+            escape_data(&format!("PASS — {t}"))
+        )
+    }));
     out.extend(errored_annotation(r));
     out
 }
@@ -1223,6 +1244,16 @@ pub fn effect_cell(e: Option<Option<f64>>) -> String {
             z if z == "+0.00" || z == "-0.00" => "0.00".to_string(),
             text => text,
         },
+        Some(None) => "n/a".to_string(),
+        None => String::new(),
+    }
+}
+
+/// A "detects >=" cell: the minimum detectable effect (docs/contract.md §7.3),
+/// "n/a" when undefined (nothing moved), empty when the metric is not tested.
+pub fn mde_cell(mde: Option<Option<f64>>) -> String {
+    match mde {
+        Some(Some(x)) => num(x),
         Some(None) => "n/a".to_string(),
         None => String::new(),
     }

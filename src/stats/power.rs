@@ -20,10 +20,16 @@ pub const POWER: f64 = 0.8;
 const T_BASED_MAX: f64 = 10_000_000.0;
 
 /// The sample standard deviation (n - 1) of `x`; `None` with fewer than 2 values.
+/// Equal values give exactly 0: their mean, summed in floating point, can miss
+/// them by an ulp and leave a standard deviation of 1e-16 (an MDE of nothing).
 pub fn sd(x: impl Iterator<Item = f64> + Clone) -> Option<f64> {
     let n = x.clone().count();
     if n < 2 {
         return None;
+    }
+    let first = x.clone().next().unwrap_or(0.0);
+    if x.clone().all(|v| v == first) {
+        return Some(0.0);
     }
     let mean = x.clone().sum::<f64>() / n as f64;
     let ss: f64 = x.map(|v| (v - mean) * (v - mean)).sum();
@@ -504,5 +510,10 @@ mod tests {
         assert_eq!(queries_needed(Some(0.0), 0.02, 0.05), None);
         assert_eq!(queries_needed(Some(0.2), 0.0, 0.05), None);
         assert_eq!(sd([1.0].into_iter()), None);
+        // 24 equal nDCG deltas (1 - 1/log2(3)): their float mean is not exactly
+        // the value, yet they move no two queries apart.
+        let d = 1.0 - 1.0 / 3f64.log2();
+        assert_eq!(sd(std::iter::repeat_n(d, 24)), Some(0.0));
+        assert_eq!(mde(sd(std::iter::repeat_n(d, 24)), 24, 0.05), None);
     }
 }

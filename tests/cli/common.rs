@@ -405,6 +405,10 @@ pub struct TestedMeanJson {
     /// Cohen's d_z; null when undefined.
     #[serde(deserialize_with = "nullable")]
     pub effect_size: Option<f64>,
+    /// The minimum detectable effect at 80% power (§7.3); null when undefined.
+    #[serde(deserialize_with = "nullable")]
+    pub mde: Option<f64>,
+    pub mde_alpha: f64,
 }
 
 /// A mean of P or AP: its delta, never statistics (the keys are absent).
@@ -567,6 +571,19 @@ pub struct GateJson {
     pub non_inferiority: Vec<NonInferiorityJson>,
     /// Newly failed ids `[gate] block` leaves to the other rules (§8.7).
     pub not_blocking: Vec<String>,
+    /// What a PASS cannot see (§7.3).
+    pub unseen_drops: Vec<UnseenDropJson>,
+}
+
+/// `gate.unseen_drops[]`: a metric whose MDE exceeds the drop that matters.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnseenDropJson {
+    pub metric: String,
+    pub drop: f64,
+    pub mde: f64,
+    pub mde_alpha: f64,
+    pub queries: usize,
 }
 
 /// `gate.verdict`.
@@ -823,6 +840,10 @@ pub struct SegmentMeanJson {
     pub correction: Option<Correction>,
     #[serde(default, deserialize_with = "nullable_present")]
     pub effect_size: Option<Option<f64>>,
+    #[serde(default, deserialize_with = "nullable_present")]
+    pub mde: Option<Option<f64>>,
+    #[serde(default)]
+    pub mde_alpha: Option<f64>,
 }
 
 /// As [`nullable_present`], for a count.

@@ -415,6 +415,8 @@ fn demo_json_keys() {
         "family",
         "correction",
         "effect_size",
+        "mde",
+        "mde_alpha",
     ]);
     let plain = set(&["baseline", "candidate", "delta"]);
     assert_eq!(

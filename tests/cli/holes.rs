@@ -154,7 +154,7 @@ fn suspects_warn_passes_when_only_suspects_fail() {
     assert_code(&out, 0);
     assert!(
         stdout(&out).starts_with(
-            "PASS  1 query newly failed (1 suspect: label first; --suspects warn): S-1\n"
+            "PASS  1 query newly failed (1 suspect: label first; --suspects warn): S-1; this comparison cannot see a drop of MRR@3 smaller than 0.6702 (6 queries)\n"
         ),
         "{}",
         render(&out)

@@ -37,6 +37,7 @@ mod parity;
 mod policy_changed;
 mod policy_file;
 mod policy_rest;
+mod power;
 mod promote;
 mod record;
 mod regression;
