@@ -225,6 +225,15 @@ pub struct CompareArgs {
     /// How the segment tests' p-values are adjusted among themselves: holm (any false alarm) or bh (Benjamini-Hochberg, the share of false alarms; for screening many segments) [default: holm]
     #[arg(long, value_enum, value_name = "METHOD")]
     pub segment_correction: Option<crate::stats::Correction>,
+    /// URisk and TRisk of the candidate against the baseline at this ALPHA (a loss weighs 1 + ALPHA times a gain; 0 to 1000; repeatable, the first is the one --fail-on-risk reads) [default: 1 2 5]
+    #[arg(long, value_name = "ALPHA", allow_negative_numbers = true)]
+    pub risk_alpha: Vec<f64>,
+    /// Fail when the overall TRisk of RR or nDCG at the first --risk-alpha is below -2 (significant downside risk)
+    #[arg(long, overrides_with = "no_fail_on_risk")]
+    pub fail_on_risk: bool,
+    /// Undo `fail_on_risk = true` of ragdiff.toml
+    #[arg(long, overrides_with = "fail_on_risk")]
+    pub no_fail_on_risk: bool,
     /// Segments with fewer queries are shown but not tested ("too few to test") [default: 10]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
     pub min_segment_queries: Option<u32>,

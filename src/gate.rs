@@ -45,6 +45,9 @@ pub struct Policy {
     pub block: Blocking,
     /// `--inconclusive`: whether an INCONCLUSIVE verdict exits 1 or 0 (docs/contract.md §8.3).
     pub inconclusive: Inconclusive,
+    /// `--fail-on-risk`: fail on a significant downside risk overall at the first
+    /// alpha (docs/contract.md §7.4).
+    pub fail_on_risk: bool,
 }
 
 /// `--inconclusive fail|pass` (`[gate] inconclusive`): what an INCONCLUSIVE verdict
@@ -434,6 +437,13 @@ pub enum Reason {
         min: f64,
         p: f64,
     },
+    /// `--fail-on-risk`: the overall TRisk at the first alpha is below -2.
+    Risk {
+        label: String,
+        alpha: f64,
+        urisk: f64,
+        trisk: f64,
+    },
 }
 
 impl Reason {
@@ -470,6 +480,14 @@ impl Reason {
             Reason::MinRbo { mean, min, p } => {
                 format!("mean RBO (p = {p}) is {mean:.4}, below the minimum {min}")
             }
+            Reason::Risk {
+                label,
+                alpha,
+                urisk,
+                trisk,
+            } => format!(
+                "{label} shows significant downside risk: TRisk {trisk:+.2} < -2 at alpha {alpha} (URisk {urisk:+.4})"
+            ),
             Reason::Latency {
                 limit,
                 baseline,
@@ -514,6 +532,7 @@ impl Reason {
             Reason::NotNonInferior { .. } => "non_inferiority",
             Reason::Flaky { .. } => "flaky",
             Reason::MinRbo { .. } => "min_rbo",
+            Reason::Risk { .. } => "risk",
             Reason::Errored { .. } => "errored",
             Reason::Latency { .. } => "max_latency_increase",
         }
@@ -574,6 +593,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
     let non_inferiority = non_inferiority(policy, cmp);
     causes.extend(non_inferiority_causes(&non_inferiority, k));
     causes.extend(noise_causes(policy, cmp));
+    causes.extend(risk_causes(policy, cmp, k));
     causes.extend(latency_causes(policy, cmp, &mut warnings));
     let (verdict, passed) = outcome(&causes, policy.inconclusive);
     let verdict = Verdict {
@@ -1129,4 +1149,23 @@ fn noise_causes(policy: &Policy, cmp: &Comparison) -> Vec<Reason> {
         });
     }
     causes
+}
+
+/// `--fail-on-risk`: RR and nDCG overall at the first alpha, when TRisk is below -2
+/// (docs/contract.md §7.4).
+fn risk_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
+    if !policy.fail_on_risk {
+        return Vec::new();
+    }
+    crate::compare::risk::at_first_alpha(&cmp.risk)
+        .filter(|r| r.significant_downside_risk)
+        .filter_map(|r| {
+            Some(Reason::Risk {
+                label: r.of.label(k),
+                alpha: r.alpha,
+                urisk: r.urisk,
+                trisk: r.trisk?,
+            })
+        })
+        .collect()
 }

@@ -459,6 +459,8 @@ pub struct Compare {
     pub segment_correction: crate::stats::Correction,
     /// `--rbo-p`, the drift's persistence (docs/contract.md §6.5).
     pub rbo_p: f64,
+    /// `--risk-alpha`, each once, in the order given (docs/contract.md §7.4).
+    pub risk_alphas: Vec<f64>,
     /// `--depth N`: both runs cut to N (docs/contract.md §6.1).
     pub depth: Option<u32>,
     /// Extra cutoffs, ascending, each once (docs/contract.md §6.7).
@@ -676,6 +678,7 @@ fn gate_policy(args: &CompareArgs, file: &GateKeys, diag: &mut Diagnostics) -> P
                 Some(true) => crate::gate::Inconclusive::Pass,
                 _ => crate::gate::Inconclusive::Fail,
             }),
+        fail_on_risk: switch(args.fail_on_risk, args.no_fail_on_risk, &file.fail_on_risk),
     }
 }
 
@@ -772,6 +775,26 @@ fn discover_policy() -> Option<PathBuf> {
     None
 }
 
+/// The runs to compare: the positional ones, else the policy file's (a side it does
+/// not name takes the default path), else none (the defaults, below).
+fn runs_given(runs: Vec<PathBuf>, file: &PolicyFile) -> Vec<PathBuf> {
+    if !runs.is_empty() {
+        return runs;
+    }
+    if let (Some(b), Some(c)) = (&file.baseline, &file.candidate) {
+        return vec![b.value.clone(), c.value.clone()];
+    }
+    if file.baseline.is_some() || file.candidate.is_some() {
+        let or =
+            |p: &Option<Located<PathBuf>>, d: &str| value(p).unwrap_or_else(|| PathBuf::from(d));
+        return vec![
+            or(&file.baseline, load::DEFAULT_BASELINE),
+            or(&file.candidate, load::DEFAULT_CANDIDATE),
+        ];
+    }
+    runs
+}
+
 /// The two run manifests: those given, else the defaults; each must be a manifest.
 fn run_manifests(runs: Vec<PathBuf>, diag: &mut Diagnostics) -> Side<PathBuf> {
     let runs = match <[PathBuf; 2]>::try_from(runs) {
@@ -814,24 +837,10 @@ impl Compare {
             cutoffs.is_empty() && measures.is_empty() && !outputs.wants_label_queue();
         let gate = gate_policy(&args, g, &mut diag);
         let gate_cutoffs = gate_cutoffs(&args);
-        let runs = if args.runs.is_empty()
-            && let (Some(b), Some(c)) = (&file.baseline, &file.candidate)
-        {
-            vec![b.value.clone(), c.value.clone()]
-        } else if args.runs.is_empty() && (file.baseline.is_some() || file.candidate.is_some()) {
-            let or = |p: &Option<Located<PathBuf>>, d: &str| {
-                value(p).unwrap_or_else(|| PathBuf::from(d))
-            };
-            vec![
-                or(&file.baseline, load::DEFAULT_BASELINE),
-                or(&file.candidate, load::DEFAULT_CANDIDATE),
-            ]
-        } else {
-            args.runs
-        };
-        let runs = run_manifests(runs, &mut diag);
+        let runs = run_manifests(runs_given(args.runs, file), &mut diag);
         let rbo_p = args.rbo_p.or(value(&c.rbo_p)).unwrap_or(0.9);
         check_drift_flags(rbo_p, gate.min_rbo, &mut diag);
+        let risk_alphas = risk_alphas(&args.risk_alpha, &c.risk_alpha, &mut diag);
         diag.check()?;
         let primary = match args.primary {
             Some(p) => p.metric(),
@@ -864,8 +873,14 @@ impl Compare {
                 .min_segment_queries
                 .or(value(&g.min_segment_queries))
                 .unwrap_or(10) as usize,
-            segment_correction: args.segment_correction.unwrap_or_default(),
+            segment_correction: args.segment_correction.unwrap_or(
+                match value(&c.segment_correction).as_deref() {
+                    Some("bh") => crate::stats::Correction::Bh,
+                    _ => crate::stats::Correction::Holm,
+                },
+            ),
             rbo_p,
+            risk_alphas,
             depth: args.depth.or(value(&c.depth)),
             cutoffs,
             measures,
@@ -913,6 +928,34 @@ fn check_drift_flags(p: f64, min_rbo: Option<f64>, diag: &mut Diagnostics) {
             "--min-rbo {m}: the value must lie between 0 and 1 (a mean rank-biased overlap)"
         ));
     }
+}
+
+/// The risk alphas (docs/contract.md §7.4): the flags', else the file's, else 1, 2
+/// and 5; each from 0 to 1000 (a flag's other value is a usage problem), each once.
+fn risk_alphas(
+    flags: &[f64],
+    file: &Option<Located<Vec<f64>>>,
+    diag: &mut Diagnostics,
+) -> Vec<f64> {
+    use crate::compare::risk::DEFAULT_ALPHAS;
+    let max = load::policy::MAX_RISK_ALPHA;
+    for a in flags.iter().filter(|a| !(0.0..=max).contains(*a)) {
+        diag.usage(format!(
+            "--risk-alpha {a}: alpha must be a number from 0 to 1000 (a loss weighs 1 + alpha times a gain), like 1, 2 or 5"
+        ));
+    }
+    let given = match (flags, value(file)) {
+        ([], Some(file)) => file,
+        ([], None) => DEFAULT_ALPHAS.to_vec(),
+        (flags, _) => flags.to_vec(),
+    };
+    let mut out: Vec<f64> = Vec::with_capacity(given.len());
+    for a in given {
+        if !out.contains(&a) {
+            out.push(a);
+        }
+    }
+    out
 }
 
 /// `accept`'s settings: the ids, the reason, the allow-list, and the comparison they

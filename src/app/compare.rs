@@ -174,6 +174,7 @@ fn options<'a>(
         measures: &s.measures,
         same_results,
         primary: s.primary,
+        risk_alphas: &s.risk_alphas,
         release: s
             .release_memory
             .then_some(&release_freed_memory as &dyn Fn()),

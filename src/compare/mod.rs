@@ -598,6 +598,8 @@ pub struct Options<'a> {
     pub same_results: bool,
     /// `--primary` (docs/contract.md §6.2).
     pub primary: Metric,
+    /// `--risk-alpha`, in the order given (docs/contract.md §7.4).
+    pub risk_alphas: &'a [f64],
     /// Nothing after the comparison reads the runs' observations: drop each query's
     /// once its row is built, calling this to hand the memory back
     /// ([`compare_releasing`]).
@@ -655,6 +657,8 @@ impl Comparison {
         }
         cmp.candidate_approximate = c.meta.approximate;
         cmp.segment_correction = opts.segment_correction;
+        cmp.risk_alphas = opts.risk_alphas.to_vec();
+        cmp.risk = risk::of(&cmp.rows.iter().collect::<Vec<_>>(), opts.risk_alphas);
         segments::attach(&mut cmp, gold, opts.min_segment_queries, resampling);
         drift::apply(&mut cmp, gold, drift_pairs, opts.rbo_p);
         cutoffs::attach(&mut cmp, gold, [&*b, &*c], opts.cutoffs);
@@ -731,6 +735,11 @@ pub struct Comparison {
     pub segments: Vec<segments::Segment>,
     /// How the segment family is adjusted (docs/contract.md §7.1).
     pub segment_correction: stats::Correction,
+    /// URisk and TRisk over every compared query (docs/contract.md §7.4), per metric
+    /// and alpha; set by [`Comparison::build`].
+    pub risk: Vec<risk::Risk>,
+    /// The alphas they are computed at, in the order given (the first is the gate's).
+    pub risk_alphas: Vec<f64>,
     /// Means at each extra cutoff (docs/contract.md §6.7); set by [`cutoffs::attach`].
     pub means_at: cutoffs::MeansAt,
     /// The rows whose `suspect` waits for the baseline's check (docs/contract.md
@@ -892,6 +901,8 @@ fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comp
         latency: Default::default(),
         segments: Vec::new(),
         segment_correction: stats::Correction::Holm,
+        risk: Vec::new(),
+        risk_alphas: Vec::new(),
         means_at: Default::default(),
         suspects,
     }
@@ -1184,6 +1195,7 @@ pub fn ids_with<'a>(rows: impl IntoIterator<Item = &'a QueryRow>, status: Status
 
 pub mod cutoffs;
 pub mod measures;
+pub mod risk;
 pub mod segments;
 pub mod warnings;
 

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::compare::{
-    Comparison, Family, MeanDelta, MeansReport, QueryRow, Status, ids_with, means_of,
+    Comparison, Family, MeanDelta, MeansReport, QueryRow, Status, ids_with, means_of, risk,
 };
 use crate::model::GoldSet;
 use crate::stats;
@@ -25,6 +25,9 @@ pub struct Segment {
     pub too_few: bool,
     pub means: MeansReport,
     pub newly_failed: Vec<String>,
+    /// URisk and TRisk over the segment's queries (docs/contract.md §7.4); empty when
+    /// it is too few.
+    pub risk: Vec<crate::compare::risk::Risk>,
 }
 
 /// Compute every segment of the comparison, then adjust the segment family's
@@ -32,17 +35,33 @@ pub struct Segment {
 /// family of their own (adjusted as the comparison is built): a tag never moves them.
 pub fn attach(cmp: &mut Comparison, gold: &GoldSet, min_queries: usize, resampling: (u32, u64)) {
     let correction = cmp.segment_correction;
-    cmp.segments = segments_of(gold, &cmp.rows, min_queries, resampling, correction);
+    let tested = Tested {
+        min_queries,
+        correction,
+        risk_alphas: &cmp.risk_alphas,
+    };
+    cmp.segments = segments_of(gold, &cmp.rows, resampling, tested);
     adjust_segments(&mut cmp.segments, cmp.segment_correction);
+}
+
+/// What the segments that are not too few get: their size, their family's
+/// correction, the risk alphas.
+struct Tested<'a> {
+    min_queries: usize,
+    correction: stats::Correction,
+    risk_alphas: &'a [f64],
 }
 
 /// The segments, worst RR delta first, then tag in natural order.
 fn segments_of(
     gold: &GoldSet,
     rows: &[QueryRow],
-    min_queries: usize,
     (resamples, seed): (u32, u64),
-    correction: stats::Correction,
+    Tested {
+        min_queries,
+        correction,
+        risk_alphas,
+    }: Tested,
 ) -> Vec<Segment> {
     if gold.tags.is_empty() {
         return Vec::new();
@@ -83,6 +102,11 @@ fn segments_of(
                 too_few,
                 means,
                 newly_failed: ids_with(seg.iter().copied(), Status::NewlyFailed),
+                risk: if too_few {
+                    Vec::new()
+                } else {
+                    risk::of(&seg, risk_alphas)
+                },
             }
         })
         .collect();

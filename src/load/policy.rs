@@ -15,10 +15,15 @@ use crate::validate::{Diagnostics, Location, ProblemKind};
 pub const FILE_NAME: &str = "ragdiff.toml";
 
 const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare";
+/// The largest `risk_alpha` (docs/contract.md §7.4): a loss weighs at most 1001 times
+/// a gain.
+pub const MAX_RISK_ALPHA: f64 = 1000.0;
+
 /// `[gate]`'s keys, and `[compare]`'s below (the Python module files its policy
 /// keywords by them).
-pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary, inconclusive, errored, max_latency_increase";
-pub const COMPARE_KEYS: &str = "resamples, seed, cutoffs, rbo_p, depth, measures";
+pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary, inconclusive, errored, max_latency_increase, fail_on_risk";
+pub const COMPARE_KEYS: &str =
+    "resamples, seed, cutoffs, rbo_p, depth, segment_correction, risk_alpha, measures";
 
 /// A value and the line it was on.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +69,8 @@ pub struct GateKeys {
     /// `true`: an INCONCLUSIVE verdict exits 0 (`--inconclusive pass`), `false`: 1
     /// (docs/contract.md §8.3).
     pub inconclusive_pass: Option<Located<bool>>,
+    /// `--fail-on-risk` (docs/contract.md §7.4).
+    pub fail_on_risk: Option<Located<bool>>,
     /// `true`: warn (`--errored warn`), `false`: fail (docs/contract.md §6.8).
     pub errored_warn: Option<Located<bool>>,
     /// `{ p95 = "20%", max = "50ms" }` (docs/contract.md §6.9).
@@ -79,6 +86,10 @@ pub struct CompareKeys {
     pub rbo_p: Option<Located<f64>>,
     /// `--depth` (docs/contract.md §6.1).
     pub depth: Option<Located<u32>>,
+    /// `--segment-correction`: `holm` or `bh` (docs/contract.md §7.1).
+    pub segment_correction: Option<Located<String>>,
+    /// `--risk-alpha`, in the order written (docs/contract.md §7.4).
+    pub risk_alpha: Option<Located<Vec<f64>>>,
     /// `--measure` names, parsed by settings (docs/contract.md §5.4).
     pub measures: Option<Located<Vec<String>>>,
 }
@@ -181,6 +192,7 @@ fn gate(keys: &mut Keys, t: &Table) -> GateKeys {
             )
             .map(narrow),
         block: keys.block(t),
+        fail_on_risk: keys.boolean(t, "fail_on_risk"),
     }
 }
 
@@ -209,6 +221,8 @@ fn compare(keys: &mut Keys, t: &Table) -> CompareKeys {
         depth: keys
             .whole(t, "depth", "a whole number >= 1", 1, u32::MAX.into())
             .map(narrow),
+        segment_correction: keys.choice(t, "segment_correction", &["holm", "bh"]),
+        risk_alpha: keys.risk_alpha(t),
         measures: keys.strings(
             t,
             "measures",
@@ -520,6 +534,32 @@ impl Keys<'_> {
         Some(self.located(t, key, out))
     }
 
+    /// `risk_alpha = [1, 2, 5]`: at least one number, each from 0 to
+    /// [`MAX_RISK_ALPHA`].
+    fn risk_alpha(&mut self, t: &Table) -> Option<Located<Vec<f64>>> {
+        let key = "risk_alpha";
+        let item = t.get(key)?;
+        let expected = "an array of numbers from 0 to 1000, like [1, 2, 5]";
+        let array = item.as_array().filter(|a| !a.is_empty());
+        let Some(array) = array else {
+            self.wrong(t, key, expected);
+            return None;
+        };
+        let mut out = Vec::new();
+        for v in array.iter() {
+            let Some(x) = v.as_float().or_else(|| v.as_integer().map(|i| i as f64)) else {
+                self.wrong(t, key, expected);
+                return None;
+            };
+            if !(0.0..=MAX_RISK_ALPHA).contains(&x) {
+                self.bad_value(t, key, x.to_string(), expected);
+                return None;
+            }
+            out.push(x);
+        }
+        Some(self.located(t, key, out))
+    }
+
     /// `block = "all" | "none" | "tag:LABEL" | ["tag:A", "tag:B"]`.
     fn block(&mut self, t: &Table) -> Option<Located<Block>> {
         let key = "block";
@@ -663,6 +703,12 @@ mod tests {
             Some(vec![1, 3, 10])
         );
         assert_eq!(c.rbo_p.as_ref().map(|l| l.value), Some(0.95));
+        assert_eq!(
+            c.segment_correction
+                .as_ref()
+                .map(|l| (l.value.clone(), l.line)),
+            Some(("bh".to_string(), Some(25)))
+        );
     }
 
     #[test]

@@ -104,6 +104,7 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
         primary,
         unconfirmed_warn,
         inconclusive_pass,
+        fail_on_risk,
         errored_warn,
         max_latency_increase,
     } = g;
@@ -140,6 +141,7 @@ fn gate_settings(out: &mut Settings, g: &GateKeys) {
             .as_ref()
             .map(|l| if l.value { "pass" } else { "fail" }.to_string()),
     );
+    out.value("fail_on_risk", fail_on_risk);
 }
 
 /// `[compare]`, destructured whole like `[gate]`.
@@ -150,6 +152,8 @@ fn compare_settings(out: &mut Settings, c: &CompareKeys) {
         cutoffs,
         rbo_p,
         depth,
+        segment_correction,
+        risk_alpha,
         measures,
     } = c;
     out.value("resamples", resamples);
@@ -163,6 +167,17 @@ fn compare_settings(out: &mut Settings, c: &CompareKeys) {
     );
     out.value("rbo_p", rbo_p);
     out.value("depth", depth);
+    out.add(
+        "segment_correction",
+        segment_correction.as_ref().map(|l| l.value.clone()),
+    );
+    out.add(
+        "risk_alpha",
+        risk_alpha.as_ref().map(|l| {
+            let each: Vec<String> = l.value.iter().map(f64::to_string).collect();
+            format!("[{}]", each.join(", "))
+        }),
+    );
     out.add(
         "measures",
         measures

@@ -164,6 +164,7 @@ pub fn render(r: &CompareReport) -> String {
     verdict(&mut body, r);
     means(&mut body, r);
     body.push_str(&super::history::compare_html(r));
+    risk(&mut body, r);
     forest(&mut body, r);
     deltas(&mut body, r);
     histogram(&mut body, r);
@@ -606,3 +607,57 @@ fn list_json(
     }
     serde_json::json!([docs, judged])
 }
+
+/// The risk section (docs/contract.md §7.4): the overall figures, then every tested
+/// segment's (at most [`RISK_SEGMENTS`] segments; JSON holds them all).
+fn risk(out: &mut String, r: &CompareReport) {
+    use super::risk::{HEADER, INTRO, cells};
+    if !super::risk::shown(r) {
+        return;
+    }
+    let head: String = HEADER.iter().map(|h| format!("<th>{h}</th>")).collect();
+    let row = |out: &mut String, place: &str, x: &crate::compare::risk::Risk| {
+        let c = cells(x, r.k);
+        let class = if x.significant_downside_risk {
+            " class=\"down\""
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "<tr{class}><td>{place}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            escape(&c[0]),
+            c[1],
+            c[2],
+            c[3],
+            c[4]
+        );
+    };
+    let _ = write!(
+        out,
+        "<section id=\"risk\">\n<h2>Risk</h2>\n<p>{}</p>\n<table class=\"risk\">\n<thead><tr><th>where</th>{head}</tr></thead>\n<tbody>\n",
+        escape(INTRO)
+    );
+    for x in &r.risk {
+        row(out, "overall", x);
+    }
+    let tested = r.segments.iter().filter(|s| !s.risk.is_empty());
+    for s in tested.clone().take(RISK_SEGMENTS) {
+        let place = format!("segment {}", escape(&s.tag));
+        for x in &s.risk {
+            row(out, &place, x);
+        }
+    }
+    out.push_str("</tbody>\n</table>\n");
+    let more = tested.count().saturating_sub(RISK_SEGMENTS);
+    if more > 0 {
+        let _ = writeln!(
+            out,
+            "<p>… and {more} more segments (the JSON report holds every figure)</p>"
+        );
+    }
+    out.push_str("</section>\n");
+}
+
+/// The HTML report lists the risk of at most this many segments.
+const RISK_SEGMENTS: usize = 200;

@@ -249,6 +249,7 @@ impl Fixed {
         means(&mut head, r);
         latency(&mut head, r);
         non_inferiority(&mut head, r);
+        risk(&mut head, r);
         let mut middle = String::new();
         id_lists(&mut middle, r);
         noise(&mut middle, r);
@@ -784,4 +785,35 @@ fn noise(s: &mut String, r: &CompareReport) {
             .collect();
         let _ = writeln!(s, "**Moved most (unlabelled):** {}\n", list.join(", "));
     }
+}
+
+/// The risk section (docs/contract.md §7.4): the overall figures as a table, then the
+/// segment figures with a significant downside risk (at most
+/// [`super::risk::SEGMENTS_NAMED`]).
+fn risk(s: &mut String, r: &CompareReport) {
+    use super::risk::{HEADER, INTRO, SEGMENTS_NAMED};
+    if !super::risk::shown(r) {
+        return;
+    }
+    let _ = writeln!(s, "**Risk**: {}\n", escape(INTRO));
+    let _ = writeln!(s, "| {} |", HEADER.join(" | "));
+    let _ = writeln!(s, "|---|---:|---:|---:|---|");
+    for x in &r.risk {
+        let mut cells = super::risk::cells(x, r.k);
+        if x.significant_downside_risk {
+            cells[4] = format!("**{}**", cells[4]);
+        }
+        let _ = writeln!(s, "| {} |", cells.join(" | "));
+    }
+    let flagged = super::risk::flagged_segments(r);
+    if !flagged.is_empty() || super::risk::segments_summary(r).is_some() {
+        s.push('\n');
+    }
+    for (tag, x) in flagged.into_iter().take(SEGMENTS_NAMED) {
+        let _ = writeln!(s, "- {}", super::risk::segment_text(tag, x, r.k, &code));
+    }
+    if let Some(summary) = super::risk::segments_summary(r) {
+        let _ = writeln!(s, "- {summary}");
+    }
+    s.push('\n');
 }

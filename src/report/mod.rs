@@ -8,6 +8,7 @@ pub mod html;
 pub mod json;
 pub mod label_queue;
 pub mod markdown;
+pub mod risk;
 pub mod table;
 
 use std::collections::BTreeMap;
@@ -271,6 +272,9 @@ pub struct CompareReport {
     pub nondeterministic: Vec<String>,
     pub means: MeansReport,
     pub zero_rr: ZeroRr,
+    /// URisk and TRisk over every compared query, per metric and alpha
+    /// (docs/contract.md §7.4).
+    pub risk: Vec<crate::compare::risk::Risk>,
     /// Per-tag results, worst RR delta first (docs/contract.md §6.6).
     pub segments: Vec<Segment>,
     /// Rank-biased overlap of every query in both runs (docs/contract.md §6.5).
@@ -453,6 +457,7 @@ impl CompareReport {
             latency: cmp.latency.both.clone(),
             means: cmp.means,
             zero_rr: cmp.zero_rr,
+            risk: cmp.risk,
             segments: cmp.segments,
             drift: cmp.drift,
             means_at: cmp.means_at,
@@ -1187,6 +1192,7 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
         ));
     }
     out.extend(inconclusive_annotations(r));
+    out.extend(risk::annotations(r));
     // §7.3: a PASS that cannot see a drop that matters says so, as a notice.
     out.extend(r.gate.unseen_text(r.k, r.per_query.len()).map(|t| {
         format!(

@@ -307,6 +307,7 @@ pub fn render_compare(r: &CompareReport, colour: bool) -> String {
     }
     non_inferiority(&mut out, r);
     by_segment(&mut out, r);
+    risk(&mut out, r, width);
     id_lists(&mut out, r, &rows.newly_failed);
     accept_hint(&mut out, r);
     noise_lines(&mut out, r);
@@ -544,4 +545,37 @@ fn noise_lines(out: &mut String, r: &CompareReport) {
             .collect();
         out.push_str(&format!("{:<18}{}\n", "moved most", list.join(", ")));
     }
+}
+
+/// The risk section (docs/contract.md §7.4): the overall figures as a table, then
+/// the segment figures with a significant downside risk, one line each.
+fn risk(out: &mut String, r: &CompareReport, width: Option<usize>) {
+    use super::risk::{HEADER, INTRO, SEGMENTS_NAMED};
+    if !super::risk::shown(r) {
+        return;
+    }
+    out.push_str(&format!("risk: {INTRO}\n"));
+    let columns = fit::Columns {
+        header: HEADER.iter().map(|h| h.to_string()).collect(),
+        rows: r
+            .risk
+            .iter()
+            .map(|x| super::risk::cells(x, r.k).to_vec())
+            .collect(),
+        right: &|i| (1..4).contains(&i),
+        drop: &[],
+        holds: "the JSON report",
+    };
+    out.push_str(&fit::fit(&columns, width));
+    for (tag, x) in super::risk::flagged_segments(r)
+        .into_iter()
+        .take(SEGMENTS_NAMED)
+    {
+        let line = super::risk::segment_text(tag, x, r.k, &safe_id);
+        out.push_str(&format!("{:<18}{line}\n", "risk"));
+    }
+    if let Some(summary) = super::risk::segments_summary(r) {
+        out.push_str(&format!("{:<18}{summary}\n", "risk"));
+    }
+    out.push('\n');
 }

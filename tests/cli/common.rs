@@ -259,6 +259,8 @@ pub struct CompareJson {
     pub nondeterministic: Vec<String>,
     pub means: CompareMeans,
     pub zero_rr: ZeroRrJson,
+    /// URisk and TRisk per metric and alpha (docs/contract.md §7.4).
+    pub risk: Vec<RiskJson>,
     pub segments: Vec<SegmentJson>,
     pub drift: DriftJson,
     /// Present with `--cutoffs` only (docs/contract.md §6.7).
@@ -607,6 +609,7 @@ pub enum ReasonCode {
     NonInferiority,
     Flaky,
     MinRbo,
+    Risk,
     Errored,
 }
 
@@ -880,6 +883,21 @@ pub struct SegmentJson {
     pub too_few: bool,
     pub means: SegmentMeansJson,
     pub newly_failed: Vec<String>,
+    /// Empty when the segment is too few (docs/contract.md §7.4).
+    pub risk: Vec<RiskJson>,
+}
+
+/// One risk figure (docs/contract.md §7.4): `trisk` is null when the weighted deltas
+/// do not spread.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RiskJson {
+    pub metric: String,
+    pub alpha: f64,
+    pub urisk: f64,
+    #[serde(deserialize_with = "nullable")]
+    pub trisk: Option<f64>,
+    pub significant_downside_risk: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

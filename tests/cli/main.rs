@@ -43,6 +43,7 @@ mod promote;
 mod record;
 mod regression;
 mod report;
+mod risk;
 mod scale;
 mod segments;
 mod snapshots_all;

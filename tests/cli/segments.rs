@@ -163,6 +163,56 @@ fn segment_correction_bh_adjusts_the_segment_family_only() {
     assert!(stdout(&table).contains("p (BH)"), "{}", render(&table));
 }
 
+/// `[compare] segment_correction` in ragdiff.toml does what the flag does; the flag
+/// overrides it; a value other than "holm" or "bh" is an input error at its line.
+#[test]
+fn the_policy_file_sets_the_segment_correction() {
+    let dir = temp_copy(&basic());
+    std::fs::write(
+        dir.path().join("ragdiff.toml"),
+        "[compare]\nsegment_correction = \"bh\"\n",
+    )
+    .expect("written");
+    let from_file = compare_json(dir.path(), &BASIC, 1);
+    let from_flag = compare_json(basic(), &with(&BASIC, &["--segment-correction", "bh"]), 1);
+    let corrections = |r: &CompareJson| -> Vec<(Option<Correction>, Option<f64>)> {
+        r.segments
+            .iter()
+            .filter(|s| !s.too_few)
+            .map(|s| (s.means.rr.correction, s.means.rr.p_adjusted))
+            .collect()
+    };
+    assert_eq!(corrections(&from_file), corrections(&from_flag));
+    assert!(
+        corrections(&from_file)
+            .iter()
+            .all(|(c, _)| *c == Some(Correction::Bh))
+    );
+    let overridden = compare_json(
+        dir.path(),
+        &with(&BASIC, &["--segment-correction", "holm"]),
+        1,
+    );
+    assert!(
+        corrections(&overridden)
+            .iter()
+            .all(|(c, _)| *c == Some(Correction::Holm))
+    );
+    let bad = fixture("policy/bad-segment-correction.toml");
+    let out = run(
+        basic(),
+        &with(&BASIC, &["--config", bad.to_str().expect("utf-8")]),
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains(
+            "bad-segment-correction.toml:2: `segment_correction`: bonferroni is not \"holm\" or \"bh\""
+        ),
+        "{}",
+        render(&out)
+    );
+}
+
 #[test]
 fn an_unknown_segment_correction_is_refused() {
     let out = run(
