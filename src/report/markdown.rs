@@ -766,7 +766,10 @@ fn noise(s: &mut String, r: &CompareReport) {
         let shown: Vec<String> = flaky
             .iter()
             .take(50)
-            .map(|q| format!("{} flaky: {}", code(&q.id), flaky_note(q)))
+            .map(|q| match flaky_note(q) {
+                note if note.is_empty() => format!("{} flaky", code(&q.id)),
+                note => format!("{} flaky: {note}", code(&q.id)),
+            })
             .collect();
         let _ = writeln!(
             s,

@@ -1403,7 +1403,9 @@ pub fn has_repeats(r: &CompareReport) -> bool {
     r.baseline.repeats > 1 || r.candidate.repeats > 1
 }
 
-/// Why a query is flaky: `0 in 2 of 5 candidate repeats`, each flaky side.
+/// Why a query is flaky: `0 in 2 of 5 candidate repeats`, each flaky side; empty
+/// when one index version's repeats are pooled and the query only scored otherwise
+/// (no side has an RR of 0 in some repeats and not others: §6.5).
 pub fn flaky_note(q: &QueryRow) -> String {
     let side = |flaky: bool, zero: u32, of: u32, name: &str| {
         flaky.then(|| format!("0 in {zero} of {of} {name} repeats"))

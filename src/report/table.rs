@@ -531,7 +531,11 @@ fn noise_lines(out: &mut String, r: &CompareReport) {
         let shown: Vec<String> = flaky
             .iter()
             .take(MAX_IDS)
-            .map(|q| format!("{} ({})", safe_id(&q.id), flaky_note(q)))
+            .map(|q| match flaky_note(q) {
+                // One index version's repeats pooled: the verdict line says how.
+                note if note.is_empty() => safe_id(&q.id).to_string(),
+                note => format!("{} ({note})", safe_id(&q.id)),
+            })
             .collect();
         let more = and_more(flaky.len(), MAX_IDS);
         out.push_str(&format!("{:<18}{}{more}\n", "flaky", shown.join(", ")));

@@ -309,3 +309,35 @@ fn an_export_into_a_missing_folder_is_refused_up_front() {
         "nothing was compared"
     );
 }
+
+/// Two runs of one index version (pooled repeats, §6.5): a query that only scored
+/// otherwise was listed as `Q-17 ()` in the table and "`Q-17` flaky: " in Markdown,
+/// an empty reason (found running the gate on two HNSW runs given one version).
+#[test]
+fn a_pooled_flaky_query_without_a_zero_rr_repeat_shows_no_empty_reason() {
+    let dir = crate::common::demo_copy();
+    let manifest = dir.path().join("runs/candidate.toml");
+    let text = std::fs::read_to_string(&manifest).expect("the candidate");
+    std::fs::write(
+        &manifest,
+        text.replace("index_version = \"2.4.0\"", "index_version = \"2.3.0\""),
+    )
+    .expect("written");
+    let out = crate::common::run(dir.path(), &["compare"]);
+    crate::common::assert_code(&out, 1);
+    let table = crate::common::stdout(&out);
+    crate::common::assert_line(
+        &table,
+        "flaky             Q-17, Q-18 (0 in 1 of 3 candidate repeats), Q-21, Q-22, Q-23, Q-24",
+    );
+    let out = crate::common::run(dir.path(), &["compare", "--format", "markdown"]);
+    let md = crate::common::stdout(&out);
+    assert!(
+        md.contains("`Q-17` flaky; `Q-18` flaky: 0 in 1 of 3 candidate repeats; `Q-21` flaky;"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("flaky: ;") && !table.contains("()"),
+        "{md}\n{table}"
+    );
+}
