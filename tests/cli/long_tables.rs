@@ -216,3 +216,48 @@ fn a_malformed_columns_flag_is_a_usage_error() {
         );
     }
 }
+
+/// Found by trying it as an attacker: a 70 KB column name in `[columns]` was echoed
+/// whole into the error (70,151 bytes of stderr), and a header ending in a bare CR
+/// read as one long line, so the named column seemed missing.
+#[test]
+fn a_long_column_name_is_cut_and_a_bare_cr_is_named() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for f in ["gold.qrels", "run.renamed.csv"] {
+        std::fs::copy(columns_dir().join(f), dir.path().join(f)).expect("copied");
+    }
+    let name = "x".repeat(70_000);
+    std::fs::write(
+        dir.path().join("run.toml"),
+        format!("index_version = \"1\"\ncorpus = \"c\"\ndepth = 3\nresults = \"run.renamed.csv\"\n\n[columns]\nquery = \"q\"\ndoc = \"{name}\"\n"),
+    )
+    .expect("written");
+    let out = run(dir.path(), &["eval", "gold.qrels", "run.toml"]);
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    assert!(err.len() < 1_000, "{} bytes of stderr", err.len());
+    assert!(
+        err.contains(&format!("column `{}…` for `doc`", "x".repeat(63))),
+        "{err}"
+    );
+    std::fs::write(
+        dir.path().join("cr.csv"),
+        "q,passage,pos,sim\rQ-1,D-1,1,1\r",
+    )
+    .expect("written");
+    let out = run(
+        dir.path(),
+        &[
+            "eval",
+            "gold.qrels",
+            "cr.csv",
+            "--columns",
+            "query=q,doc=passage,rank=pos,score=sim",
+        ],
+    );
+    assert_code(&out, 2);
+    assert_line(
+        &stderr(&out),
+        "cr.csv:1: lines end in CR only; save the file with LF or CRLF line ends",
+    );
+}

@@ -46,7 +46,10 @@ impl Columns {
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         let text = std::str::from_utf8(line).unwrap_or("");
         let header: Vec<&str> = text
-            .trim_end_matches(['\r', '\n'])
+            // A bare CR ends a line, as the CSV reader takes it (docs/contract.md §3).
+            .split(['\r', '\n'])
+            .next()
+            .unwrap_or("")
             .split(delimiter as char)
             .map(|n| n.trim().trim_matches('"'))
             .collect();
@@ -134,9 +137,10 @@ pub fn named_or_problem(
     let problem = match Columns::named(first_line, delimiter_of(first_line), names) {
         Ok(Some(cols)) => return Some(cols),
         Ok(None) => ProblemKind::NotALongTable,
+        // A manifest string may be 70 KB: the message shows 64 columns of it.
         Err(key) => ProblemKind::NamedColumnMissing {
             key,
-            name: names.get(key).cloned().unwrap_or_default(),
+            name: crate::text::cut_to(names.get(key).map_or("", String::as_str), 64),
         },
     };
     diag.problem(Location::line(display, 1), problem);
