@@ -183,7 +183,13 @@ pub struct Row {
     /// Present with `--judged-only` only (docs/contract.md §5.3).
     #[serde(default)]
     pub judged_only: Option<SideJson>,
+    /// Present with `--measure` only (docs/contract.md §5.4).
+    #[serde(default)]
+    pub measures: Option<Named>,
 }
+
+/// Named measures' values by printed name (docs/contract.md §5.4), in JSON's order.
+pub type Named = serde_json::Map<String, serde_json::Value>;
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -198,6 +204,9 @@ pub struct Means {
     /// Present with `--judged-only` only (docs/contract.md §5.3).
     #[serde(default)]
     pub judged_only: Option<DeltaJson>,
+    /// Present with `--measure` only (docs/contract.md §5.4).
+    #[serde(default)]
+    pub measures: Option<Named>,
 }
 
 impl EvalJson {
@@ -435,6 +444,10 @@ pub struct CompareMeans {
     pub upper: Option<MeanUpperJson>,
     #[serde(default)]
     pub unjudged_as_relevant: Option<MeanAsRelevantJson>,
+    /// Present with `--measure` only, each a tested mean without `p_adjusted`,
+    /// `family` and `correction` (docs/contract.md §5.4).
+    #[serde(default)]
+    pub measures: Option<Named>,
 }
 
 /// One value per side.
@@ -503,6 +516,9 @@ pub struct SideJson {
     /// Present with `--cutoffs` only (docs/contract.md §6.7).
     #[serde(default)]
     pub at: Option<std::collections::BTreeMap<String, AtJson>>,
+    /// Present with `compare --measure` only (docs/contract.md §10.1).
+    #[serde(default)]
+    pub measures: Option<Named>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -514,6 +530,9 @@ pub struct DeltaJson {
     pub precision: f64,
     pub ndcg: f64,
     pub ap: f64,
+    /// Present in a compare row with `--measure` only (docs/contract.md §10.3).
+    #[serde(default)]
+    pub measures: Option<Named>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
