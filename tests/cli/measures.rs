@@ -172,7 +172,7 @@ fn named_measures_equal_trec_eval_and_ir_measures() {
             .keys()
             .map(String::as_str)
             .collect();
-        assert_eq!(measures.len(), 11, "{pair}");
+        assert_eq!(measures.len(), 18, "{pair}");
         let json = eval_measures(
             &reference,
             &[
@@ -631,4 +631,60 @@ fn compare_rows_equal_trec_eval_and_ir_measures_on_real_changes() {
             );
         }
     }
+}
+
+/// `(judged_only=True)` (docs/contract.md §5.4) is `eval --judged-only`'s value
+/// (§5.3) per query: RR, Recall, Hit, P, nDCG at k and AP on the condensed list;
+/// on the demo's holes some differ from the whole list's.
+#[test]
+fn judged_only_measures_equal_eval_judged_only() {
+    let given = [
+        "RR(judged_only=True)@3",
+        "R(judged_only=True)@3",
+        "Success(judged_only=True)@3",
+        "P(judged_only=True)@3",
+        "nDCG(judged_only=True)@3",
+        "AP(judged_only=True)",
+    ];
+    let mut args = with_measures(&["eval", "runs/candidate.toml", "--judged-only"], &given);
+    args.extend(["--format", "json"]);
+    let json = crate::common::eval_json(crate_dir(), &args);
+    let mut differ = 0;
+    for row in &json.per_query {
+        let j = row.judged_only.as_ref().expect("judged_only");
+        let m = named(&row.measures);
+        let names: Vec<&str> = m.iter().map(|x| x.0).collect();
+        assert_eq!(names, given, "{}", row.id);
+        let want = [j.rr, j.recall, j.hit, j.precision, j.ndcg, j.ap];
+        for (i, (name, value)) in m.iter().enumerate() {
+            assert_eq!(*value, want[i], "{} {name}", row.id);
+        }
+        differ += usize::from(j.rr != row.rr || j.ndcg != row.ndcg);
+    }
+    assert!(differ >= 1, "no query has a hole in its top k");
+}
+
+/// ir_measures' judged-only forms where it has them; `Bpref` and `Judged@k` have
+/// none (exit 2, the known names listed).
+#[test]
+fn judged_only_where_ir_measures_has_none_is_exit_2() {
+    let given = ["Bpref(judged_only=True)", "RR(judged_only=yes)@3"];
+    let out = run(
+        crate_dir(),
+        &with_measures(&["eval", "runs/candidate.toml"], &given),
+    );
+    assert_code(&out, 2);
+    let text = render(&out);
+    assert!(
+        text.contains("--measure: `Bpref(judged_only=True)` takes no (judged_only=True) (ir_measures has none); known measures: RR@k"),
+        "{text}"
+    );
+    assert!(
+        text.contains("--measure: `RR(judged_only=yes)@3`: the parameters are rel=N (a whole number) and judged_only=True or False"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(judged_only=True) after RR, R, P, nDCG, AP, Rprec or Success"),
+        "{text}"
+    );
 }
