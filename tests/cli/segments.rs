@@ -25,12 +25,6 @@ fn basic() -> std::path::PathBuf {
     fixture("segments/basic")
 }
 
-fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
-    let mut v = base.to_vec();
-    v.extend_from_slice(extra);
-    v
-}
-
 /// Holm as its definition states it, to check which tests form the family.
 fn holm(p: &[f64]) -> Vec<f64> {
     let m = p.len();
