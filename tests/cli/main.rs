@@ -41,6 +41,7 @@ mod policy_rest;
 mod power;
 mod promote;
 mod record;
+mod record_policy;
 mod regression;
 mod report;
 mod risk;
