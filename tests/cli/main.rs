@@ -42,6 +42,7 @@ mod power;
 mod privacy;
 mod promote;
 mod record;
+mod record_policy;
 mod regression;
 mod report;
 mod risk;
