@@ -83,8 +83,7 @@ pub(super) fn report(
     phases.mark("read");
     let phase_done = |phase: &str| phases.mark(phase);
     let opts = options(s, inputs.k, same_results, &phase_done);
-    let both = (&mut runs.baseline, &mut runs.candidate);
-    let mut cmp = Comparison::build(&gold, both, pairing.results(), &opts);
+    let mut cmp = Comparison::build(&gold, runs.as_mut(), pairing.results(), &opts);
     confirm_suspects(&gold, &runs.baseline.meta, &mut cmp, phases)?;
     let allowed = gate::AllowList {
         entries: inputs.allowed,
@@ -94,8 +93,8 @@ pub(super) fn report(
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     let metas = runs.as_ref().map(|r| &r.meta);
-    warnings.extend(cmp.warnings(metas.into_array()));
-    diag.notes.extend(cmp.notes(metas.into_array()));
+    warnings.extend(cmp.warnings(metas));
+    diag.notes.extend(cmp.notes(metas));
     warnings.extend(gate_warnings);
     warnings.extend(cmp.gate_warnings(gates_asked(s), &opts));
     let mut notes = std::mem::take(&mut diag.notes);

@@ -1425,15 +1425,15 @@ pub fn flaky_note(q: &QueryRow) -> String {
     };
     [
         side(
-            q.baseline_flaky,
-            q.baseline_zero_rr_repeats,
-            q.repeats[0],
+            q.flaky.baseline,
+            q.zero_rr_repeats.baseline,
+            q.repeats.baseline,
             "baseline",
         ),
         side(
-            q.candidate_flaky,
-            q.candidate_zero_rr_repeats,
-            q.repeats[1],
+            q.flaky.candidate,
+            q.zero_rr_repeats.candidate,
+            q.repeats.candidate,
             "candidate",
         ),
     ]
