@@ -18,6 +18,8 @@ use crate::validate::{Diagnostics, InvalidInput};
 /// What newly failed, and for which candidate version.
 struct Failed {
     newly: Vec<String>,
+    /// The candidate's errored ones: never accepted (docs/contract.md §6.8).
+    errored: Vec<String>,
     version: Option<String>,
     /// The entries already in the list.
     entries: Vec<AllowEntry>,
@@ -33,6 +35,7 @@ pub fn run(s: settings::Accept) -> anyhow::Result<u8> {
             let entries = existing(&s, &mut diag)?;
             Failed {
                 newly: report.newly_failed.clone(),
+                errored: report.candidate.errored.clone(),
                 version: report.candidate.index_version.clone(),
                 entries,
             }
@@ -100,6 +103,12 @@ fn from_report(s: &settings::Accept, path: &Path) -> anyhow::Result<Failed> {
     let version = json["candidate"]["index_version"]
         .as_str()
         .map(str::to_string);
+    let errored: Vec<String> = json["candidate"]["errored"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
     let theirs = json["gold"]["sha256"].as_str();
     let mut diag = Diagnostics::default();
     let gold_path = load::gold_or_default(s.compare.gold.clone(), &mut diag);
@@ -117,6 +126,7 @@ fn from_report(s: &settings::Accept, path: &Path) -> anyhow::Result<Failed> {
     let entries = existing(s, &mut diag)?;
     Ok(Failed {
         newly,
+        errored,
         version,
         entries,
     })
@@ -136,6 +146,11 @@ fn check(s: &settings::Accept, failed: &Failed) -> Result<(), InvalidInput> {
         if !failed.newly.contains(id) {
             diag.usage(format!(
                 "{} did not newly fail in this comparison; only newly failed queries are accepted",
+                safe_id(id)
+            ));
+        } else if failed.errored.contains(id) {
+            diag.usage(format!(
+                "{} errored on the candidate (its manifest's `errored`): its empty ranking says nothing of the index; record it again, never accept it",
                 safe_id(id)
             ));
         } else if let Some(e) = failed

@@ -285,3 +285,37 @@ fn an_errored_new_failure_is_to_record_again_never_to_accept() {
     );
     assert!(!text.contains("To accept them"), "{text}");
 }
+
+/// `accept` refuses an errored new failure as it refuses an id that did not newly
+/// fail: exit 2, nothing written.
+#[test]
+fn accept_refuses_an_errored_new_failure() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let list = dir.path().join("accepted.csv");
+    let list = list.to_str().expect("a UTF-8 path");
+    let out = run(
+        fixture("compare"),
+        &[
+            "accept",
+            "A",
+            "--reason",
+            "looked at it",
+            "--gold",
+            "gold.toml",
+            "--baseline",
+            "base.toml",
+            "--candidate",
+            "errored-cand.toml",
+            "--allow-failed-file",
+            list,
+            "--no-config",
+        ],
+    );
+    assert_code(&out, 2);
+    assert!(
+        stderr(&out).contains("A errored on the candidate (its manifest's `errored`): its empty ranking says nothing of the index; record it again, never accept it"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!std::path::Path::new(list).exists());
+}
