@@ -206,11 +206,14 @@ fn accept_hint(report: &CompareReport, s: &settings::Compare) -> Option<report::
         gate::Reason::NewlyFailed { ids, .. } => Some(ids),
         _ => None,
     })?;
-    // Suspect ones are to be labelled, never accepted (docs/contract.md §8.5).
-    let (suspect, ids): (Vec<String>, Vec<String>) = failing
+    // Errored ones are to be recorded again, suspect ones labelled: neither is
+    // accepted (docs/contract.md §6.8, §8.5).
+    let (errored, rest): (Vec<String>, Vec<String>) = failing
         .iter()
         .cloned()
-        .partition(|id| report.suspect.contains(id));
+        .partition(|id| report.candidate.errored.contains(id));
+    let (suspect, ids): (Vec<String>, Vec<String>) =
+        rest.into_iter().partition(|id| report.suspect.contains(id));
     let ids = &ids;
     let version = report.candidate.index_version.as_deref().unwrap_or("");
     let today = super::accept::today_utc();
@@ -260,6 +263,7 @@ fn accept_hint(report: &CompareReport, s: &settings::Compare) -> Option<report::
         lines,
         command,
         suspect,
+        errored,
     })
 }
 

@@ -338,3 +338,24 @@ fn inputs_are_never_modified_by_eval_or_validate() {
         assert!(after[path] == *bytes, "{} was modified", path.display());
     }
 }
+
+/// `frozen_at` honours `SOURCE_DATE_EPOCH` (the reproducible-builds convention), as
+/// every date ragdiff writes does: the same inputs freeze to the same bytes.
+#[test]
+fn frozen_at_is_the_day_of_source_date_epoch() {
+    for (epoch, day) in [("1796083200", "2026-12-01"), ("951782400", "2000-02-29")] {
+        let dir = gold_dir(MANIFEST);
+        let out = crate::common::ragdiff(dir.path())
+            .args(["freeze", "gold.toml"])
+            .env("SOURCE_DATE_EPOCH", epoch)
+            .output()
+            .expect("runs");
+        assert_code(&out, 0);
+        let after = read(&dir, "gold.toml");
+        assert_eq!(
+            value_of(&after, "frozen_at").as_deref(),
+            Some(day),
+            "{epoch}"
+        );
+    }
+}
