@@ -445,8 +445,9 @@ fn histogram(out: &mut String, r: &CompareReport) {
     );
     for (i, label) in labels.iter().enumerate() {
         let x0 = i as f64 * (2.0 * bar + gap);
-        for (side, class) in [(0, "baseline"), (1, "candidate")] {
-            let c = counts[side][i] as f64;
+        for (side, (role, per_bucket)) in counts.with_roles().enumerate() {
+            let class = role.name();
+            let c = per_bucket[i] as f64;
             let bh = c / max * h;
             let x = x0 + side as f64 * bar;
             let _ = write!(
@@ -468,7 +469,8 @@ fn histogram(out: &mut String, r: &CompareReport) {
         let _ = write!(out, "<th>{}</th>", escape(l));
     }
     out.push_str("</tr></thead><tbody>");
-    for (name, c) in [("baseline", &counts[0]), ("candidate", &counts[1])] {
+    for (role, c) in counts.with_roles() {
+        let name = role.name();
         let _ = write!(out, "<tr><td><span class=\"key {name}\">{name}</span></td>");
         for n in c {
             let _ = write!(out, "<td class=\"n\">{n}</td>");

@@ -597,7 +597,8 @@ fn chart(s: &mut String, r: &CompareReport) {
     );
     let _ = writeln!(s, "| | {} |", labels.join(" | "));
     let _ = writeln!(s, "|---|{}", "---:|".repeat(labels.len()));
-    for (name, c) in [("baseline", &counts[0]), ("candidate", &counts[1])] {
+    for (role, c) in counts.with_roles() {
+        let name = role.name();
         let cells: Vec<String> = c.iter().map(ToString::to_string).collect();
         let _ = writeln!(s, "| {name} | {} |", cells.join(" | "));
     }
@@ -613,8 +614,8 @@ fn chart(s: &mut String, r: &CompareReport) {
         s,
         "\n```mermaid\nxychart-beta\n    title \"First relevant rank: bars baseline, line candidate\"\n    x-axis [{}]\n    y-axis \"queries\" 0 --> {max}\n    bar [{}]\n    line [{}]\n```\n",
         quoted.join(", "),
-        series(&counts[0]),
-        series(&counts[1])
+        series(&counts.baseline),
+        series(&counts.candidate)
     );
 }
 

@@ -350,8 +350,8 @@ pub struct CompareReport {
 /// k+1..depth, not returned (the Markdown chart and the HTML histogram).
 pub struct RankBuckets {
     pub labels: Vec<String>,
-    /// Queries per bucket, baseline then candidate.
-    pub counts: [Vec<usize>; 2],
+    /// Queries per bucket, each side.
+    pub counts: crate::model::Side<Vec<usize>>,
 }
 
 impl RankBuckets {
@@ -381,10 +381,10 @@ impl RankBuckets {
                 None => labels.len() - 1,
             }
         };
-        let mut counts = [vec![0usize; labels.len()], vec![0usize; labels.len()]];
+        let mut counts = crate::model::Side::both(vec![0usize; labels.len()]);
         for q in &r.per_query {
-            counts[0][bucket(q.baseline.first_relevant_rank)] += 1;
-            counts[1][bucket(q.candidate.first_relevant_rank)] += 1;
+            counts.baseline[bucket(q.baseline.first_relevant_rank)] += 1;
+            counts.candidate[bucket(q.candidate.first_relevant_rank)] += 1;
         }
         Self { labels, counts }
     }
