@@ -167,12 +167,20 @@ impl GoldQuery {
         self.find_hashed(doc, doc_hash(doc))
     }
 
-    /// [`GoldQuery::find`] with the doc's [`doc_hash`] already computed.
-    #[inline]
+    /// [`GoldQuery::find`] with the doc's [`doc_hash`] already computed. The filter's
+    /// test is inlined into the caller (the run reader asks for every returned doc, and
+    /// most are not judged); the search behind it is not.
+    #[inline(always)]
     pub fn find_hashed(&self, doc: &[u8], hash: u64) -> Option<usize> {
         if self.bloom & bloom_bit(hash) == 0 {
             return None;
         }
+        self.search(doc, hash)
+    }
+
+    /// The judged doc `doc` (hash `hash`) past the filter: a scan of a short query, a
+    /// binary search of a long one.
+    fn search(&self, doc: &[u8], hash: u64) -> Option<usize> {
         if self.hashes.len() <= 8 {
             return self
                 .hashes

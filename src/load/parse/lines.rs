@@ -68,8 +68,8 @@ pub fn split_fields<'t>(line: &'t str, out: &mut [&'t str]) -> usize {
 }
 
 /// The rank column: a whole number (optionally signed), as `i64::from_str` reads
-/// it but without its generality, since this runs for every line.
-#[inline]
+/// it but without its generality, since this runs for every line (so always inlined).
+#[inline(always)]
 pub fn parse_rank(text: &str) -> Option<i64> {
     let (negative, digits) = match text.as_bytes() {
         [b'-', rest @ ..] => (true, rest),
