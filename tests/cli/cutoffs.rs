@@ -1,7 +1,7 @@
 //! `compare --cutoffs` (docs/contract.md §6.7): each side at each cutoff, rows of the
 //! means table, never the verdict. Fixtures: tests/fixtures/doc_maps.
 
-use crate::common::{assert_code, compare_json, render, run, stderr};
+use crate::common::{assert_code, compare_json, ragdiff_snapshot, run};
 
 use crate::doc_maps::{chunks, compare};
 
@@ -102,14 +102,15 @@ fn compare_cutoffs_show_as_rows_of_the_means_table() {
 #[test]
 fn a_compare_cutoff_outside_the_depth_is_refused() {
     let out = run(chunks(), &compare("cand.toml", &["--cutoffs", "3,6"]));
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains(
-            "--cutoffs: 6 is outside 1..=5 (the run's depth); each cutoff must lie in 1..=depth"
-        ),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      --cutoffs: 6 is outside 1..=5 (the run's depth); each cutoff must lie in 1..=depth
+    ");
     let out = run(chunks(), &compare("cand.toml", &["--cutoffs", "0"]));
     assert_code(&out, 2);
 }

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::common::{
-    FailureKind, Status, assert_code, compare_json, fixture, render, run, stderr, temp_copy,
+    FailureKind, Status, assert_code, compare_json, fixture, ragdiff_snapshot, run, temp_copy,
 };
 
 pub(crate) fn chunks() -> PathBuf {
@@ -98,39 +98,45 @@ fn drift_compares_mapped_document_lists() {
 #[test]
 fn an_unmapped_chunk_is_an_input_error_at_its_line() {
     let out = run(chunks(), &compare("unmapped.toml", &[]));
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert!(err.contains("2 problems"), "{}", render(&out));
-    assert!(err.contains(
-        "unmapped.csv:3: query Q-2: chunk D-2#p9 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map"
-    ), "{err}");
-    assert!(
-        err.contains("unmapped.csv:6: query Q-5: chunk D-5#s1 is not in the doc map"),
-        "{err}"
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 2 problems
+      unmapped.csv:3: query Q-2: chunk D-2#p9 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map
+      unmapped.csv:6: query Q-5: chunk D-5#s1 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map
+    ");
 }
 
 #[test]
 fn a_chunk_mapped_twice_is_an_input_error_at_its_line() {
     let out = run(chunks(), &compare("map-twice.toml", &[]));
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert!(err.contains(
-        "chunks-twice.csv:4: chunk D-1#s1 is mapped twice (first at line 2); a chunk belongs to one document"
-    ), "{}", render(&out));
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      chunks-twice.csv:4: chunk D-1#s1 is mapped twice (first at line 2); a chunk belongs to one document
+    ");
 }
 
 /// Six chunks of three documents under depth 5: depth applies to the chunk list.
 #[test]
 fn depth_applies_to_the_chunk_list() {
     let out = run(chunks(), &compare("too-deep.toml", &[]));
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out)
-            .contains("too-deep.csv:2: query Q-1 returned 6 docs, more than the run's depth 5"),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      too-deep.csv:2: query Q-1 returned 6 docs, more than the run's depth 5; a list may be shorter than depth, never longer: fix the export or the manifest's depth
+    ");
 }
 
 #[test]
@@ -138,9 +144,15 @@ fn a_missing_doc_map_is_named_with_its_key_line() {
     let dir = temp_copy(&chunks());
     std::fs::remove_file(dir.path().join("chunks-v2.csv")).unwrap();
     let out = run(dir.path(), &compare("cand.toml", &[]));
-    assert_code(&out, 2);
-    assert!(stderr(&out).contains("cand.toml:5:"), "{}", render(&out));
-    assert!(stderr(&out).contains("chunks-v2.csv"), "{}", render(&out));
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      cand.toml:5: doc map chunks-v2.csv does not exist
+    ");
 }
 
 /// `eval` and `validate` read the map too.
@@ -162,10 +174,14 @@ fn eval_and_validate_map_chunks() {
         chunks(),
         &["validate", "--gold", "gold.toml", "unmapped.toml"],
     );
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains("is not in the doc map"),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 2 problems
+      unmapped.csv:3: query Q-2: chunk D-2#p9 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map
+      unmapped.csv:6: query Q-5: chunk D-5#s1 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map
+    ");
 }

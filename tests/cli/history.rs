@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use crate::common::{assert_code, assert_line, compare_json, demo_copy, read, run, stderr, stdout};
+use crate::common::{
+    assert_code, assert_line, compare_json, demo_copy, ragdiff_snapshot, read, run, stderr, stdout,
+};
 
 const HISTORY: &str = "runs/history.jsonl";
 
@@ -97,9 +99,15 @@ fn promote_refuses_a_history_that_is_not_a_regular_file_before_the_gate() {
     let dir = demo_copy();
     std::fs::create_dir(dir.path().join(HISTORY)).expect("a folder");
     let out = run(dir.path(), &["promote", "--force"]);
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert!(err.contains("runs/history.jsonl"), "{err}");
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      runs/history.jsonl: history runs/history.jsonl is a directory, not a file
+    ");
     assert!(stdout(&out).is_empty(), "the gate ran: {}", stdout(&out));
     assert_eq!(
         read(dir.path(), "runs/baseline.toml"),
@@ -122,21 +130,8 @@ fn history_prints_the_trend_and_breaks_it_where_the_gold_changes() {
     text.push('\n');
     std::fs::write(dir.path().join(HISTORY), text).expect("written");
     let out = run(dir.path(), &["history"]);
-    assert_code(&out, 0);
     let text = stdout(&out);
-    assert_line(&text, "history  runs/history.jsonl");
-    assert_line(
-        &text,
-        "gold demo 1.1.0 (sha256 2ddf6cf705ab), k 3: 2 promotions",
-    );
-    assert_line(
-        &text,
-        "gold changed: the values below are not comparable with those above",
-    );
-    assert_line(
-        &text,
-        "gold demo 1.2.0 (sha256 2ddf6cf705ab), k 3: 1 promotion",
-    );
+    ragdiff_snapshot!(&out);
     // The first promotion's baseline starts the line; each promoted version follows.
     let order: Vec<usize> = ["2.3.0", "2.4.0", "2.5.0", "BASELINE"]
         .iter()
@@ -171,27 +166,33 @@ fn a_line_that_does_not_parse_is_a_warning_naming_it() {
     assert_eq!(json.len(), 1);
     // compare warns the same way and still compares.
     let out = run(dir.path(), &["compare", "--no-gate"]);
-    assert_code(&out, 0);
-    assert_line(
-        &stderr(&out),
-        "warning: runs/history.jsonl:2: not a history line (not one JSON object); skipped",
-    );
+    ragdiff_snapshot!(&out);
 }
 
 #[test]
 fn history_without_a_file_is_exit_2_naming_it() {
     let dir = demo_copy();
     let out = run(dir.path(), &["history"]);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains("runs/history.jsonl"),
-        "{}",
-        stderr(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      runs/history.jsonl: history runs/history.jsonl does not exist
+    ");
     // A file named on the command line.
     let out = run(dir.path(), &["history", "elsewhere.jsonl"]);
-    assert_code(&out, 2);
-    assert!(stderr(&out).contains("elsewhere.jsonl"), "{}", stderr(&out));
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      elsewhere.jsonl: history elsewhere.jsonl does not exist
+    ");
 }
 
 #[test]
@@ -200,16 +201,10 @@ fn history_markdown_draws_mermaid_charts_with_safe_labels() {
     let hostile = read(dir.path(), HISTORY).replace("\"2.4.0\"", "\"2.4\\\"] x-axis [<b>|`\"");
     std::fs::write(dir.path().join(HISTORY), hostile).expect("written");
     let out = run(dir.path(), &["history", "--format", "markdown"]);
-    assert_code(&out, 0);
     let md = stdout(&out);
     assert_eq!(md.matches("```mermaid\nxychart-beta\n").count(), 4, "{md}");
-    assert!(md.contains("  title \"MRR@3\""), "{md}");
-    assert!(
-        md.contains("  x-axis [\"2.3.0\", \"2.4___x-axis___b___\"]"),
-        "{md}"
-    );
+    ragdiff_snapshot!(&out);
     // In the table the version is a code span: Markdown shows it as text.
-    assert!(md.contains("| `` 2.4\"] x-axis [<b>\\|` `` |"), "{md}");
 }
 
 #[test]
@@ -219,15 +214,9 @@ fn history_html_escapes_every_input_and_runs_no_script() {
         read(dir.path(), HISTORY).replace("\"2.4.0\"", "\"</script><script>alert(1)</script>\"");
     std::fs::write(dir.path().join(HISTORY), hostile).expect("written");
     let out = run(dir.path(), &["history", "--format", "html"]);
-    assert_code(&out, 0);
     let page = stdout(&out);
     assert!(!page.contains("<script"), "{page}");
-    assert!(
-        page.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
-        "{page}"
-    );
-    assert!(page.contains("script-src 'none'"), "{page}");
-    assert!(page.contains("<svg class=\"spark\""), "{page}");
+    ragdiff_snapshot!(&out);
     assert!(!page.contains("style=\""), "{page}");
 }
 
@@ -244,12 +233,7 @@ fn compare_shows_the_last_promotions_under_its_own_gold_only() {
     text = format!("{other}\n{text}");
     std::fs::write(dir.path().join(HISTORY), text).expect("written");
     let out = run(dir.path(), &["compare", "--no-gate"]);
-    assert_code(&out, 0);
-    let table = stdout(&out);
-    assert_line(
-        &table,
-        "history: the last 2 promotions under this gold, then now",
-    );
+    ragdiff_snapshot!(&out);
     let json = compare_json(dir.path(), &["compare", "--no-gate", "--format", "json"], 0);
     assert_eq!(json.history.len(), 2);
     assert!(json.history.iter().all(|l| l["gold"]["version"] == "1.1.0"));
@@ -282,8 +266,24 @@ fn the_history_table_fits_80_columns() {
         .arg("history")
         .output()
         .expect("runs");
-    assert_code(&out, 0);
     let text = stdout(&out);
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
-    assert!(text.contains("left out to fit 80 columns"), "{text}");
+    ragdiff_snapshot!(&out, @"
+    success: true
+    exit_code: 0
+    ----- stdout -----
+    history  runs/history.jsonl
+
+    gold demo 1.1.0 (sha256 2ddf6cf705ab), k 3: 2 promotions
+    ┌──────────────────────────────────────────────────────────────────────────────┐
+    │ date         index   verdict    MRR@3    Recall@3   Hit@3    nDCG@3   MAP    │
+    ╞══════════════════════════════════════════════════════════════════════════════╡
+    │              2.3.0   BASELINE   0.5625     0.5000   0.6250   0.4822   0.4688 │
+    │ 2026-12-01   2.4.0   FAIL       0.6458     0.6458   0.7083   0.6138   0.6562 │
+    │ 2026-12-01   2.5.0   FAIL       0.6458     0.6458   0.7083   0.6138   0.6562 │
+    └──────────────────────────────────────────────────────────────────────────────┘
+    (left out to fit 80 columns: P@3; `--format json` hold them)
+
+    ----- stderr -----
+    ");
 }

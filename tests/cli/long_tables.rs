@@ -3,7 +3,7 @@
 //! close to the known shape get one problem. Parity with the other formats is in
 //! inputs.rs. Fixtures: tests/fixtures/inputs/long-bad (README).
 
-use crate::common::{assert_code, assert_line, fixture, run, stderr, stdout};
+use crate::common::{assert_code, assert_line, fixture, ragdiff_snapshot, run, stderr, stdout};
 
 fn bad() -> std::path::PathBuf {
     fixture("inputs/long-bad")
@@ -25,32 +25,42 @@ fn long_run_rules_at_their_lines() {
         assert_line(&err, line);
     }
     let out = run(bad(), &["eval", "gold.qrels", "norank.csv"]);
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "norank.csv:1: missing required column `score` (the header must contain a query column, a doc column and `score` or `rank`)",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      norank.csv:1: missing required column `score` (the header must contain a query column, a doc column and `score` or `rank`)
+    ");
 }
 
 #[test]
 fn long_gold_rules_at_their_lines() {
     let out = run(bad(), &["validate", "--gold", "gold.bad.csv"]);
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert_line(
-        &err,
-        "gold.bad.csv:3: query Q-1 lists expected doc D-1 twice",
-    );
-    assert_line(
-        &err,
-        "gold.bad.csv:4: query Q-2, doc D-5: the grade is not a whole number",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    warning: gold gold.bad.csv is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it
+    error: invalid input: 2 problems
+      gold.bad.csv:3: query Q-1 lists expected doc D-1 twice
+      gold.bad.csv:4: query Q-2, doc D-5: the grade is not a whole number
+    ");
     let out = run(bad(), &["validate", "--gold", "gold.nograde.csv"]);
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "gold.nograde.csv:1: missing required column `relevance` (the header must contain a query column, a doc column and `relevance`, `grade` or `score`)",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    warning: gold gold.nograde.csv is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it
+    error: invalid input: 1 problem
+      gold.nograde.csv:1: missing required column `relevance` (the header must contain a query column, a doc column and `relevance`, `grade` or `score`)
+    ");
 }
 
 /// PyTerrier's `query` column holds the question text: never read, never printed.
@@ -159,21 +169,29 @@ fn a_named_column_the_header_lacks_is_a_problem_at_line_1() {
         columns_dir(),
         &["eval", "gold.qrels", "run-missing-column.toml"],
     );
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "run.renamed.csv:1: the manifest names column `document` for `doc` (`columns.doc`), and the header has no such column",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      run.renamed.csv:1: the manifest names column `document` for `doc` (`columns.doc`), and the header has no such column
+    ");
 }
 
 #[test]
 fn csv_long_of_a_wide_table_is_a_problem_at_line_1() {
     let out = run(columns_dir(), &["eval", "gold.qrels", "run-not-long.toml"]);
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "run.wide.csv:1: the manifest says this is a long table (format = \"csv-long\" or `columns`), and its header has no query column and doc column: name them with `columns.query` and `columns.doc`",
-    );
+    ragdiff_snapshot!(&out, @r#"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      run.wide.csv:1: the manifest says this is a long table (format = "csv-long" or `columns`), and its header has no query column and doc column: name them with `columns.query` and `columns.doc`
+    "#);
 }
 
 #[test]
@@ -182,16 +200,16 @@ fn columns_keys_and_values_are_checked() {
         columns_dir(),
         &["eval", "gold.qrels", "run-bad-columns.toml"],
     );
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert_line(
-        &err,
-        "run-bad-columns.toml:7: `columns.query` must be a column name (a non-empty string)",
-    );
-    assert_line(
-        &err,
-        "run-bad-columns.toml:8: unknown key `columns.passage`; known keys: query, doc, rank, score, grade",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 2 problems
+      run-bad-columns.toml:7: `columns.query` must be a column name (a non-empty string)
+      run-bad-columns.toml:8: unknown key `columns.passage`; known keys: query, doc, rank, score, grade
+    ");
 }
 
 #[test]
@@ -233,13 +251,17 @@ fn a_long_column_name_is_cut_and_a_bare_cr_is_named() {
     )
     .expect("written");
     let out = run(dir.path(), &["eval", "gold.qrels", "run.toml"]);
-    assert_code(&out, 2);
     let err = stderr(&out);
     assert!(err.len() < 1_000, "{} bytes of stderr", err.len());
-    assert!(
-        err.contains(&format!("column `{}…` for `doc`", "x".repeat(63))),
-        "{err}"
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      run.renamed.csv:1: the manifest names column `xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…` for `doc` (`columns.doc`), and the header has no such column
+    ");
     std::fs::write(
         dir.path().join("cr.csv"),
         "q,passage,pos,sim\rQ-1,D-1,1,1\r",
@@ -255,9 +277,13 @@ fn a_long_column_name_is_cut_and_a_bare_cr_is_named() {
             "query=q,doc=passage,rank=pos,score=sim",
         ],
     );
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "cr.csv:1: lines end in CR only; save the file with LF or CRLF line ends",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      cr.csv:1: lines end in CR only; save the file with LF or CRLF line ends
+    ");
 }
