@@ -160,15 +160,14 @@ fn json_and_jsonl_runs_report_every_problem_at_its_line() {
     error: invalid input: 1 problem
       trunc.json:3: malformed JSON: EOF while parsing a value
     ");
+    // A broken row still answers its query: it is not also "missing" (§3).
     ragdiff_snapshot!(run(bad(), &["eval", "gold.jsonl", "scores.jsonl"]), @"
     success: false
     exit_code: 2
     ----- stdout -----
 
     ----- stderr -----
-    error: invalid input: 4 problems
-      scores.jsonl: gold query Q-1 is missing from the run; add a row for it (an empty cell when nothing was retrieved)
-      scores.jsonl: gold query Q-2 is missing from the run; add a row for it (an empty cell when nothing was retrieved)
+    error: invalid input: 2 problems
       scores.jsonl:1: at /scores: query Q-1: 1 scores for 2 retrieved docs; `scores` must be as long as `retrieved_doc_ids`
       scores.jsonl:2: at /scores/0: query Q-2, doc D-5: score is not a number; scores must be finite numbers
     ");
