@@ -107,7 +107,7 @@ pub struct EvalArgs {
     /// Order of the per-query rows: by id (natural order) or worst first (RR, then Recall, then id)
     #[arg(long, value_enum, default_value_t = SortBy::Id)]
     pub sort: SortBy,
-    /// Also report this measure, by its ir_measures name (RR@10, R@100, P(rel=2)@10, nDCG@20, AP, AP@100, Rprec, Bpref, Judged@10, Success@10); repeatable
+    /// Also report this measure, by its ir_measures name (RR@10, R@100, P(rel=2)@10, nDCG@20, AP, AP@100, Rprec, Bpref, Judged@10, Success@10, RR(judged_only=True)@10); repeatable
     #[arg(long = "measure", value_name = "NAME")]
     pub measures: Vec<String>,
     /// Refuse an unfrozen gold set (exit 2)
@@ -291,7 +291,7 @@ pub struct CompareArgs {
     /// Also report RR, Recall, Hit, P and nDCG at each of these cutoffs (e.g. 1,3,10; each 1..=depth); never gating, statuses stay at k
     #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
     pub cutoffs: Vec<u32>,
-    /// Also report this measure with an interval and a p, by its ir_measures name (RR@10, R@100, P(rel=2)@10, nDCG@20, AP@100, Rprec, Bpref, Judged@10, Success@10); repeatable; never gating
+    /// Also report this measure with an interval and a p, by its ir_measures name (RR@10, R@100, P(rel=2)@10, nDCG@20, AP@100, Rprec, Bpref, Judged@10, Success@10, RR(judged_only=True)@10); repeatable; never gating
     #[arg(long = "measure", value_name = "NAME")]
     pub measures: Vec<String>,
     /// Column names of long-table runs that have no `[columns]` of their own, e.g. query=qid,doc=docno,score=sim (keys query, doc, rank, score); the runs are then read as long tables

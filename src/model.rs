@@ -766,16 +766,16 @@ impl ObservedRun {
 /// is complete (drift's pairing, docs/contract.md §6.5; `compare::drift::Pairing`
 /// implements it), as grep-searcher's `Sink` receives matches.
 pub trait ListSink: Sync {
-    /// Side `side` (0 baseline, 1 candidate) returned `list` for a query: gold query
-    /// `qi`, or `qid` when the gold does not have it.
-    fn offer(&self, side: usize, qi: Option<usize>, qid: &str, list: &[u64]);
+    /// Run `side` returned `list` for a query: gold query `qi`, or `qid` when the gold
+    /// does not have it.
+    fn offer(&self, side: Role, qi: Option<usize>, qid: &str, list: &[u64]);
     /// Some list offered was partial (an interleaved TREC run): what was offered is
     /// void, and later offers are ignored.
     fn poison(&self);
     fn is_poisoned(&self) -> bool;
-    /// Side `side` offered every list it will (its reading ended): a sink may drop
+    /// Run `side` offered every list it will (its reading ended): a sink may drop
     /// what waits for it no longer.
-    fn finished(&self, _side: usize) {}
+    fn finished(&self, _side: Role) {}
 }
 
 /// What `compare --changed-since REV` found (docs/contract.md §12.1): the gate's own

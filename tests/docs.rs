@@ -105,6 +105,17 @@ fn slugs_follow_github() {
     );
 }
 
+/// README is the first screen and the way in, not the manual: at most 300 lines; the
+/// rest lives in docs/guide.md, docs/contract.md and ARCHITECTURE.md.
+#[test]
+fn readme_stays_short() {
+    let lines = read(&root().join("README.md")).lines().count();
+    assert!(
+        lines <= 300,
+        "README.md has {lines} lines; move what a newcomer does not need first into docs/guide.md"
+    );
+}
+
 #[test]
 fn every_relative_link_resolves() {
     let files = markdown_files();

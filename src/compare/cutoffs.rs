@@ -131,28 +131,43 @@ fn means_at(cmp: &Comparison, cutoffs: &[u32]) -> MeansAt {
 }
 
 /// Serialize per-query rows with each side's `at` inside `baseline` and
-/// `candidate` (JSON only; rows without cutoffs are written as they are).
+/// `candidate`, and the named measures (§5.4) as `measures` inside `baseline`,
+/// `candidate` and `delta` (JSON only; rows without either are written as they are).
 pub fn serialize_rows<S: serde::Serializer>(
     rows: &[super::QueryRow],
     s: S,
 ) -> Result<S::Ok, S::Error> {
-    use serde::ser::{Error, SerializeSeq};
+    use serde::ser::SerializeSeq;
     let mut seq = s.serialize_seq(Some(rows.len()))?;
     for row in rows {
-        if row.at[0].is_empty() {
+        let named = &row.measures;
+        if row.at[0].is_empty() && named.baseline.is_empty() {
             seq.serialize_element(row)?;
             continue;
         }
-        let mut value = serde_json::to_value(row).map_err(S::Error::custom)?;
-        for (key, at) in ["baseline", "candidate"].into_iter().zip(&row.at) {
+        let mut value: serde_json::Value = to_json(row)?;
+        let mut insert = |key: &str, inner: &str, v: serde_json::Value| {
             if let Some(side) = value.get_mut(key).and_then(|v| v.as_object_mut()) {
-                let at = serde_json::to_value(at).map_err(S::Error::custom)?;
-                side.insert("at".into(), at);
+                side.insert(inner.into(), v);
             }
+        };
+        for (key, at) in ["baseline", "candidate"].into_iter().zip(&row.at) {
+            if !at.is_empty() {
+                insert(key, "at", to_json(at)?);
+            }
+        }
+        if !named.baseline.is_empty() {
+            insert("baseline", "measures", to_json(&named.baseline)?);
+            insert("candidate", "measures", to_json(&named.candidate)?);
+            insert("delta", "measures", to_json(&super::measures::deltas(row))?);
         }
         seq.serialize_element(&value)?;
     }
     seq.end()
+}
+
+fn to_json<E: serde::ser::Error>(v: &impl Serialize) -> Result<serde_json::Value, E> {
+    serde_json::to_value(v).map_err(E::custom)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::compare::Comparison;
 use rustc_hash::FxHashMap;
 
-use crate::model::{GoldSet, Id, ListSink};
+use crate::model::{GoldSet, Id, ListSink, Role, Side};
 use crate::text::natural_cmp;
 
 /// `--rbo-p`'s default persistence.
@@ -145,7 +145,7 @@ struct PairState {
     poisoned: bool,
     /// Each side whose reading ended: a list the other side offers then for a query
     /// it did not list is never paired, so it is not kept (docs/contract.md §12).
-    finished: [bool; 2],
+    finished: Side<bool>,
 }
 
 #[derive(Default)]
@@ -153,7 +153,7 @@ enum Slot {
     #[default]
     Empty,
     /// One side's list, waiting for the other side's.
-    Waiting(usize, Box<[u64]>),
+    Waiting(Role, Box<[u64]>),
     Done(f64),
 }
 
@@ -194,9 +194,9 @@ impl Pairing {
 }
 
 impl ListSink for Pairing {
-    /// Side `side` (0 baseline, 1 candidate) returned `list` for a query: gold query
-    /// `qi`, or `qid` when the gold does not have it.
-    fn offer(&self, side: usize, qi: Option<usize>, qid: &str, list: &[u64]) {
+    /// Run `side` returned `list` for a query: gold query `qi`, or `qid` when the gold
+    /// does not have it.
+    fn offer(&self, side: Role, qi: Option<usize>, qid: &str, list: &[u64]) {
         let waiting = {
             let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
             if st.poisoned {
@@ -204,7 +204,7 @@ impl ListSink for Pairing {
             }
             // The other side ended: only a list it left waiting can still pair (this
             // side's own were dropped when it ended), so keep nothing new.
-            if st.finished[1 - side.min(1)] {
+            if st.finished[side.other()] {
                 let waits = match qi {
                     Some(qi) => matches!(st.gold[qi], Slot::Waiting(..)),
                     None => matches!(st.other.get(qid), Some(Slot::Waiting(..))),
@@ -239,7 +239,7 @@ impl ListSink for Pairing {
             }
         };
         // Paired outside the lock, baseline first.
-        let rbo = if side == 1 {
+        let rbo = if side == Role::Candidate {
             (self.pair)(&waiting, list)
         } else {
             (self.pair)(list, &waiting)
@@ -271,12 +271,12 @@ impl ListSink for Pairing {
         self.state.lock().map_or(true, |st| st.poisoned)
     }
 
-    /// Side `side` will offer nothing more: the lists the other side left waiting for
+    /// Run `side` will offer nothing more: the lists the other side left waiting for
     /// it are dropped (a run whose many queries the other lacks, a million unlabelled
     /// ones say, no longer holds them all), and later ones are not kept.
-    fn finished(&self, side: usize) {
+    fn finished(&self, side: Role) {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.finished[side.min(1)] = true;
+        st.finished[side] = true;
         let stale = |s: &Slot| matches!(s, Slot::Waiting(w, _) if *w != side);
         let mut dropped = 0;
         for slot in st.gold.iter_mut().filter(|s| stale(s)) {
@@ -346,7 +346,7 @@ mod tests {
 mod pairing_tests {
     use super::Pairing;
     use crate::metrics::rbo::rbo_ext;
-    use crate::model::ListSink;
+    use crate::model::{ListSink, Role};
 
     fn pairing(n: usize) -> Pairing {
         Pairing::new(n, Box::new(|a, b| rbo_ext(a, b, 0.9)))
@@ -357,8 +357,8 @@ mod pairing_tests {
         let p = pairing(1000);
         for qi in 0..1000 {
             let list = [qi as u64, 7, 8];
-            p.offer(0, Some(qi), "", &list);
-            p.offer(1, Some(qi), "", &list);
+            p.offer(Role::Baseline, Some(qi), "", &list);
+            p.offer(Role::Candidate, Some(qi), "", &list);
         }
         assert_eq!(p.peak_waiting(), 1);
         let (gold, other) = p.results();
@@ -372,22 +372,22 @@ mod pairing_tests {
     #[test]
     fn lists_the_finished_side_never_listed_are_not_kept() {
         let p = pairing(2);
-        p.offer(0, None, "U-0", &[1, 2]);
-        p.offer(0, Some(0), "", &[4]);
+        p.offer(Role::Baseline, None, "U-0", &[1, 2]);
+        p.offer(Role::Baseline, Some(0), "", &[4]);
         for i in 1..=1000 {
-            p.offer(1, None, &format!("X-{i}"), &[i]);
+            p.offer(Role::Candidate, None, &format!("X-{i}"), &[i]);
         }
-        p.offer(1, Some(1), "", &[5]);
+        p.offer(Role::Candidate, Some(1), "", &[5]);
         assert_eq!(p.peak_waiting(), 1003);
-        p.finished(0);
+        p.finished(Role::Baseline);
         let waiting = |p: &Pairing| p.state.lock().expect("a lock").waiting;
         assert_eq!(waiting(&p), 2, "the baseline's own lists still wait");
         for i in 1001..=2000 {
-            p.offer(1, None, &format!("X-{i}"), &[i]);
+            p.offer(Role::Candidate, None, &format!("X-{i}"), &[i]);
         }
         assert_eq!(waiting(&p), 2, "nothing new is kept");
-        p.offer(1, None, "U-0", &[2, 1]);
-        p.offer(1, Some(0), "", &[4]);
+        p.offer(Role::Candidate, None, "U-0", &[2, 1]);
+        p.offer(Role::Candidate, Some(0), "", &[4]);
         assert_eq!(waiting(&p), 0);
         let (gold, other) = p.results();
         assert_eq!(gold, [Some(1.0), None]);
@@ -399,10 +399,10 @@ mod pairing_tests {
     fn runs_in_opposite_orders_hold_one_side_and_still_pair_all() {
         let p = pairing(100);
         for qi in 0..100 {
-            p.offer(0, Some(qi), "", &[1, 2]);
+            p.offer(Role::Baseline, Some(qi), "", &[1, 2]);
         }
         for qi in (0..100).rev() {
-            p.offer(1, Some(qi), "", &[2, 3]);
+            p.offer(Role::Candidate, Some(qi), "", &[2, 3]);
         }
         assert_eq!(p.peak_waiting(), 100);
         let (gold, _) = p.results();
@@ -413,12 +413,12 @@ mod pairing_tests {
     #[test]
     fn baseline_first_whichever_side_arrives_first_and_unpaired_lists_have_none() {
         let p = pairing(2);
-        p.offer(1, Some(0), "", &[5, 6, 7]);
-        p.offer(0, Some(0), "", &[5]);
-        p.offer(0, Some(1), "", &[9]);
-        p.offer(0, None, "U-1", &[1]);
-        p.offer(1, None, "U-1", &[2]);
-        p.offer(1, None, "U-2", &[3]);
+        p.offer(Role::Candidate, Some(0), "", &[5, 6, 7]);
+        p.offer(Role::Baseline, Some(0), "", &[5]);
+        p.offer(Role::Baseline, Some(1), "", &[9]);
+        p.offer(Role::Baseline, None, "U-1", &[1]);
+        p.offer(Role::Candidate, None, "U-1", &[2]);
+        p.offer(Role::Candidate, None, "U-2", &[3]);
         let (gold, mut other) = p.results();
         assert_eq!(gold[0], Some(rbo_ext(&[5], &[5, 6, 7], 0.9)));
         assert_eq!(gold[1], None, "the candidate never listed it");
@@ -430,14 +430,14 @@ mod pairing_tests {
     #[test]
     fn a_poisoned_pairing_drops_what_waits_and_ignores_later_offers() {
         let p = pairing(2);
-        p.offer(0, Some(0), "", &[1, 2]);
-        p.offer(0, None, "U-1", &[1]);
+        p.offer(Role::Baseline, Some(0), "", &[1, 2]);
+        p.offer(Role::Baseline, None, "U-1", &[1]);
         assert!(!p.is_poisoned());
         p.poison();
-        p.offer(1, Some(0), "", &[1, 2]);
-        p.offer(0, Some(1), "", &[3]);
-        p.offer(1, Some(1), "", &[3]);
-        p.offer(1, None, "U-1", &[1]);
+        p.offer(Role::Candidate, Some(0), "", &[1, 2]);
+        p.offer(Role::Baseline, Some(1), "", &[3]);
+        p.offer(Role::Candidate, Some(1), "", &[3]);
+        p.offer(Role::Candidate, None, "U-1", &[1]);
         assert!(p.is_poisoned());
         let (gold, other) = p.results();
         assert_eq!(gold, vec![None, None], "no value survives a poisoning");

@@ -7,8 +7,9 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 
 use crate::compare::{Comparison, MeanDelta};
+use crate::eval::measures::{Named, of_query};
 use crate::metrics::named::Measure;
-use crate::model::{GoldSet, ObservedRun};
+use crate::model::{GoldSet, ObservedRun, Side};
 use crate::stats;
 
 /// Means by measure, in the order the measures were given; JSON keys are their names.
@@ -41,9 +42,10 @@ impl Serialize for NamedMeans {
     }
 }
 
-/// Fill `cmp.means.measures` over the compared rows, drawn with `opts`' resamples and
-/// seed: `opts.measures`, then those of `opts.gated` not among them. The gated ones
-/// join the overall family (docs/contract.md §7.1). Nothing without either.
+/// Fill each row's `measures` (each side the mean over its repeats) and
+/// `cmp.means.measures` over the compared rows, drawn with `opts`' resamples and seed:
+/// `opts.measures`, then those of `opts.gated` not among them. The gated ones join the
+/// overall family (docs/contract.md §7.1). Nothing without either.
 pub fn attach(
     cmp: &mut Comparison,
     gold: &GoldSet,
@@ -57,13 +59,23 @@ pub fn attach(
     }
     let family = stats::METRICS + opts.gated.len();
     let min_grade = gold.meta.min_grade;
+    for row in &mut cmp.rows {
+        let Some(qi) = gold.lookup(&row.id).map(|i| i as usize) else {
+            continue;
+        };
+        let q = &gold.queries[qi];
+        row.measures = Side::new(
+            of_query(q, b, qi, &measures, min_grade),
+            of_query(q, c, qi, &measures, min_grade),
+        );
+    }
     // in byte order of id, as every other mean's resampling walks the rows (§7)
-    let mut ids: Vec<(&str, usize)> = cmp
+    let mut rows: Vec<&crate::compare::QueryRow> = cmp
         .rows
         .iter()
-        .filter_map(|r| Some((&*r.id, gold.lookup(&r.id)? as usize)))
+        .filter(|r| gold.lookup(&r.id).is_some())
         .collect();
-    ids.sort_unstable();
+    rows.sort_unstable_by_key(|&r| r.id.as_str());
     let draws = |gated: bool| stats::Draws {
         resamples: opts.resamples,
         seed: opts.seed,
@@ -73,17 +85,11 @@ pub fn attach(
     };
     let out = measures
         .iter()
-        .map(|&m| {
-            let side = |run: &ObservedRun, qi: usize| {
-                let q = &gold.queries[qi];
-                crate::metrics::mean(
-                    run.observed_in_repeats(qi)
-                        .map(|o| m.value(q, o, min_grade)),
-                )
-            };
-            let pairs: Vec<(f64, f64)> = ids
+        .enumerate()
+        .map(|(i, &m)| {
+            let pairs: Vec<(f64, f64)> = rows
                 .iter()
-                .map(|&(_, qi)| (side(b, qi), side(c, qi)))
+                .map(|r| (r.measures.baseline.0[i].1, r.measures.candidate.0[i].1))
                 .collect();
             (m, mean_delta(&pairs, draws(opts.gated.contains(&m))))
         })
@@ -124,6 +130,19 @@ fn join_overall(cmp: &mut Comparison, gated: &[Measure]) {
         crate::compare::Family::Overall,
         stats::Correction::Holm,
     );
+}
+
+/// Candidate minus baseline, measure by measure.
+pub fn deltas(row: &crate::compare::QueryRow) -> Named {
+    let s = &row.measures;
+    Named(
+        s.baseline
+            .0
+            .iter()
+            .zip(&s.candidate.0)
+            .map(|(&(m, b), &(_, c))| (m, c - b))
+            .collect(),
+    )
 }
 
 /// Both sides' means, the mean delta and its statistics, from (baseline, candidate)

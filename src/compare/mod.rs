@@ -427,12 +427,15 @@ pub struct QueryRow {
     /// Each side's values at the extra cutoffs (`--cutoffs`, docs/contract.md §6.7);
     /// JSON shows them as `at` inside `baseline` and `candidate`.
     pub at: [crate::eval::cutoffs::ByCutoff; 2],
+    /// Each side's named measures (`--measure`, docs/contract.md §5.4); JSON shows
+    /// them as `measures` inside `baseline`, `candidate` and `delta`.
+    pub measures: crate::model::Side<crate::eval::measures::Named>,
 }
 
 /// The row's JSON keys in their order (docs/contract.md §10.3), the
 /// holes' keys among the row's own: written out rather than derived with
 /// `#[serde(flatten)]`, which serializes the row as a map of unknown length, a
-/// struct no longer. `repeats` and `at` are not keys of their own.
+/// struct no longer. `repeats`, `at` and `measures` are not keys of their own.
 impl Serialize for QueryRow {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
@@ -1132,6 +1135,7 @@ fn query_row(
         rbo: None,
         repeats: [br.repeats, cr.repeats],
         at: Default::default(),
+        measures: Default::default(),
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::load::{self, run};
 use rustc_hash::FxHashSet;
 
-use crate::model::{GoldSet, ListSink, ObservedRun, RunMeta, Side, Wanted};
+use crate::model::{GoldSet, ListSink, ObservedRun, Role, RunMeta, Side, Wanted};
 use crate::validate::{Diagnostics, InvalidInput, Location, ProblemKind};
 
 /// Both runs, read, and drift's pairing of their lists.
@@ -35,16 +35,13 @@ pub fn read_both<P: ListSink>(
         top: k,
         wanted: None,
         pairing: Some(&pairing),
-        side: 0,
+        side: Role::Baseline,
         every_query,
         doc_map: None,
         defer_trec: false,
     };
     let runs = load::read_runs_keeping(metas.into_iter().collect(), gold, &[], keep, diag);
-    let runs: Side<Option<ObservedRun>> = <[Option<ObservedRun>; 2]>::try_from(runs)
-        .unwrap_or_else(|_| [None, None])
-        .into();
-    let mut runs = runs.map(|run| diag.require(run)).transpose()?;
+    let mut runs = two(runs).map(|run| diag.require(run)).transpose()?;
     // The manifest's latency side file, in place of any in the results (§6.9).
     for run in [&mut runs.baseline, &mut runs.candidate] {
         if let Some((_, path)) = &run.meta.recording.latency {
@@ -128,10 +125,12 @@ pub fn read_lists(
     let again = load::read_runs_keeping(metas, gold, &[], keep, &mut diag);
     // The files were valid a moment ago; should one have changed, say so (exit 2).
     diag.check()?;
-    let runs: Side<Option<ObservedRun>> = <[Option<ObservedRun>; 2]>::try_from(again)
-        .unwrap_or_else(|_| [None, None])
-        .into();
-    runs.map(|run| diag.require(run)).transpose()
+    two(again).map(|run| diag.require(run)).transpose()
+}
+
+/// The baseline and the candidate of the two runs read (none when not two were).
+fn two(runs: Vec<Option<ObservedRun>>) -> Side<Option<ObservedRun>> {
+    <[Option<ObservedRun>; 2]>::try_from(runs).map_or_else(|_| Side::default(), Side::from)
 }
 
 /// Keep every query's top `top` docs by id (and `wanted` at any rank), no pairing.
@@ -140,7 +139,7 @@ fn keep_ids(top: u32, wanted: Option<&Wanted>) -> run::Keep<'_> {
         top,
         wanted,
         pairing: None,
-        side: 0,
+        side: Role::Baseline,
         every_query: true,
         doc_map: None,
         defer_trec: false,
@@ -183,7 +182,7 @@ struct Returned<'w> {
 }
 
 impl ListSink for Returned<'_> {
-    fn offer(&self, _side: usize, _qi: Option<usize>, _qid: &str, list: &[u64]) {
+    fn offer(&self, _side: Role, _qi: Option<usize>, _qid: &str, list: &[u64]) {
         let mut hits = list.iter().filter(|h| self.wanted.contains(h)).peekable();
         if hits.peek().is_some() {
             let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());

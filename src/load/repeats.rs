@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::load::docmap::DocMap;
 use crate::load::run;
-use crate::model::{GoldSet, ObservedRun, RunMeta};
+use crate::model::{GoldSet, ObservedRun, Role, RunMeta};
 use crate::progress;
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
@@ -47,7 +47,13 @@ pub fn read_runs_with(
                 meta: m,
                 keep: run::Keep {
                     doc_map: maps[i].as_ref(),
-                    side: i,
+                    // The first run is the baseline, the others candidates (a pairing
+                    // is given a comparison's two runs only).
+                    side: if i == 0 {
+                        Role::Baseline
+                    } else {
+                        Role::Candidate
+                    },
                     ..keep
                 },
             });

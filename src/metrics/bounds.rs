@@ -75,7 +75,12 @@ pub fn upper(q: &GoldQuery, o: Option<&Observed>, k: u32, min_grade: i64) -> Opt
 /// removed first, the rest keep their order and are ranked 1, 2, … (a condensed
 /// list), then cut at k. The first relevant rank is the condensed list's.
 pub fn judged_only(q: &GoldQuery, o: Option<&Observed>, k: u32, min_grade: i64) -> Scores {
-    let condensed = o.map(|o| Observed {
+    evaluate(q, o.map(condensed).as_ref(), k, min_grade)
+}
+
+/// `o` without its unjudged docs: the judged ones in their order, ranked 1, 2, ….
+pub fn condensed(o: &Observed) -> Observed {
+    Observed {
         len: o.hits.len() as u32,
         hits: o
             .hits
@@ -87,8 +92,7 @@ pub fn judged_only(q: &GoldQuery, o: Option<&Observed>, k: u32, min_grade: i64) 
             })
             .collect(),
         ..Observed::default()
-    });
-    evaluate(q, condensed.as_ref(), k, min_grade)
+    }
 }
 
 #[cfg(test)]

@@ -32,6 +32,9 @@ struct Spec {
     cutoff: Cutoff,
     /// Takes `(rel=N)`: relevant when the grade is at least N (trec_eval `-l N`).
     rel: bool,
+    /// Takes `(judged_only=True)`: unjudged docs removed before the cut (trec_eval
+    /// `-J`), as ir_measures' pytrec_eval provider takes it.
+    judged_only: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,66 +51,78 @@ const SPECS: [Spec; 9] = [
         names: &["RR"],
         cutoff: Cutoff::Optional,
         rel: true,
+        judged_only: true,
     },
     Spec {
         kind: Kind::Recall,
         names: &["R"],
         cutoff: Cutoff::Optional,
         rel: true,
+        judged_only: true,
     },
     Spec {
         kind: Kind::Precision,
         names: &["P"],
         cutoff: Cutoff::Required,
         rel: true,
+        judged_only: true,
     },
     Spec {
         kind: Kind::Ndcg,
         names: &["nDCG"],
         cutoff: Cutoff::Optional,
         rel: false,
+        judged_only: true,
     },
     Spec {
         kind: Kind::Ap,
         names: &["AP"],
         cutoff: Cutoff::Optional,
         rel: true,
+        judged_only: true,
     },
     Spec {
         kind: Kind::Rprec,
         names: &["Rprec", "RPrec"],
         cutoff: Cutoff::Refused,
         rel: true,
+        judged_only: true,
     },
     Spec {
         kind: Kind::Bpref,
         names: &["Bpref"],
         cutoff: Cutoff::Refused,
         rel: true,
+        judged_only: false,
     },
     Spec {
         kind: Kind::Judged,
         names: &["Judged"],
         cutoff: Cutoff::Required,
         rel: false,
+        judged_only: false,
     },
     Spec {
         kind: Kind::Success,
         names: &["Success"],
         cutoff: Cutoff::Required,
         rel: true,
+        judged_only: true,
     },
 ];
 
 /// The known names, as an unknown name's message lists them.
-pub const KNOWN: &str = "RR@k, R@k, P@k, nDCG@k, AP, AP@k, Rprec (or RPrec), Bpref, Judged@k, Success@k; RR, R, nDCG and AP also without @k (the whole list); (rel=N) after RR, R, P, AP, Rprec, Bpref or Success";
+pub const KNOWN: &str = "RR@k, R@k, P@k, nDCG@k, AP, AP@k, Rprec (or RPrec), Bpref, Judged@k, Success@k; RR, R, nDCG and AP also without @k (the whole list); (rel=N) after RR, R, P, AP, Rprec, Bpref or Success; (judged_only=True) after RR, R, P, nDCG, AP, Rprec or Success";
 
-/// A parsed measure: `Kind(rel=N)@cutoff`.
+/// A parsed measure: `Kind(judged_only=True,rel=N)@cutoff`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Measure {
     pub kind: Kind,
     pub rel: Option<i64>,
     pub cutoff: Option<u32>,
+    /// On the condensed list: unjudged docs removed, then the cut (docs/contract.md
+    /// §5.3's judged-only values).
+    pub judged_only: bool,
 }
 
 impl Measure {
@@ -124,27 +139,19 @@ impl Measure {
             }
             None => (text, None),
         };
-        let (name, rel) = match head.split_once('(') {
+        let (name, params) = match head.split_once('(') {
             Some((name, params)) => {
                 let params = params
                     .strip_suffix(')')
                     .ok_or_else(|| format!("`{}`: a parameter list ends with `)`", safe(text)))?;
-                let value = params
-                    .trim()
-                    .strip_prefix("rel")
-                    .map(str::trim_start)
-                    .and_then(|p| p.strip_prefix('='))
-                    .and_then(|v| v.trim().parse::<i64>().ok())
-                    .ok_or_else(|| {
-                        format!(
-                            "`{}`: the only parameter is rel=N (a whole number)",
-                            safe(text)
-                        )
-                    })?;
-                (name, Some(value))
+                (
+                    name,
+                    Params::parse(params).map_err(|e| format!("`{}`: {e}", safe(text)))?,
+                )
             }
-            None => (head, None),
+            None => (head, Params::default()),
         };
+        let Params { rel, judged_only } = params;
         let spec = SPECS
             .iter()
             .find(|s| s.names.contains(&name))
@@ -168,10 +175,17 @@ impl Measure {
         if rel.is_some() && !spec.rel {
             return Err(format!("`{}` takes no (rel=N)", safe(text)));
         }
+        if judged_only && !spec.judged_only {
+            return Err(format!(
+                "`{}` takes no (judged_only=True) (ir_measures has none)",
+                safe(text)
+            ));
+        }
         Ok(Measure {
             kind: spec.kind,
             rel,
             cutoff,
+            judged_only,
         })
     }
 
@@ -180,7 +194,7 @@ impl Measure {
     /// A gate rule takes these at the gold's k (docs/contract.md §5.4).
     pub fn builtin(&self) -> Option<(crate::model::Metric, Option<u32>)> {
         use crate::model::Metric;
-        if self.rel.is_some() {
+        if self.rel.is_some() || self.judged_only {
             return None;
         }
         let metric = match (self.kind, self.cutoff) {
@@ -205,7 +219,10 @@ impl Measure {
     /// meaning a grade of at least `rel`, else the gold's `min_grade`.
     pub fn value(&self, q: &GoldQuery, observed: Option<&Observed>, min_grade: i64) -> f64 {
         let empty = Observed::default();
-        let obs = observed.unwrap_or(&empty);
+        let condensed = observed
+            .filter(|_| self.judged_only)
+            .map(super::bounds::condensed);
+        let obs = condensed.as_ref().or(observed).unwrap_or(&empty);
         let threshold = self.rel.unwrap_or(min_grade);
         let grade = |j: u32| q.judged[j as usize].grade;
         let num_rel = match self.rel {
@@ -258,13 +275,53 @@ impl fmt::Display for Measure {
             .find(|s| s.kind == self.kind)
             .expect("every kind has a spec");
         f.write_str(spec.names[0])?;
-        if let Some(rel) = self.rel {
-            write!(f, "(rel={rel})")?;
+        match (self.judged_only, self.rel) {
+            (true, Some(rel)) => write!(f, "(judged_only=True,rel={rel})")?,
+            (true, None) => f.write_str("(judged_only=True)")?,
+            (false, Some(rel)) => write!(f, "(rel={rel})")?,
+            (false, None) => {}
         }
         if let Some(c) = self.cutoff {
             write!(f, "@{c}")?;
         }
         Ok(())
+    }
+}
+
+/// A parameter list: `rel=N` and `judged_only=True|False`, comma-separated, each
+/// at most once (ir_measures' spelling; `judged_only=False` is the default).
+#[derive(Debug, Default)]
+struct Params {
+    rel: Option<i64>,
+    judged_only: bool,
+}
+
+impl Params {
+    fn parse(list: &str) -> Result<Self, String> {
+        const ONLY: &str =
+            "the parameters are rel=N (a whole number) and judged_only=True or False";
+        let mut out = Params::default();
+        let mut seen_judged = false;
+        for param in list.split(',') {
+            let (key, value) = param.split_once('=').ok_or(ONLY)?;
+            let value = value.trim();
+            match key.trim() {
+                "rel" if out.rel.is_none() => {
+                    out.rel = Some(value.parse().map_err(|_| ONLY)?);
+                }
+                "judged_only" if !seen_judged => {
+                    seen_judged = true;
+                    out.judged_only = match value {
+                        "True" => true,
+                        "False" => false,
+                        _ => return Err(ONLY.into()),
+                    };
+                }
+                "rel" | "judged_only" => return Err(format!("{} is given twice", key.trim())),
+                _ => return Err(ONLY.into()),
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -311,6 +368,14 @@ mod tests {
             ("Bpref(rel=2)", "Bpref(rel=2)"),
             ("Judged@10", "Judged@10"),
             ("Success@10", "Success@10"),
+            ("RR(judged_only=True)@10", "RR(judged_only=True)@10"),
+            ("RR(judged_only=False)@10", "RR@10"),
+            (
+                "P(rel=2, judged_only=True)@5",
+                "P(judged_only=True,rel=2)@5",
+            ),
+            ("nDCG(judged_only=True)", "nDCG(judged_only=True)"),
+            ("Rprec(judged_only=True)", "Rprec(judged_only=True)"),
         ] {
             assert_eq!(Measure::parse(given).unwrap().name(), printed, "{given}");
         }
@@ -334,9 +399,46 @@ mod tests {
             "Bpref",
             "Rprec",
             "Judged@10",
+            "RR(judged_only=True)@3",
         ] {
             assert_eq!(b(other), None, "{other}");
         }
+    }
+
+    /// Judged only: the unjudged docs go before the cut. U-1 N-1 U-2 R-1 condenses
+    /// to N-1 R-1: RR@2 0.5 (0 on the whole list), P@2 0.5.
+    #[test]
+    fn judged_only_measures_read_the_condensed_list() {
+        use crate::model::{Hit, Judgement};
+        let judged = [("N-1", 0), ("R-1", 1)]
+            .map(|(doc, grade)| Judgement {
+                doc: doc.into(),
+                grade,
+            })
+            .to_vec();
+        let q = GoldQuery::new("Q".into(), judged, 1);
+        let at = |doc: &str, rank: u32| Hit {
+            rank,
+            judged: q.find(doc.as_bytes()).unwrap() as u32,
+        };
+        let o = Observed {
+            len: 4,
+            hits: vec![at("N-1", 2), at("R-1", 4)].into(),
+            ..Observed::default()
+        };
+        let v = |name: &str| Measure::parse(name).unwrap().value(&q, Some(&o), 1);
+        assert_eq!(v("RR@2"), 0.0);
+        assert_eq!(v("RR(judged_only=True)@2"), 0.5);
+        assert_eq!(v("RR(judged_only=True)@1"), 0.0);
+        assert_eq!(v("P(judged_only=True)@2"), 0.5);
+        assert_eq!(v("Success(judged_only=True)@2"), 1.0);
+        assert_eq!(v("Rprec(judged_only=True)"), 0.0);
+        assert_eq!(
+            Measure::parse("RR(judged_only=True)@2")
+                .unwrap()
+                .value(&q, None, 1),
+            0.0
+        );
     }
 
     #[test]
@@ -349,7 +451,18 @@ mod tests {
             ("P@x", "the cutoff must be a whole number >= 1"),
             ("Rprec@10", "takes no cutoff"),
             ("nDCG(rel=2)@10", "takes no (rel=N)"),
-            ("P(gain=2)@10", "the only parameter is rel=N"),
+            (
+                "P(gain=2)@10",
+                "the parameters are rel=N (a whole number) and judged_only=True or False",
+            ),
+            ("P(rel=x)@10", "the parameters are rel=N"),
+            ("RR(judged_only=true)@10", "the parameters are rel=N"),
+            (
+                "RR(judged_only=True,judged_only=True)@10",
+                "judged_only is given twice",
+            ),
+            ("Bpref(judged_only=True)", "takes no (judged_only=True)"),
+            ("Judged(judged_only=True)@10", "takes no (judged_only=True)"),
             ("P(rel=2@10", "a parameter list ends with `)`"),
         ] {
             let e = Measure::parse(given).unwrap_err();

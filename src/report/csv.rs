@@ -1,5 +1,6 @@
 //! The per-query CSV (docs/contract.md §9.4): one row per query in report order, numbers
-//! unrounded, id cells guarded against formula injection.
+//! unrounded, id cells guarded against formula injection; a named measure's columns
+//! (§5.4) after the others.
 
 use crate::report::CompareReport;
 
@@ -50,7 +51,22 @@ pub fn write(r: &CompareReport, out: &mut dyn std::io::Write) -> std::io::Result
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(out);
-    w.write_record(HEADER)?;
+    // docs/contract.md §9.8: then per named measure (§5.4) baseline, candidate, delta;
+    // a name holds only the characters of ir_measures' names, and each cell starts
+    // with its side, so none reads as a formula; the writer quotes what needs it.
+    let named: Vec<String> = r
+        .means
+        .measures
+        .0
+        .iter()
+        .flat_map(|(m, _)| ["baseline", "candidate", "delta"].map(|side| format!("{side}_{m}")))
+        .collect();
+    w.write_record(
+        HEADER
+            .iter()
+            .copied()
+            .chain(named.iter().map(String::as_str)),
+    )?;
     let mut record = Record {
         w: &mut w,
         cell: String::new(),
@@ -94,6 +110,12 @@ fn row(
     })?;
     // docs/contract.md §6.8: baseline, candidate or both; empty otherwise.
     out.w.write_field(q.errored.map_or("", |e| e.name()))?;
+    let named = &q.measures;
+    for (&(_, b), &(_, c)) in named.baseline.0.iter().zip(&named.candidate.0) {
+        out.float(b)?;
+        out.float(c)?;
+        out.float(c - b)?;
+    }
     out.w.write_record(None::<&[u8]>)
 }
 

@@ -295,18 +295,24 @@ fn interval_svg(s: &Scale, point: f64, ci: Option<(f64, f64)>, margin: Option<f6
     svg
 }
 
+/// The means table: today's metrics, then the named measures (`--measure`,
+/// docs/contract.md §5.4), each with its interval drawn.
 fn means(out: &mut String, r: &CompareReport) {
-    let with_ci: Vec<Metric> = Metric::ALL.to_vec();
+    let named = &r.means.measures.0;
+    let rows: Vec<(String, &crate::compare::MeanDelta, Option<f64>)> = Metric::ALL
+        .iter()
+        .map(|&m| (m.label(r.k), r.means.get(m), margin_of(r, m)))
+        .chain(named.iter().map(|(m, md)| (m.name(), md, None)))
+        .collect();
     let scale = Scale::over(
-        with_ci.iter().flat_map(|&m| {
-            let md = r.means.get(m);
+        rows.iter().flat_map(|&(_, md, margin)| {
             [
                 md.delta,
                 md.ci_low.unwrap_or(0.0),
                 md.ci_high.unwrap_or(0.0),
             ]
             .into_iter()
-            .chain(margin_of(r, m).map(|x| -x))
+            .chain(margin.map(|x| -x))
         }),
         260.0,
     );
@@ -316,8 +322,7 @@ fn means(out: &mut String, r: &CompareReport) {
         r.per_query.len(),
         num(scale.extent)
     );
-    for m in with_ci {
-        let md = r.means.get(m);
+    for (label, md, margin) in rows {
         let ci = md.ci_low.zip(md.ci_high);
         let ci_text = ci
             .map(|(lo, hi)| format!("[{}, {}]", delta(lo), delta(hi)))
@@ -325,12 +330,12 @@ fn means(out: &mut String, r: &CompareReport) {
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{ci_text}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-            escape(&m.label(r.k)),
+            escape(&label),
             num(md.baseline),
             num(md.candidate),
             delta(md.delta),
             super::mde_cell(md.mde),
-            interval_svg(&scale, md.delta, ci, margin_of(r, m))
+            interval_svg(&scale, md.delta, ci, margin)
         );
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
@@ -477,16 +482,29 @@ fn histogram(out: &mut String, r: &CompareReport) {
 fn changed_table(out: &mut String, r: &CompareReport) {
     let rows = Rows::of(r);
     let tags = tags_by_id(r);
+    // docs/contract.md §5.4: a Δ column per named measure after ΔnDCG
+    let named: String = r
+        .means
+        .measures
+        .0
+        .iter()
+        .map(|(m, _)| format!("<th>Δ{}</th>", escape(&m.name())))
+        .collect();
     let _ = write!(
         out,
-        "<section id=\"changed\">\n<h2>Changed queries ({})</h2>\n<div id=\"controls\" hidden></div>\n<table class=\"changed\" id=\"changed-table\">\n<thead><tr><th>id</th><th>status</th><th>tags</th><th>suspect</th><th>first rel</th><th>ΔRR</th><th>ΔRecall</th><th>ΔnDCG</th></tr></thead>\n<tbody>\n",
+        "<section id=\"changed\">\n<h2>Changed queries ({})</h2>\n<div id=\"controls\" hidden></div>\n<table class=\"changed\" id=\"changed-table\">\n<thead><tr><th>id</th><th>status</th><th>tags</th><th>suspect</th><th>first rel</th><th>ΔRR</th><th>ΔRecall</th><th>ΔnDCG</th>{named}</tr></thead>\n<tbody>\n",
         rows.changed.len()
     );
     for q in rows.changed.iter().take(STATIC_ROWS) {
         let suspect = if q.holes.suspect { "suspect" } else { "" };
+        let named: String = crate::compare::measures::deltas(q)
+            .0
+            .iter()
+            .map(|&(_, d)| format!("<td class=\"n\">{}</td>", delta(d)))
+            .collect();
         let _ = writeln!(
             out,
-            "<tr class=\"{}\"><td>{}</td><td>{}{}</td><td>{}</td><td>{suspect}</td><td class=\"n\">{} → {}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            "<tr class=\"{}\"><td>{}</td><td>{}{}</td><td>{}</td><td>{suspect}</td><td class=\"n\">{} → {}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>{named}</tr>",
             q.status.name(),
             escape(&q.id),
             q.status.name(),
@@ -555,13 +573,23 @@ fn data_block(r: &CompareReport) -> serde_json::Value {
                     list_json(&side.candidate, extra, &mut titles),
                 ])
             });
+            // ΔRR, ΔRecall, ΔnDCG, then each named measure's (docs/contract.md §5.4)
+            let d: Vec<f64> = [q.delta.rr, q.delta.recall, q.delta.ndcg]
+                .into_iter()
+                .chain(
+                    crate::compare::measures::deltas(q)
+                        .0
+                        .iter()
+                        .map(|&(_, d)| d),
+                )
+                .collect();
             let mut row = serde_json::json!({
                 "id": safe_id(&q.id),
                 "status": q.status.name(),
                 "tags": tags.get(q.id.as_str()).map_or(String::new(), |t| safe_id(t)),
                 "suspect": q.holes.suspect,
                 "rank": [q.baseline.first_relevant_rank, q.candidate.first_relevant_rank],
-                "d": [q.delta.rr, q.delta.recall, q.delta.ndcg],
+                "d": d,
                 "lists": lists,
             });
             // Only on an errored query (docs/contract.md §6.8).
@@ -571,8 +599,10 @@ fn data_block(r: &CompareReport) -> serde_json::Value {
             row
         })
         .collect();
+    let measures: Vec<String> = r.means.measures.0.iter().map(|(m, _)| m.name()).collect();
     serde_json::json!({
         "k": r.k,
+        "measures": measures,
         "shown": extra.shown,
         "min_grade": extra.min_grade,
         "titles": titles,

@@ -88,6 +88,8 @@ def main():
         # for scripts/html-report.sh; no test asserts it).
         result["ready_ms"] = js("Math.round(performance.now())")
         result["rows"] = js("document.querySelectorAll('#changed-table tbody tr.row').length")
+        result["headers"] = js("Array.from(document.querySelectorAll('#changed-table thead th')).map(t => t.textContent)")
+        result["cells"] = js("Array.from(document.querySelectorAll('#changed-table tbody tr.row')).map(r => Array.from(r.cells).map(c => c.textContent))")
         result["statuses"] = js("Array.from(document.querySelectorAll('#changed-table tbody tr.row td:nth-child(2)')).map(t => t.textContent)")
         result["filtered"] = js("""(() => {
             const s = document.getElementById('filter-status');
@@ -110,6 +112,11 @@ def main():
             th.click();
             return Array.from(document.querySelectorAll('#changed-table tbody tr.row')).map(r => r.cells[5].textContent); })()""")
         js("document.querySelectorAll('#changed-table thead th')[5].click()")
+        # Sorted by the last column (a named measure's delta under --measure).
+        result["sorted_last"] = js("""(() => {
+            const ths = document.querySelectorAll('#changed-table thead th');
+            ths[ths.length - 1].click();
+            return Array.from(document.querySelectorAll('#changed-table tbody tr.row')).map(r => r.cells[r.cells.length - 1].textContent); })()""")
         shot_data = send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})["data"]
         with open(shot, "wb") as f:
             f.write(base64.b64decode(shot_data))

@@ -26,6 +26,7 @@ pub fn ragdiff(dir: impl AsRef<Path>) -> Command {
         .env_remove("GITHUB_ACTIONS")
         .env_remove("CI")
         .env_remove("COLUMNS")
+        .env_remove("RAGDIFF_TIMINGS")
         .env("NO_COLOR", "1")
         // 2026-12-01 UTC: the date reports and `accept` write (reproducible).
         .env("SOURCE_DATE_EPOCH", "1796083200");
@@ -61,6 +62,107 @@ pub fn render(out: &Output) -> String {
         stderr(out)
     )
 }
+
+/// What a test ran, for [`ragdiff_snapshot!`]: an `Output` it has, or a `Command` to
+/// run now.
+pub trait Outcome {
+    fn outcome(self) -> Output;
+}
+
+impl Outcome for Output {
+    fn outcome(self) -> Output {
+        self
+    }
+}
+
+impl Outcome for &Output {
+    fn outcome(self) -> Output {
+        self.clone()
+    }
+}
+
+impl Outcome for &mut Command {
+    fn outcome(self) -> Output {
+        self.output().expect("ragdiff runs")
+    }
+}
+
+impl Outcome for Command {
+    fn outcome(mut self) -> Output {
+        self.output().expect("ragdiff runs")
+    }
+}
+
+/// The insta settings of [`ragdiff_snapshot!`]: filters for what differs between one
+/// machine or build and another, each replaced by a name in brackets: a temporary
+/// folder (`[TEMP]`, also as the system resolves it: macOS's `/private/var/…`), the
+/// crate's folder (`[CRATE]`), the seconds of `RAGDIFF_TIMINGS` lines
+/// (`[SECONDS]`; `ragdiff()` clears the variable, a test may set it), a git commit id
+/// (`[COMMIT]`: a test's own commits differ run to run) and ragdiff's own
+/// version (`ragdiff [VERSION]`, `@v[VERSION]`). Index and gold versions in the data are
+/// left alone.
+pub fn snapshot_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    let temp = std::env::temp_dir();
+    let mut temps = vec![temp.clone()];
+    if let Ok(real) = temp.canonicalize() {
+        temps.push(real);
+    }
+    for dir in temps {
+        let dir = dir.to_string_lossy().trim_end_matches('/').to_string();
+        settings.add_filter(
+            &format!(r"{}/\.tmp[0-9A-Za-z]+", regex_escape(&dir)),
+            "[TEMP]",
+        );
+    }
+    settings.add_filter(&regex_escape(&crate_dir().to_string_lossy()), "[CRATE]");
+    // A commit a test makes has a new id each run (its time is in it); sha256s are 64.
+    settings.add_filter(r"\b[0-9a-f]{40}\b", "[COMMIT]");
+    settings.add_filter(r"(timing: \S+ done at )\d+\.\d+ s", "${1}[SECONDS] s");
+    let version = regex_escape(env!("CARGO_PKG_VERSION"));
+    settings.add_filter(&format!(r"\bragdiff {version}\b"), "ragdiff [VERSION]");
+    settings.add_filter(&format!(r"@v{version}\b"), "@v[VERSION]");
+    settings
+}
+
+/// `text` with every regex metacharacter escaped (insta's filters take a pattern).
+fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Snapshot what a user sees of one run: its exit code, stdout and stderr in one text
+/// ([`render`]), through [`snapshot_settings`]' filters. Takes an `Output` (or
+/// `&Output`) or a `Command` to run; `@"…"` after it makes the snapshot inline (for a
+/// short outcome: a message and its code), else it is a file in tests/cli/snapshots
+/// named by the test. Update with `cargo insta review`, or for file snapshots
+/// `INSTA_UPDATE=always cargo test …`, and read what changed.
+///
+/// ```ignore
+/// ragdiff_snapshot!(run(fixture("broken"), &["validate"]));
+/// ragdiff_snapshot!(ragdiff(dir).args(["eval", "x.toml"]), @r"
+/// success: false
+/// exit_code: 2
+/// …
+/// ");
+/// ```
+macro_rules! ragdiff_snapshot {
+    ($out:expr, @$snapshot:literal $(,)?) => {{
+        let text = $crate::common::render(&$crate::common::Outcome::outcome($out));
+        $crate::common::snapshot_settings().bind(|| insta::assert_snapshot!(text, @$snapshot));
+    }};
+    ($out:expr $(,)?) => {{
+        let text = $crate::common::render(&$crate::common::Outcome::outcome($out));
+        $crate::common::snapshot_settings().bind(|| insta::assert_snapshot!(text));
+    }};
+}
+pub(crate) use ragdiff_snapshot;
 
 /// Assert the exit code, showing the whole outcome when it is not the expected one.
 #[track_caller]
@@ -183,7 +285,13 @@ pub struct Row {
     /// Present with `--judged-only` only (docs/contract.md §5.3).
     #[serde(default)]
     pub judged_only: Option<SideJson>,
+    /// Present with `--measure` only (docs/contract.md §5.4).
+    #[serde(default)]
+    pub measures: Option<Named>,
 }
+
+/// Named measures' values by printed name (docs/contract.md §5.4), in JSON's order.
+pub type Named = serde_json::Map<String, serde_json::Value>;
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -198,6 +306,9 @@ pub struct Means {
     /// Present with `--judged-only` only (docs/contract.md §5.3).
     #[serde(default)]
     pub judged_only: Option<DeltaJson>,
+    /// Present with `--measure` only (docs/contract.md §5.4).
+    #[serde(default)]
+    pub measures: Option<Named>,
 }
 
 impl EvalJson {
@@ -435,6 +546,10 @@ pub struct CompareMeans {
     pub upper: Option<MeanUpperJson>,
     #[serde(default)]
     pub unjudged_as_relevant: Option<MeanAsRelevantJson>,
+    /// Present with `--measure` only, each a tested mean without `p_adjusted`,
+    /// `family` and `correction` (docs/contract.md §5.4).
+    #[serde(default)]
+    pub measures: Option<Named>,
 }
 
 /// One value per side.
@@ -503,6 +618,9 @@ pub struct SideJson {
     /// Present with `--cutoffs` only (docs/contract.md §6.7).
     #[serde(default)]
     pub at: Option<std::collections::BTreeMap<String, AtJson>>,
+    /// Present with `compare --measure` only (docs/contract.md §10.1).
+    #[serde(default)]
+    pub measures: Option<Named>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -514,6 +632,9 @@ pub struct DeltaJson {
     pub precision: f64,
     pub ndcg: f64,
     pub ap: f64,
+    /// Present in a compare row with `--measure` only (docs/contract.md §10.3).
+    #[serde(default)]
+    pub measures: Option<Named>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -1054,4 +1175,188 @@ pub fn compare_fixture(folder: &str, baseline: &str, candidate: &str, extra: &[&
 pub fn json_value(out: &Output) -> serde_json::Value {
     serde_json::from_str(&stdout(out))
         .unwrap_or_else(|e| panic!("stdout is not JSON: {e}\n{}", render(out)))
+}
+
+// ---------------------------------------------------------------------------------
+// Inline cases: a comparison written by the test itself.
+
+/// A case written into a temporary folder by the test that runs it, for inputs too
+/// small or too odd to be a fixture folder. The gold manifest is `gold.toml`
+/// (`name = "g"`, version 1.0.0, corpus `c`); a run's manifest has corpus `c` and
+/// depth 5; [`Case::key`] sets any other key. Files are written as given, so a test can
+/// write a broken one.
+///
+/// ```ignore
+/// let case = Case::new()
+///     .gold("gold.csv", "id,expected_doc_ids\nQ-1,D-1\n")
+///     .key("gold.toml", "k", "3")
+///     .run("base.toml", "1.0.0", "base.csv", "id,retrieved_doc_ids\nQ-1,D-1\n")
+///     .run("cand.toml", "1.1.0", "cand.csv", "id,retrieved_doc_ids\nQ-1,D-2\n");
+/// ragdiff_snapshot!(case.compare(&[]));
+/// ```
+pub struct Case {
+    dir: tempfile::TempDir,
+}
+
+impl Default for Case {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Case {
+    /// An empty folder.
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("a temporary folder"),
+        }
+    }
+
+    /// A copy of the demo (`gold/`, `runs/`; see [`demo_copy`]).
+    pub fn demo() -> Self {
+        Self { dir: demo_copy() }
+    }
+
+    /// A copy of the files of `tests/fixtures/<folder>` (not its subfolders).
+    pub fn fixture(folder: &str) -> Self {
+        Self {
+            dir: temp_copy(&fixture(folder)),
+        }
+    }
+
+    /// The case's folder.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Write `text` to `rel` (its folders made as needed), replacing what was there.
+    pub fn file(self, rel: &str, text: impl AsRef<[u8]>) -> Self {
+        let path = self.path().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("a folder");
+        }
+        std::fs::write(&path, text).expect("written");
+        self
+    }
+
+    /// The text of `rel`.
+    pub fn read(&self, rel: &str) -> String {
+        read(self.path(), rel)
+    }
+
+    /// Replace the first `from` in `rel` by `to`; `from` must be there.
+    #[track_caller]
+    pub fn edit(self, rel: &str, from: &str, to: &str) -> Self {
+        edit(self.path(), rel, from, to);
+        self
+    }
+
+    /// Gold data `data` with `text`, and `gold.toml` over it.
+    pub fn gold(self, data: &str, text: &str) -> Self {
+        let manifest =
+            format!("name = \"g\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"{data}\"\n");
+        self.file(data, text).file("gold.toml", manifest)
+    }
+
+    /// Run results `data` with `text`, and the manifest `manifest` over them at index
+    /// version `version`.
+    pub fn run(self, manifest: &str, version: &str, data: &str, text: &str) -> Self {
+        let toml = format!(
+            "index_version = \"{version}\"\ncorpus = \"c\"\ndepth = 5\nresults = \"{data}\"\n"
+        );
+        self.file(data, text).file(manifest, toml)
+    }
+
+    /// Set top-level `key` of the manifest `rel` to `value` (TOML, as written: `"x"`,
+    /// `3`): the key's line is replaced, or a new line goes before the first table.
+    pub fn key(self, rel: &str, key: &str, value: &str) -> Self {
+        let text = self.read(rel);
+        let line = format!("{key} = {value}");
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let table = lines.iter().position(|l| l.starts_with('['));
+        let top = &lines[..table.unwrap_or(lines.len())];
+        match top.iter().position(|l| {
+            l.split_once('=')
+                .is_some_and(|(name, _)| name.trim() == key)
+        }) {
+            Some(at) => lines[at] = line,
+            None => lines.insert(table.unwrap_or(lines.len()), line),
+        }
+        self.file(rel, lines.join("\n") + "\n")
+    }
+
+    /// `ragdiff freeze gold.toml`, which must succeed.
+    #[track_caller]
+    pub fn freeze(self) -> Self {
+        assert_code(&self.ragdiff(&["freeze", "gold.toml"]), 0);
+        self
+    }
+
+    /// `ragdiff ARGS` run from the case's folder.
+    pub fn ragdiff(&self, args: &[&str]) -> Output {
+        run(self.path(), args)
+    }
+
+    /// `ragdiff compare --gold gold.toml base.toml cand.toml EXTRA…` from the folder.
+    pub fn compare(&self, extra: &[&str]) -> Output {
+        self.ragdiff(&with(&COMPARE_CASE, extra))
+    }
+}
+
+/// The text of `dir/rel`.
+#[track_caller]
+pub fn read(dir: &Path, rel: &str) -> String {
+    std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// Replace the first `from` in `dir/rel` by `to`; `from` must be there.
+#[track_caller]
+pub fn edit(dir: &Path, rel: &str, from: &str, to: &str) {
+    let text = read(dir, rel);
+    assert!(text.contains(from), "{rel} has no {from:?}:\n{text}");
+    std::fs::write(dir.join(rel), text.replacen(from, to, 1)).expect("written");
+}
+
+/// What [`Case::compare`] runs before its extra arguments.
+pub const COMPARE_CASE: [&str; 5] = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
+
+/// `base` followed by `extra`: a test's fixed arguments and the ones it adds.
+pub fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+    base.iter().chain(extra).copied().collect()
+}
+
+/// The filters of [`ragdiff_snapshot!`] replace what differs between machines and
+/// runs, and leave the data's own versions and digests alone.
+#[test]
+fn snapshot_filters_hide_what_differs_between_machines() {
+    let case = Case::new();
+    let commit = "0123456789abcdef0123456789abcdef01234567";
+    let sha256 = "2ddf6cf705ab".repeat(5) + "2ddf";
+    let stderr = format!(
+        "{}/gold.toml\n{}/tests/fixtures\nsince {commit}\nsha256 {sha256}\n\
+         timing: parse done at 0.125 s\nragdiff {} · index 1.0.0 -> 0.1.0\n",
+        case.path().display(),
+        crate_dir().display(),
+        env!("CARGO_PKG_VERSION"),
+    );
+    let out = Output {
+        status: std::process::Command::new("false")
+            .status()
+            .expect("false runs"),
+        stdout: Vec::new(),
+        stderr: stderr.into_bytes(),
+    };
+    ragdiff_snapshot!(out, @"
+    success: false
+    exit_code: 1
+    ----- stdout -----
+
+    ----- stderr -----
+    [TEMP]/gold.toml
+    [CRATE]/tests/fixtures
+    since [COMMIT]
+    sha256 2ddf6cf705ab2ddf6cf705ab2ddf6cf705ab2ddf6cf705ab2ddf6cf705ab2ddf
+    timing: parse done at [SECONDS] s
+    ragdiff [VERSION] · index 1.0.0 -> 0.1.0
+    ");
 }

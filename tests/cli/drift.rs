@@ -3,7 +3,8 @@
 //! and the inputs repeats make bad. Fixtures: tests/fixtures/drift.
 
 use crate::common::{
-    ReasonCode, Status, assert_code, assert_line, compare_json, fixture, run, stderr, stdout,
+    Case, ReasonCode, Status, assert_code, assert_line, compare_json, fixture, ragdiff_snapshot,
+    run, stderr, stdout,
 };
 
 const GOLD: [&str; 3] = ["compare", "--gold", "gold.toml"];
@@ -393,52 +394,42 @@ fn eval_averages_over_repeats() {
 /// another query's problem — every problem listed, each at its line.
 #[test]
 fn an_interleaved_run_still_checks_the_queries_the_gold_lacks() {
-    let tmp = tempfile::tempdir().expect("a temporary folder");
-    let d = tmp.path();
-    let write = |name: &str, text: &str| std::fs::write(d.join(name), text).expect("written");
-    write("gold.qrels", "Q1 0 D1 1\nQ2 0 D4 1\n");
-    write(
-        "gold.toml",
-        "name = \"g\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"gold.qrels\"\n",
-    );
-    let manifest = |v: &str, f: &str| {
-        format!("index_version = \"{v}\"\ncorpus = \"c\"\ndepth = 5\nresults = \"{f}\"\n")
-    };
-    write("b.trec", "Q1 Q0 D1 1 3 t\nQ2 Q0 D4 1 3 t\n");
-    write("b.toml", &manifest("1.0.0", "b.trec"));
     // U1 (not in the gold) returns 6 docs at lines 3-8; Q1 comes back at line 9.
     let mut long = String::from("Q1 Q0 D1 1 3 t\nQ2 Q0 D4 1 3 t\n");
     for (i, doc) in ["A", "B", "C", "D", "E", "G"].iter().enumerate() {
         long.push_str(&format!("U1 Q0 {doc} {} {} t\n", i + 1, 9 - i));
     }
     long.push_str("Q1 Q0 D2 2 2 t\n");
-    write("long.trec", &long);
-    write("long.toml", &manifest("1.1.0", "long.trec"));
-    let out = run(
-        d,
-        &["compare", "--gold", "gold.toml", "b.toml", "long.toml"],
-    );
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert!(
-        err.contains("long.trec:8: query U1 returned 6 docs, more than the run's depth 5"),
-        "{err}"
-    );
-    // U1 lists D twice (line 4) and Q2 lists D4 twice (line 6): both are reported.
-    write(
-        "dup.trec",
-        "Q1 Q0 D1 1 3 t\nQ2 Q0 D4 1 3 t\nU1 Q0 D 1 3 t\nU1 Q0 D 2 2 t\nQ1 Q0 D2 2 2 t\nQ2 Q0 D4 2 2 t\n",
-    );
-    write("dup.toml", &manifest("1.1.0", "dup.trec"));
-    let out = run(d, &["compare", "--gold", "gold.toml", "b.toml", "dup.toml"]);
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert!(
-        err.contains("dup.trec:4: query U1 lists doc D twice"),
-        "{err}"
-    );
-    assert!(
-        err.contains("dup.trec:6: query Q2 lists doc D4 twice"),
-        "{err}"
-    );
+    let case = Case::new()
+        .gold("gold.qrels", "Q1 0 D1 1\nQ2 0 D4 1\n")
+        .run("b.toml", "1.0.0", "b.trec", "Q1 Q0 D1 1 3 t\nQ2 Q0 D4 1 3 t\n")
+        .run("long.toml", "1.1.0", "long.trec", &long)
+        // U1 lists D twice (line 4) and Q2 lists D4 twice (line 6): both are reported.
+        .run(
+            "dup.toml",
+            "1.1.0",
+            "dup.trec",
+            "Q1 Q0 D1 1 3 t\nQ2 Q0 D4 1 3 t\nU1 Q0 D 1 3 t\nU1 Q0 D 2 2 t\nQ1 Q0 D2 2 2 t\nQ2 Q0 D4 2 2 t\n",
+        );
+    let out = case.ragdiff(&["compare", "--gold", "gold.toml", "b.toml", "long.toml"]);
+    ragdiff_snapshot!(out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      long.trec:8: query U1 returned 6 docs, more than the run's depth 5; a list may be shorter than depth, never longer: fix the export or the manifest's depth
+    ");
+    let out = case.ragdiff(&["compare", "--gold", "gold.toml", "b.toml", "dup.toml"]);
+    ragdiff_snapshot!(out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 2 problems
+      dup.trec:4: query U1 lists doc D twice: a duplicate takes the place of another result
+      dup.trec:6: query Q2 lists doc D4 twice: a duplicate takes the place of another result
+    ");
 }

@@ -4,13 +4,9 @@
 
 use std::path::Path;
 
-use crate::common::{assert_code, assert_line, compare_json, demo_copy, run, stderr, stdout};
+use crate::common::{assert_code, assert_line, compare_json, demo_copy, read, run, stderr, stdout};
 
 const HISTORY: &str = "runs/history.jsonl";
-
-fn read(dir: &Path, rel: &str) -> String {
-    std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 /// The demo promoted with `--force` (its gate fails on Q-21), then `index_version`
 /// of the candidate bumped, `times` times.

@@ -263,25 +263,10 @@ fn chromium() -> Option<PathBuf> {
     found
 }
 
-/// The demo's report in headless Chromium, driven over the DevTools protocol by
-/// tests/browser/cdp.py; its screenshot is written to
-/// target/test-artefacts/html-demo.png (docs/guide.md shows a copy).
-#[test]
-fn the_demo_report_works_in_headless_chromium() {
-    let Some(chromium) = chromium() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("demo.html");
-    let out = run(
-        crate_dir(),
-        &["compare", "--export-html", page.to_str().unwrap()],
-    );
-    assert_code(&out, 1);
-    let artefacts = crate_dir().join("target/test-artefacts");
-    std::fs::create_dir_all(&artefacts).unwrap();
-    let shot = artefacts.join("html-demo.png");
-    let _ = std::fs::remove_file(&shot);
+/// `page` in headless Chromium, driven by tests/browser/cdp.py (its screenshot to
+/// `shot`): what the driver printed, once no console error, no request but the file
+/// and the script's run are checked.
+fn drive(chromium: &Path, page: &Path, shot: &Path) -> serde_json::Value {
     let driver = Command::new("python3")
         .arg(crate_dir().join("tests/browser/cdp.py"))
         .args([chromium.as_os_str(), page.as_os_str(), shot.as_os_str()])
@@ -301,6 +286,106 @@ fn the_demo_report_works_in_headless_chromium() {
         "a request but the file: {v}"
     );
     assert_eq!(v["ready"], "1", "the script ran: {v}");
+    v
+}
+
+/// The delta as the page's script writes it (4 decimals, `+` for a rise).
+fn shown_delta(x: f64) -> String {
+    if x > 0.0 {
+        format!("+{x:.4}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+/// `compare --measure` (docs/contract.md §5.4, §9.10): the means table gains a row
+/// per named measure and the changed queries' table a `ΔNAME` column per measure,
+/// in the static page and in Chromium, each cell the row's JSON delta; the column
+/// sorts like the others.
+#[test]
+fn named_measures_get_a_means_row_and_a_delta_column_in_headless_chromium() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("measures.html");
+    let json = dir.path().join("measures.json");
+    let out = run(
+        crate_dir(),
+        &[
+            "compare",
+            "--measure",
+            "Bpref",
+            "--measure",
+            "P(rel=1)@2",
+            "--export-html",
+            page.to_str().unwrap(),
+            "--export-json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert_code(&out, 1);
+    let html = std::fs::read_to_string(&page).unwrap();
+    for text in [
+        "<th>ΔnDCG</th><th>ΔBpref</th><th>ΔP(rel=1)@2</th></tr>",
+        "<tr><td>Bpref</td>",
+        "<tr><td>P(rel=1)@2</td>",
+    ] {
+        assert!(html.contains(text), "{text} not in the static page");
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v = drive(&chromium, &page, &dir.path().join("measures.png"));
+    let headers = v["headers"].as_array().unwrap();
+    assert_eq!(headers.len(), 10, "{v}");
+    assert_eq!(headers[8], "ΔBpref", "{v}");
+    assert_eq!(headers[9], "ΔP(rel=1)@2", "{v}");
+    let mut moved = 0;
+    for cells in v["cells"].as_array().unwrap() {
+        let id = cells[0].as_str().unwrap();
+        let row = report["per_query"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id} in JSON"));
+        for (i, name) in [(8, "Bpref"), (9, "P(rel=1)@2")] {
+            let d = row["delta"]["measures"][name].as_f64().unwrap();
+            assert_eq!(cells[i], shown_delta(d).as_str(), "{id} {name}: {v}");
+            moved += usize::from(d != 0.0);
+        }
+    }
+    assert!(moved >= 4, "only {moved} named deltas moved: {v}");
+    let sorted: Vec<f64> = v["sorted_last"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(sorted.len(), 6, "{v}");
+    assert!(sorted.windows(2).all(|w| w[0] <= w[1]), "sorted: {v}");
+}
+
+/// The demo's report in headless Chromium, driven over the DevTools protocol by
+/// tests/browser/cdp.py; its screenshot is written to
+/// target/test-artefacts/html-demo.png (docs/guide.md shows a copy).
+#[test]
+fn the_demo_report_works_in_headless_chromium() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("demo.html");
+    let out = run(
+        crate_dir(),
+        &["compare", "--export-html", page.to_str().unwrap()],
+    );
+    assert_code(&out, 1);
+    let artefacts = crate_dir().join("target/test-artefacts");
+    std::fs::create_dir_all(&artefacts).unwrap();
+    let shot = artefacts.join("html-demo.png");
+    let _ = std::fs::remove_file(&shot);
+    let v = drive(&chromium, &page, &shot);
     assert_eq!(v["rows"], 6, "every changed query: {v}");
     assert_eq!(
         v["filtered"],

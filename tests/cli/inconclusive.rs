@@ -9,7 +9,7 @@
 
 use crate::common::{
     NiVerdictJson, OutcomeJson, ReasonCode, assert_code, assert_line, compare_json, fixture, run,
-    stderr, stdout,
+    stderr, stdout, with,
 };
 
 const ARGS: [&str; 7] = [
@@ -23,7 +23,7 @@ const ARGS: [&str; 7] = [
 ];
 
 fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
-    ARGS.iter().chain(extra).copied().collect()
+    with(&ARGS, extra)
 }
 
 /// statsmodels' `TTestPower().solve_power(effect_size=0.01/0.25, alpha=0.0125,

@@ -3,7 +3,7 @@
 //! format, parity of one run in all four formats, and ids in natural order.
 
 use crate::common::{
-    EvalJson, assert_code, eval_json, fixture, reference_dir, render, run, stderr,
+    Case, EvalJson, eval_json, fixture, ragdiff_snapshot, reference_dir, run, stderr,
 };
 
 fn formats() -> std::path::PathBuf {
@@ -90,29 +90,48 @@ fn vaswani_runs_same_numbers_in_every_format() {
 /// TREC, or as JSONL, is named as JSON instead of failing on its fields.
 #[test]
 fn content_that_does_not_fit_its_format_is_named() {
+    // Named as JSON, not failed on its fields.
     let out = run(formats(), &["eval", "gold.json", "run-json-as-trec.toml"]);
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert!(
-        err.contains("run.json: looks like JSON: set format = \"json\""),
-        "{err}"
-    );
-    assert!(!err.contains("fields"), "{err}");
+    ragdiff_snapshot!(out, @r#"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      run.json: looks like JSON: set format = "json" in the manifest (or name the file .json); it was read as trec
+    "#);
     let out = run(formats(), &["eval", "gold.json", "run-json-as-jsonl.toml"]);
-    assert_code(&out, 2);
-    assert!(stderr(&out).contains("looks like JSON: set format = \"json\""));
+    ragdiff_snapshot!(out, @r#"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      run.json: looks like JSON: set format = "json" in the manifest (or name the file .json); it was read as jsonl
+    "#);
     // A bare `.trec` file holding a ranx run.
-    let out = run(bad(), &["eval", "gold.jsonl", "ranx.trec"]);
-    assert_code(&out, 2);
-    assert!(stderr(&out).contains("ranx.trec: looks like JSON: set format = \"json\""));
+    ragdiff_snapshot!(run(bad(), &["eval", "gold.jsonl", "ranx.trec"]), @r#"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      ranx.trec: looks like JSON: set format = "json" in the manifest (or name the file .json); it was read as trec
+    "#);
     // JSONL lines read as JSON.
     let out = run(bad(), &["eval", "gold.jsonl", "--k", "1", "lines.json"]);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains("lines.json: looks like JSONL: set format = \"jsonl\""),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(out, @r#"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      lines.json: looks like JSONL: set format = "jsonl" in the manifest (or name the file .jsonl); it was read as json
+    "#);
 }
 
 /// Every run rule of docs/contract.md §6.1 in JSON and JSONL, all reported together:
@@ -129,81 +148,38 @@ fn json_and_jsonl_runs_report_every_problem_at_its_line() {
             "run-jsonl.toml",
         ],
     );
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    for line in [
-        "run.json:2: at /Q-1/D-2: query Q-1, doc D-2: score is not a number",
-        "run.json:2: query Q-1 returned 4 docs, more than the run's depth 3",
-        "run.json:2: query Q-1 lists doc D-1 twice",
-        "run.json:3: query Q-1 appears more than once (first at line 2)",
-        "run.json:4: at /Q-2: expected an object mapping doc ids to numbers",
-        "run.json:5: at /: invalid query id: it is empty or only white space",
-        "run.jsonl: gold query Q-10 is missing from the run",
-        "run.jsonl:1: query Q-1 lists doc D-1 twice",
-        "run.jsonl:2: query Q-1 appears more than once (first at line 1)",
-        "run.jsonl:3: query Q-2 returned 4 docs, more than the run's depth 3",
-        // A query not in the gold is counted in a warning (it enters drift only).
-        "warning: run.jsonl: 1 run query is not in the gold set",
-        "run.jsonl:5: at /retrieved_doc_ids/1: invalid doc id in query Q-10: it is empty",
-        "run.jsonl:6: malformed JSON: expected `,` or `}`",
-    ] {
-        assert!(err.contains(line), "missing {line:?} in\n{err}");
-    }
     // A JSON run may leave a gold query out, as TREC does; queries not in the gold
-    // are ignored and counted.
-    assert!(
-        err.contains("run.json: 1 gold query is not in the run"),
-        "{err}"
-    );
-    assert!(
-        err.contains("run.json: 1 run query is not in the gold set"),
-        "{err}"
-    );
-    let out = run(bad(), &["eval", "gold.jsonl", "trunc.json"]);
-    assert_code(&out, 2);
-    assert!(stderr(&out).contains("trunc.json:3: malformed JSON: EOF while parsing"));
-    let out = run(bad(), &["eval", "gold.jsonl", "scores.jsonl"]);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out)
-            .contains("scores.jsonl:1: at /scores: query Q-1: 1 scores for 2 retrieved docs"),
-        "{}",
-        render(&out)
-    );
-    assert!(
-        stderr(&out)
-            .contains("scores.jsonl:2: at /scores/0: query Q-2, doc D-5: score is not a number")
-    );
+    // are ignored and counted in a warning (they enter drift only).
+    ragdiff_snapshot!(out);
+    ragdiff_snapshot!(run(bad(), &["eval", "gold.jsonl", "trunc.json"]), @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      trunc.json:3: malformed JSON: EOF while parsing a value
+    ");
+    ragdiff_snapshot!(run(bad(), &["eval", "gold.jsonl", "scores.jsonl"]), @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 4 problems
+      scores.jsonl: gold query Q-1 is missing from the run; add a row for it (an empty cell when nothing was retrieved)
+      scores.jsonl: gold query Q-2 is missing from the run; add a row for it (an empty cell when nothing was retrieved)
+      scores.jsonl:1: at /scores: query Q-1: 1 scores for 2 retrieved docs; `scores` must be as long as `retrieved_doc_ids`
+      scores.jsonl:2: at /scores/0: query Q-2, doc D-5: score is not a number; scores must be finite numbers
+    ");
 }
 
 /// Gold rules in JSON and JSONL: duplicate query, duplicate doc, non-integer grade,
 /// neither or both of `expected_doc_ids` and `grades`, malformed lines.
 #[test]
 fn json_and_jsonl_gold_report_every_problem_at_its_line() {
-    let out = run(bad(), &["validate", "--gold", "gold.bad.jsonl"]);
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    for line in [
-        "gold.bad.jsonl:1: query Q-1 lists expected doc D-1 twice",
-        "gold.bad.jsonl:2: query Q-1 appears more than once (first at line 1)",
-        "gold.bad.jsonl:3: at /grades/D-1: query Q-2, doc D-1: the grade is not a whole number",
-        "gold.bad.jsonl:4: at /expected_doc_ids: expected a list of relevant doc ids",
-        "gold.bad.jsonl:5: at /expected_doc_ids: expected either `expected_doc_ids` or `grades`, not both",
-        "gold.bad.jsonl:6: malformed JSON",
-    ] {
-        assert!(err.contains(line), "missing {line:?} in\n{err}");
-    }
-    let out = run(bad(), &["validate", "--gold", "gold.bad.json"]);
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    for line in [
-        "gold.bad.json:1: query Q-1 lists expected doc D-1 twice",
-        "gold.bad.json:2: query Q-1 appears more than once (first at line 1)",
-        "gold.bad.json:3: at /Q-2/D-1: query Q-2, doc D-1: the grade is not a whole number",
-        "gold.bad.json:4: at /Q-3: expected an object mapping doc ids to numbers",
-    ] {
-        assert!(err.contains(line), "missing {line:?} in\n{err}");
-    }
+    ragdiff_snapshot!(run(bad(), &["validate", "--gold", "gold.bad.jsonl"]));
+    ragdiff_snapshot!(run(bad(), &["validate", "--gold", "gold.bad.json"]));
 }
 
 /// Messages quote ids, never other input text (a score given as a string).
@@ -275,17 +251,29 @@ fn eval_cutoffs_report_each_cutoff() {
         formats(),
         &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "1,4"],
     );
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains("--cutoffs: 4 is outside 1..=3"),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      --cutoffs: 4 is outside 1..=3 (the run's depth); each cutoff must lie in 1..=depth
+    ");
     let out = run(
         formats(),
         &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "0"],
     );
-    assert_code(&out, 2);
+    ragdiff_snapshot!(out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid value '0' for '--cutoffs <C,C,...>': 0 is not in 1..=4294967295
+
+    For more information, try '--help'.
+    ");
     // The table gains the columns.
     let out = run(
         formats(),
@@ -318,30 +306,24 @@ fn eval_sort_worst_first() {
 /// has an RBO (a JSON run's collector once kept no lists, so RBO was missing).
 #[test]
 fn json_runs_enter_drift() {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let write =
-        |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("written");
-    write("gold.csv", "id,expected_doc_ids\nQ-1,D-1\nQ-2,D-2\n");
-    write(
-        "gold.toml",
-        "name = \"g\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"gold.csv\"\n",
-    );
-    write(
-        "b.json",
-        r#"{"Q-1": {"D-1": 2.0, "D-9": 1.0}, "Q-2": {"D-2": 1.0}, "U-1": {"D-5": 1.0}}"#,
-    );
-    write(
-        "c.json",
-        r#"{"Q-1": {"D-9": 2.0, "D-1": 1.0}, "Q-2": {"D-2": 1.0}, "U-1": {"D-6": 1.0}}"#,
-    );
-    for (m, r, v) in [("b.toml", "b.json", "1.0.0"), ("c.toml", "c.json", "1.1.0")] {
-        write(
-            m,
-            &format!("index_version = \"{v}\"\ncorpus = \"c\"\ndepth = 2\nresults = \"{r}\"\n"),
-        );
-    }
+    let case = Case::new()
+        .gold("gold.csv", "id,expected_doc_ids\nQ-1,D-1\nQ-2,D-2\n")
+        .run(
+            "b.toml",
+            "1.0.0",
+            "b.json",
+            r#"{"Q-1": {"D-1": 2.0, "D-9": 1.0}, "Q-2": {"D-2": 1.0}, "U-1": {"D-5": 1.0}}"#,
+        )
+        .run(
+            "c.toml",
+            "1.1.0",
+            "c.json",
+            r#"{"Q-1": {"D-9": 2.0, "D-1": 1.0}, "Q-2": {"D-2": 1.0}, "U-1": {"D-6": 1.0}}"#,
+        )
+        .key("b.toml", "depth", "2")
+        .key("c.toml", "depth", "2");
     let r = crate::common::compare_json(
-        dir.path(),
+        case.path(),
         &[
             "compare",
             "--gold",

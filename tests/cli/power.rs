@@ -8,7 +8,7 @@
 
 use crate::common::{
     CompareJson, OutcomeJson, assert_code, assert_line, compare_json, fixture, ragdiff, run,
-    stderr, stdout,
+    stderr, stdout, with,
 };
 
 const PASSING: [&str; 8] = [
@@ -23,7 +23,7 @@ const PASSING: [&str; 8] = [
 ];
 
 fn args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
-    PASSING.iter().chain(extra).copied().collect()
+    with(&PASSING, extra)
 }
 
 /// The stored references of one fixture comparison.

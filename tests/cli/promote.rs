@@ -4,16 +4,12 @@
 use std::path::Path;
 
 use crate::common::{
-    Bump, CompareJson, Status, assert_code, assert_line, compare_json, demo_copy, render, run,
-    stderr, stdout,
+    Bump, CompareJson, Status, assert_code, assert_line, compare_json, demo_copy, read, render,
+    run, stderr, stdout,
 };
 
 use crate::common::{fixture, temp_copy};
 use crate::doc_maps::{chunks, compare};
-
-fn read(dir: &Path, rel: &str) -> String {
-    std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 const ALLOW: [&str; 3] = [
     "promote",

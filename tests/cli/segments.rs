@@ -25,12 +25,6 @@ fn basic() -> std::path::PathBuf {
     fixture("segments/basic")
 }
 
-fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
-    let mut v = base.to_vec();
-    v.extend_from_slice(extra);
-    v
-}
-
 /// Holm as its definition states it, to check which tests form the family.
 fn holm(p: &[f64]) -> Vec<f64> {
     let m = p.len();
@@ -48,7 +42,7 @@ fn holm(p: &[f64]) -> Vec<f64> {
 #[test]
 fn segments_are_listed_worst_first_with_too_few_marked() {
     let r = compare_json(basic(), &BASIC, 1);
-    assert_eq!(r.schema_version, "2.0.0");
+    assert_eq!(r.schema_version, "2.1.0");
     let tags: Vec<&str> = r.segments.iter().map(|s| s.tag.as_str()).collect();
     // No `lang:xx`: its only query has no relevant doc.
     assert_eq!(tags, ["lang:de", "lang:ru", "intent:billing", "lang:en"]);

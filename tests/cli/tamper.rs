@@ -4,20 +4,12 @@
 
 use std::path::Path;
 
-use crate::common::{assert_code, demo_copy, fixture, run, stderr, stdout, temp_copy};
+use crate::common::{
+    Case, assert_code, demo_copy, edit, fixture, ragdiff_snapshot, read, run, stderr, stdout,
+    temp_copy,
+};
 
 const DEMO: [&str; 3] = ["compare", "runs/baseline.toml", "runs/candidate.toml"];
-
-fn edit(dir: &Path, rel: &str, from: &str, to: &str) {
-    let path = dir.join(rel);
-    let text = std::fs::read_to_string(&path).expect("readable");
-    assert!(text.contains(from), "{rel} has no {from:?}:\n{text}");
-    std::fs::write(&path, text.replacen(from, to, 1)).expect("written");
-}
-
-fn read(dir: &Path, rel: &str) -> String {
-    std::fs::read_to_string(dir.join(rel)).expect("readable")
-}
 
 // ---------------------------------------------------------------------------------
 // The frozen gold's meaning: k, min_grade and tags (docs/contract.md §4.4).
@@ -27,24 +19,26 @@ fn k_edited_in_a_frozen_gold_is_an_input_error() {
     let dir = demo_copy();
     edit(dir.path(), "gold/demo.toml", "\nk = 3 ", "\nk = 2 ");
     let out = run(dir.path(), &DEMO);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains(
-            "gold/demo.toml:9: k is 2 but the gold was frozen with k 3 (frozen_k); restore it, or raise `version` and run `ragdiff freeze`"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      gold/demo.toml:9: k is 2 but the gold was frozen with k 3 (frozen_k); restore it, or raise `version` and run `ragdiff freeze`
+    ");
     // freeze refuses it without a raised version, and takes it with one.
     let out = run(dir.path(), &["freeze"]);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains(
-            "gold/demo.toml: k (3 -> 2) changed since the gold was frozen but `version` 1.1.0 is not higher than frozen_version 1.1.0; raise `version` to freeze the new meaning"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      gold/demo.toml: k (3 -> 2) changed since the gold was frozen but `version` 1.1.0 is not higher than frozen_version 1.1.0; raise `version` to freeze the new meaning
+    ");
     edit(
         dir.path(),
         "gold/demo.toml",
@@ -63,22 +57,18 @@ fn k_edited_in_a_frozen_gold_is_an_input_error() {
 
 #[test]
 fn min_grade_added_to_a_frozen_gold_is_an_input_error() {
-    let dir = demo_copy();
-    edit(
-        dir.path(),
-        "gold/demo.toml",
-        "\nk = 3 ",
-        "\nmin_grade = 2\nk = 3 ",
-    );
-    let out = run(dir.path(), &DEMO);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains(
-            "gold/demo.toml:9: min_grade is 2 but the gold was frozen with min_grade 1 (frozen_min_grade); restore it, or raise `version` and run `ragdiff freeze`"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    let case = Case::demo().edit("gold/demo.toml", "\nk = 3 ", "\nmin_grade = 2\nk = 3 ");
+    let out = case.ragdiff(&DEMO);
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 2 problems
+      gold/demo.toml:9: min_grade is 2 but the gold was frozen with min_grade 1 (frozen_min_grade); restore it, or raise `version` and run `ragdiff freeze`
+      gold/demo.csv: no query has a relevant doc (grade >= min_grade 2), so there is nothing to evaluate; check min_grade and the labels
+    ");
 }
 
 #[test]
@@ -101,14 +91,15 @@ fn removing_a_frozen_golds_tags_is_an_input_error() {
         dir.path(),
         &["compare", "--gold", "gold.toml", "base.toml", "cand.toml"],
     );
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains(
-            "gold.toml:10: tags is none but the gold was frozen with tags \"tags.csv\" (frozen_tags); restore it, or raise `version` and run `ragdiff freeze`"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    ragdiff_snapshot!(&out, @r#"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      gold.toml:10: tags is none but the gold was frozen with tags "tags.csv" (frozen_tags); restore it, or raise `version` and run `ragdiff freeze`
+    "#);
 }
 
 #[test]
@@ -125,14 +116,7 @@ fn a_gold_frozen_before_the_meaning_was_recorded_warns_and_freeze_adds_it() {
         .collect();
     std::fs::write(dir.path().join("gold/demo.toml"), &old).expect("written");
     let out = run(dir.path(), &DEMO);
-    assert_code(&out, 1);
-    assert!(
-        stderr(&out).contains(
-            "warning: gold gold/demo.toml was frozen before ragdiff recorded k, min_grade and tags (frozen_k, frozen_min_grade, frozen_tags), so they can change unseen: run `ragdiff freeze gold/demo.toml` to record them (no version raise needed)"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    ragdiff_snapshot!(&out);
     // freeze records them at the same version, keeping frozen_at.
     let out = run(dir.path(), &["freeze"]);
     assert_code(&out, 0);
@@ -155,75 +139,65 @@ fn a_gold_frozen_before_the_meaning_was_recorded_warns_and_freeze_adds_it() {
 
 #[test]
 fn a_frozen_gold_missing_one_recorded_key_is_an_input_error() {
-    let dir = demo_copy();
-    edit(dir.path(), "gold/demo.toml", "frozen_k = 3\n", "");
-    let out = run(dir.path(), &DEMO);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains(
-            "gold/demo.toml:9: k is 3 but the gold was frozen with k (not recorded) (frozen_k); restore it, or raise `version` and run `ragdiff freeze`"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    let case = Case::demo().edit("gold/demo.toml", "frozen_k = 3\n", "");
+    let out = case.ragdiff(&DEMO);
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      gold/demo.toml:9: k is 3 but the gold was frozen with k (not recorded) (frozen_k); restore it, or raise `version` and run `ragdiff freeze`
+    ");
 }
 
 // ---------------------------------------------------------------------------------
 // A run's results are never the gold's own files (docs/contract.md §12).
 
 /// A frozen JSON gold with a baseline, in a temporary folder.
-fn json_gold() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("a temporary folder");
+fn json_gold() -> Case {
     let formats = fixture("inputs/formats");
-    for name in ["gold.json", "run.json"] {
-        std::fs::copy(formats.join(name), dir.path().join(name)).expect("copied");
-    }
-    let gold = "name = \"g\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"gold.json\"\n";
-    std::fs::write(dir.path().join("gold.toml"), gold).expect("written");
-    let manifest = |v: &str, results: &str| {
-        format!("index_version = \"{v}\"\ncorpus = \"c\"\ndepth = 3\nresults = \"{results}\"\n")
-    };
-    std::fs::write(dir.path().join("base.toml"), manifest("1.0.0", "run.json")).expect("written");
-    std::fs::write(dir.path().join("cand.toml"), manifest("1.1.0", "cand.json")).expect("written");
-    assert_code(&run(dir.path(), &["freeze", "gold.toml"]), 0);
-    dir
+    let data = |name: &str| read(&formats, name);
+    let case = Case::new()
+        .gold("gold.json", &data("gold.json"))
+        .run("base.toml", "1.0.0", "run.json", &data("run.json"))
+        .key("base.toml", "depth", "3");
+    let cand = case.read("base.toml").replace("1.0.0", "1.1.0");
+    case.file("cand.toml", cand.replace("run.json", "cand.json"))
+        .freeze()
 }
-
-const JSON_GOLD: [&str; 6] = [
-    "compare",
-    "--gold",
-    "gold.toml",
-    "base.toml",
-    "cand.toml",
-    "--require-frozen",
-];
 
 #[test]
 fn results_that_are_a_link_to_the_gold_data_are_refused() {
-    let dir = json_gold();
-    std::os::unix::fs::symlink("gold.json", dir.path().join("cand.json")).expect("a link");
-    let out = run(dir.path(), &JSON_GOLD);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains(
-            "cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gold's own files"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    let case = json_gold();
+    std::os::unix::fs::symlink("gold.json", case.path().join("cand.json")).expect("a link");
+    let out = case.compare(&["--require-frozen"]);
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gold's own files
+    ");
 }
 
 #[test]
 fn results_that_copy_the_gold_datas_bytes_are_refused() {
-    let dir = json_gold();
-    std::fs::copy(dir.path().join("gold.json"), dir.path().join("cand.json")).expect("copied");
-    let out = run(dir.path(), &JSON_GOLD);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains("cand.json: run results are the gold data gold.json"),
-        "{}",
-        stderr(&out)
-    );
+    let case = json_gold();
+    std::fs::copy(case.path().join("gold.json"), case.path().join("cand.json")).expect("copied");
+    let out = case.compare(&["--require-frozen"]);
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gold's own files
+    ");
 }
 
 #[test]
@@ -315,13 +289,7 @@ fn changed_since_lists_the_gate_inputs_a_pull_request_changed() {
     let mut md = args.clone();
     md.extend(["--format", "markdown"]);
     let out = run(dir.path(), &md);
-    assert!(
-        stdout(&out).contains(&format!(
-            "**this pull request changes the gate's inputs since {sha}: gold manifest `gold/demo.toml` (changed), allow-list `runs/accepted-failures.csv` (changed)**"
-        )),
-        "{}",
-        stdout(&out)
-    );
+    ragdiff_snapshot!(&out);
     let mut json = args.clone();
     json.extend(["--format", "json"]);
     let out = run(dir.path(), &json);
@@ -394,14 +362,7 @@ fn changed_since_an_unknown_revision_or_outside_git_warns() {
     let mut args = DEMO.to_vec();
     args.extend(["--changed-since", "no-such-branch"]);
     let out = run(dir.path(), &args);
-    assert_code(&out, 1);
-    assert!(
-        stderr(&out).contains(
-            "warning: --changed-since no-such-branch: no such commit in this repository (fetch it first, e.g. `git fetch --depth=1 origin no-such-branch`), so what this pull request changed in the gate's inputs is not listed"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    ragdiff_snapshot!(&out);
     let v: serde_json::Value = {
         let mut json = args.clone();
         json.extend(["--format", "json"]);
@@ -416,14 +377,7 @@ fn changed_since_an_unknown_revision_or_outside_git_warns() {
     let mut args = DEMO.to_vec();
     args.extend(["--changed-since", "HEAD"]);
     let out = run(outside.path(), &args);
-    assert_code(&out, 1);
-    assert!(
-        stderr(&out).contains(
-            "warning: --changed-since HEAD: the gold is not inside a git repository (or git cannot run), so what this pull request changed in the gate's inputs is not listed"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    ragdiff_snapshot!(&out);
 }
 
 #[test]
@@ -508,14 +462,15 @@ fn a_map_that_sends_a_judged_doc_elsewhere_is_an_input_error() {
     // D-4 is judged not relevant for Q-21: mapped to D-9, Q-21 would pass.
     candidate_map(dir.path(), &[("D-4", "D-9")]);
     let out = run(dir.path(), &DEMO);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains(
-            "runs/map.csv:16: doc D-4 is judged by the gold, but the map sends it to D-9; a doc the gold judges keeps its id: map it to itself"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      runs/map.csv:16: doc D-4 is judged by the gold, but the map sends it to D-9; a doc the gold judges keeps its id: map it to itself
+    ");
 }
 
 #[test]
@@ -533,19 +488,7 @@ fn a_map_on_one_side_only_is_named_in_every_report_and_warns() {
     };
     let warning = "only the candidate maps chunks to documents (doc_map runs/map.csv): the baseline's ids are compared as they are; a map on one side only changes what that side retrieved";
     let out = run(dir.path(), &DEMO);
-    assert_code(&out, 1);
-    assert!(
-        stderr(&out).contains(&format!("warning: {warning}")),
-        "{}",
-        stderr(&out)
-    );
-    assert!(
-        stdout(&out).contains(
-            "decided by the candidate's manifest: doc_map (only the candidate maps chunks to documents)"
-        ),
-        "{}",
-        stdout(&out)
-    );
+    ragdiff_snapshot!(&out);
     let line = format!(
         "doc map baseline none, candidate runs/map.csv (sha256 {})",
         &sha[..12]
@@ -558,14 +501,7 @@ fn a_map_on_one_side_only_is_named_in_every_report_and_warns() {
     let mut md = DEMO.to_vec();
     md.extend(["--format", "markdown"]);
     let out = run(dir.path(), &md);
-    assert!(
-        stdout(&out).contains(&format!(
-            " · **doc map** baseline none, candidate `runs/map.csv` (sha256 {})",
-            &sha[..12]
-        )),
-        "{}",
-        stdout(&out)
-    );
+    ragdiff_snapshot!(&out);
     let mut json = DEMO.to_vec();
     json.extend(["--format", "json"]);
     let out = run(dir.path(), &json);
@@ -629,10 +565,13 @@ fn the_policy_file_is_listed_by_changed_since_and_is_never_results() {
         "\"candidate-3.csv\", \"../ragdiff.toml\"]\nformat = \"csv\"",
     );
     let out = run(dir.path(), &DEMO);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains("runs/../ragdiff.toml: run results are the policy file ragdiff.toml"),
-        "{}",
-        stderr(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      runs/../ragdiff.toml: run results are the policy file ragdiff.toml (the same file or the same bytes); a run's results are never one of the gold's own files
+    ");
 }

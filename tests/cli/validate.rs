@@ -6,7 +6,8 @@
 use rstest::rstest;
 
 use crate::common::{
-    assert_code, assert_line, crate_dir, fixture, render, run, stderr, stdout, temp_copy,
+    Case, assert_code, assert_line, crate_dir, fixture, ragdiff_snapshot, render, run, stderr,
+    stdout,
 };
 
 const VALIDATE: &[&str] = &["validate", "--gold", "gold.toml", "run.toml"];
@@ -151,8 +152,8 @@ fn non_utf8_in_the_question_column() {
 /// (Found by this test.)
 #[test]
 fn a_broken_row_is_not_also_reported_missing() {
-    let err = expect_invalid(
-        "non-utf8",
+    let out = run(
+        fixture("invalid/non-utf8"),
         &[
             "validate",
             "--gold",
@@ -160,33 +161,39 @@ fn a_broken_row_is_not_also_reported_missing() {
             "run.toml",
             "run-trec.toml",
         ],
-        &[],
     );
-    assert!(
-        !err.contains("gold query Q-2 is missing from the run"),
-        "Q-2 has a row (line 3) in run.csv:\n{err}"
-    );
-    assert!(err.contains("invalid input: 2 problems"), "{err}");
+    // Q-2 has a row (line 3) in run.csv: no "gold query Q-2 is missing from the run".
+    ragdiff_snapshot!(out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    warning: gold gold.toml is not frozen: run `ragdiff freeze gold.toml` so its labels cannot change unseen
+    error: invalid input: 2 problems
+      run.csv:3: the line is not valid UTF-8; save the file as UTF-8
+      run.trec:2: the line is not valid UTF-8; save the file as UTF-8
+    ");
 }
 
 /// A doc listed three times is one problem, not the same message twice.
 /// (Found by this test.)
 #[test]
 fn a_doc_listed_three_times_is_one_problem() {
-    let dir = temp_copy(&fixture("invalid/duplicate-doc-ranking-csv"));
-    std::fs::write(
-        dir.path().join("run.csv"),
+    let case = Case::fixture("invalid/duplicate-doc-ranking-csv").file(
+        "run.csv",
         "id,retrieved_doc_ids\nQ-1,D-1;D-9\nQ-2,D-3;D-3;D-3\n",
-    )
-    .expect("written");
-    let out = run(dir.path(), VALIDATE);
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert_line(
-        &err,
-        "run.csv:3: query Q-2 lists doc D-3 twice: a duplicate takes the place of another result",
     );
-    assert!(err.contains("invalid input: 1 problem\n"), "{err}");
+    ragdiff_snapshot!(case.ragdiff(VALIDATE), @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    warning: gold gold.toml is not frozen: run `ragdiff freeze gold.toml` so its labels cannot change unseen
+    error: invalid input: 1 problem
+      run.csv:3: query Q-2 lists doc D-3 twice: a duplicate takes the place of another result
+    ");
 }
 
 /// A CSV run may hold queries the gold does not have (docs/contract.md §6.5): counted
@@ -234,10 +241,7 @@ fn unfrozen_gold() {
         &stderr(&out),
         "warning: gold gold.toml is not frozen: run `ragdiff freeze gold.toml` so its labels cannot change unseen",
     );
-    let out = run(&dir, EVAL);
-    assert_code(&out, 0);
-    assert!(stderr(&out).contains("gold gold.toml is not frozen"));
-    assert!(stdout(&out).contains("not frozen"), "{}", render(&out));
+    ragdiff_snapshot!(run(&dir, EVAL));
 
     for args in [VALIDATE, EVAL] {
         let mut args = args.to_vec();
@@ -291,9 +295,15 @@ fn deliberately_broken_fixture_is_caught() {
     insta::assert_snapshot!(render(&out));
 
     // eval refuses it too
-    let out = run(fixture("broken"), &["eval", "runs/baseline.toml"]);
-    assert_code(&out, 2);
-    assert!(stderr(&out).contains("query Q-21 lists doc D-9 twice"));
+    ragdiff_snapshot!(run(fixture("broken"), &["eval", "runs/baseline.toml"]), @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      runs/baseline.csv:4: query Q-21 lists doc D-9 twice: a duplicate takes the place of another result
+    ");
     // the unbroken candidate of the same copy is fine
     let out = run(fixture("broken"), &["validate", "runs/candidate.toml"]);
     assert_code(&out, 0);
@@ -313,19 +323,6 @@ fn several_problems_in_several_files_are_all_listed() {
             "run-c.toml",
         ],
     );
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    for line in [
-        "run-a.toml:1: index_version contains a control character (a newline, tab or similar)",
-        "run-a.toml:5: unknown key `results_format`; known keys: index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta, columns",
-        "run-b.csv:2: query Q-1 lists doc D-1 twice: a duplicate takes the place of another result",
-        "run-b.csv:3: query Q-2 returned 3 docs, more than the run's depth 2; a list may be shorter than depth, never longer: fix the export or the manifest's depth",
-        "run-c.trec:1: query Q-1, doc D-1: score is NaN; scores must be finite numbers",
-        "run-c.trec:3: malformed TREC run line: expected 6 fields `qid Q0 docid rank score tag`, found 5 fields",
-    ] {
-        assert_line(&err, line);
-    }
-    assert!(err.contains("error: invalid input: 6 problems"), "{err}");
     insta::assert_snapshot!(render(&out));
 }
 
@@ -347,27 +344,24 @@ fn run_problems_are_listed_when_the_gold_data_is_broken_too() {
 /// (exit 3), as compare would.
 #[test]
 fn run_of_another_corpus() {
-    let dir = temp_copy(&fixture("invalid/unfrozen"));
-    let manifest = std::fs::read_to_string(dir.path().join("run.toml")).expect("manifest");
-    std::fs::write(
-        dir.path().join("run.toml"),
-        manifest.replace("corpus = \"tiny\"", "corpus = \"other\""),
-    )
-    .expect("written");
+    let case = Case::fixture("invalid/unfrozen").key("run.toml", "corpus", "\"other\"");
+    ragdiff_snapshot!(case.ragdiff(VALIDATE), @"
+    success: true
+    exit_code: 0
+    ----- stdout -----
+    ok: gold.toml and 1 run are valid
 
-    let out = run(dir.path(), VALIDATE);
-    assert_code(&out, 0);
-    assert_line(
-        &stderr(&out),
-        "warning: run.toml: corpus other differs from the gold's tiny; compare would refuse it",
-    );
+    ----- stderr -----
+    warning: gold gold.toml is not frozen: run `ragdiff freeze gold.toml` so its labels cannot change unseen
+    warning: run.toml: corpus other differs from the gold's tiny; compare would refuse it
+    ");
+    ragdiff_snapshot!(case.ragdiff(EVAL), @"
+    success: false
+    exit_code: 3
+    ----- stdout -----
 
-    let out = run(dir.path(), EVAL);
-    assert_code(&out, 3);
-    let err = stderr(&out);
-    assert!(
-        err.contains("refusing to evaluate: the run does not answer the gold's questions"),
-        "{err}"
-    );
-    assert!(err.contains("gold tiny, run other"), "{err}");
+    ----- stderr -----
+    error: refusing to evaluate: the run does not answer the gold's questions
+      corpus:  gold tiny, run other (the run answered other questions)
+    ");
 }

@@ -9,22 +9,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{assert_code, crate_dir, demo_copy, fixture, run, stderr, stdout};
+use crate::common::{assert_code, crate_dir, demo_copy, edit, fixture, read, run, stderr, stdout};
 
 const DEMO: [&str; 3] = ["compare", "runs/baseline.toml", "runs/candidate.toml"];
 
-fn read(dir: &Path, rel: &str) -> String {
-    std::fs::read_to_string(dir.join(rel)).expect("readable")
-}
-
 fn write(dir: &Path, rel: &str, text: &str) {
     std::fs::write(dir.join(rel), text).expect("written");
-}
-
-fn edit(dir: &Path, rel: &str, from: &str, to: &str) {
-    let text = read(dir, rel);
-    assert!(text.contains(from), "{rel} has no {from:?}:\n{text}");
-    write(dir, rel, &text.replacen(from, to, 1));
 }
 
 fn json(out: &std::process::Output) -> Value {

@@ -10,7 +10,7 @@ use std::io::Read;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::load::lines::{Guard, GuardError};
-use crate::model::{DataFormat, GoldSet, Hit, Id, Observed, ObservedRun, RankedDoc, RunMeta};
+use crate::model::{DataFormat, GoldSet, Hit, Id, Observed, ObservedRun, RankedDoc, Role, RunMeta};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 use doc_table::DocTable;
 
@@ -21,14 +21,14 @@ pub use crate::model::Wanted;
 
 /// Which unjudged docs a reader keeps by id in [`Observed::unjudged`]: those in the
 /// first `top` ranks, and those `wanted` at any rank.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub struct Keep<'w> {
     pub top: u32,
     pub wanted: Option<&'w Wanted>,
-    /// Offer every returned list, as doc hashes, to drift's pairing as side `side`
-    /// (0 baseline, 1 candidate; docs/contract.md §6.5).
+    /// Offer every returned list, as doc hashes, to drift's pairing as run `side`
+    /// (docs/contract.md §6.5).
     pub pairing: Option<&'w dyn crate::model::ListSink>,
-    pub side: usize,
+    pub side: Role,
     /// Keep the top `top` unjudged docs of every gold query (the label queue is
     /// exported); otherwise only of queries whose gold judges a doc not relevant,
     /// the only ones that can be suspect (docs/contract.md §6.3).
@@ -48,7 +48,7 @@ impl Keep<'_> {
         top: 0,
         wanted: None,
         pairing: None,
-        side: 0,
+        side: Role::Baseline,
         every_query: false,
         doc_map: None,
         defer_trec: false,

@@ -33,6 +33,10 @@
     { name: "ΔRecall", value: function (r) { return r.d[1]; } },
     { name: "ΔnDCG", value: function (r) { return r.d[2]; } }
   ];
+  // A Δ column per named measure (--measure), its delta at r.d[3 + i].
+  (data.measures || []).forEach(function (m, i) {
+    columns.push({ name: "Δ" + m, value: function (r) { return r.d[3 + i]; } });
+  });
 
   function select(label, values, on) {
     var wrap = el("label", null, label + " ");
@@ -95,8 +99,8 @@
     var tr = el("tr", "row " + r.status);
     tr.dataset.id = r.id;
     [r.id, r.status + (r.errored ? " · " + r.errored : ""), r.tags, r.suspect ? "suspect" : "",
-     rank(r.rank[0]) + " → " + rank(r.rank[1]), fmt(r.d[0]), fmt(r.d[1]), fmt(r.d[2])
-    ].forEach(function (text, i) { tr.appendChild(el("td", i >= 4 ? "n" : null, text)); });
+     rank(r.rank[0]) + " → " + rank(r.rank[1])
+    ].concat(r.d.map(fmt)).forEach(function (text, i) { tr.appendChild(el("td", i >= 4 ? "n" : null, text)); });
     tr.addEventListener("click", function () { toggle(r, tr); });
     return tr;
   }
