@@ -343,45 +343,43 @@ pub struct AcceptArgs {
 }
 
 /// `record` (docs/contract.md §4.8): the questions, the retriever, the run it writes.
+/// Every setting may come from ragdiff.toml's `[record]` too, so none has a clap
+/// default and the rules between them (`--http` needs `--ids`, `--ids` needs
+/// `--http`) are checked once flags and file are merged (`settings::record`).
 #[derive(Debug, Args)]
 pub struct RecordArgs {
     #[command(flatten)]
     pub gold: GoldArg,
     /// The retriever as a process speaking JSON Lines on stdin/stdout: "CMD ARGS…", split as a POSIX shell would (quotes, backslashes), run without a shell
-    #[arg(
-        long,
-        value_name = "CMD",
-        required_unless_present = "http",
-        conflicts_with = "http"
-    )]
+    #[arg(long, value_name = "CMD", conflicts_with = "http")]
     pub command: Option<String>,
     /// The retriever as a search server: a URL template ({question} and {id} URL-encoded, {depth}); GET, or POST with --http-body
-    #[arg(long, value_name = "URL", requires = "ids")]
+    #[arg(long, value_name = "URL")]
     pub http: Option<String>,
     /// POST this JSON template ({question}, {id} JSON-escaped inside a string, {depth}, {filters})
-    #[arg(long, value_name = "FILE", requires = "http")]
+    #[arg(long, value_name = "FILE")]
     pub http_body: Option<PathBuf>,
-    /// Where the doc ids are in an answer: a JSON pointer, `*` for every element of an array (e.g. /hits/hits/*/_id)
-    #[arg(long, value_name = "POINTER", requires = "http")]
+    /// Where the doc ids are in an answer: a JSON pointer, `*` for every element of an array (e.g. /hits/hits/*/_id); needed with --http
+    #[arg(long, value_name = "POINTER")]
     pub ids: Option<String>,
     /// Where the scores are, likewise (e.g. /hits/hits/*/_score)
-    #[arg(long, value_name = "POINTER", requires = "http")]
+    #[arg(long, value_name = "POINTER")]
     pub scores: Option<String>,
     /// A request header "Name: value" (repeatable; the value is never printed)
-    #[arg(long, value_name = "NAME: VALUE", requires = "http")]
+    #[arg(long, value_name = "NAME: VALUE")]
     pub header: Vec<String>,
     /// A request header whose value is the environment variable VAR, e.g. Authorization=SEARCH_TOKEN (never printed)
-    #[arg(long, value_name = "NAME=VAR", requires = "http")]
+    #[arg(long, value_name = "NAME=VAR")]
     pub header_env: Vec<String>,
-    /// Retries of a request after a connection error, a timeout, 429 or 5xx (exponential backoff with jitter, honouring Retry-After)
-    #[arg(long, value_name = "N", default_value_t = 3, requires = "http")]
-    pub retries: u32,
+    /// Retries of a request after a connection error, a timeout, 429 or 5xx (exponential backoff with jitter, honouring Retry-After) [default: 3]
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
     /// At most this many requests a second (--http)
-    #[arg(long, value_name = "RPS", requires = "http")]
+    #[arg(long, value_name = "RPS")]
     pub max_rps: Option<f64>,
-    /// The run manifest to write; the results go beside it (STEM.jsonl, .trec or .csv)
-    #[arg(long, value_name = "MANIFEST", default_value = "runs/candidate.toml")]
-    pub out: PathBuf,
+    /// The run manifest to write; the results go beside it (STEM.jsonl, .trec or .csv) [default: ragdiff.toml's `candidate`, else runs/candidate.toml]
+    #[arg(long, value_name = "MANIFEST")]
+    pub out: Option<PathBuf>,
     /// The index version the run is retrieved from (semver), written to the manifest
     #[arg(
         long,
@@ -392,39 +390,41 @@ pub struct RecordArgs {
     /// Add one repeat, recorded now from another build of the same index, to this existing run manifest (its results format, depth and filters; results = [...] grows by one file, written with the manifest as one set)
     #[arg(long, value_name = "MANIFEST", conflicts_with_all = ["out", "repeats", "results_format"])]
     pub append_repeat: Option<PathBuf>,
-    /// Results asked for per query; longer lists are cut
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..), default_value_t = 10)]
-    pub depth: u32,
+    /// Results asked for per query; longer lists are cut [default: 10]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub depth: Option<u32>,
     /// An access filter sent with every request and written to the manifest's [filters] (repeatable)
     #[arg(long, value_name = "KEY=VALUE")]
     pub filter: Vec<String>,
-    /// The results file's format
-    #[arg(long, value_enum, default_value_t = crate::record::write::ResultsFormat::Jsonl)]
-    pub results_format: crate::record::write::ResultsFormat,
-    /// Requests in flight at most
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024), default_value_t = 4)]
-    pub concurrency: u32,
-    /// Seconds one request may take; then the recording fails (a process's group is killed)
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    pub timeout: f64,
-    /// Where the retriever's stderr goes [default: discarded; its last 20 lines, questions redacted, are shown on failure]
+    /// The results file's format [default: jsonl]
+    #[arg(long, value_enum)]
+    pub results_format: Option<crate::record::write::ResultsFormat>,
+    /// Requests in flight at most [default: 4]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: Option<u32>,
+    /// Seconds one request may take; then the recording fails (a process's group is killed) [default: 10]
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Where the retriever's stderr goes, every question's text redacted; - for ragdiff's own stderr [default: discarded; its last 20 lines, questions redacted, are shown on failure]
     #[arg(long, value_name = "FILE")]
     pub retriever_log: Option<PathBuf>,
     /// Also ask these questions nobody labelled (TSV, JSONL or TREC topics); they feed drift only
     #[arg(long, value_name = "FILE")]
     pub include_unlabelled: Option<PathBuf>,
-    /// Which part of a TREC topic is the question
-    #[arg(long, value_enum, default_value_t = TopicField::Title)]
-    pub topic_field: TopicField,
-    /// Record the run even when up to N queries errored (listed in the manifest's `errored`); more fail it (exit 4)
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub allow_errors: u32,
-    /// Ask every question N times, writing N results files of the same index (`results = [...]`): query-time nondeterminism only, not the index build's
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100), default_value_t = 1)]
-    pub repeats: u32,
+    /// Which part of a TREC topic is the question [default: title]
+    #[arg(long, value_enum)]
+    pub topic_field: Option<TopicField>,
+    /// Record the run even when up to N queries errored (listed in the manifest's `errored`); more fail it (exit 4) [default: 0]
+    #[arg(long, value_name = "N")]
+    pub allow_errors: Option<u32>,
+    /// Ask every question N times, writing N results files of the same index (`results = [...]`): query-time nondeterminism only, not the index build's [default: 1]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeats: Option<u32>,
     /// No progress bar
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// `--topic-field`: a TREC topic's title or description.

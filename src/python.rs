@@ -157,6 +157,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add("GATE_KEYS", crate::load::policy::GATE_KEYS)?;
     m.add("COMPARE_KEYS", crate::load::policy::COMPARE_KEYS)?;
+    m.add("RECORD_KEYS", crate::load::policy::RECORD_KEYS)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -2,6 +2,8 @@
 //! defaults resolved, input shapes decided, outputs and gate options parsed. Nothing
 //! after this module sees a raw flag.
 
+pub mod record;
+
 use std::path::{Path, PathBuf};
 
 use crate::cli::{

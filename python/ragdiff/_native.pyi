@@ -5,6 +5,7 @@ from typing import Optional, Sequence
 
 GATE_KEYS: str
 COMPARE_KEYS: str
+RECORD_KEYS: str
 __version__: str
 
 def report(argv: Sequence[str]) -> tuple[str, str, list[str]]:

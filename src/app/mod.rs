@@ -107,7 +107,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Init(args) => init::run(&args),
         Command::Promote(args) => promote::run(settings::Promote::new(args)?),
         Command::Accept(args) => accept::run(settings::Accept::new(args)?),
-        Command::Record(args) => record::run(args),
+        Command::Record(args) => record::run(settings::record::Record::new(args)?),
         Command::History(args) => history::run(settings::History::new(args)?),
     }
 }

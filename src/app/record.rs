@@ -1,12 +1,9 @@
 //! `record` (docs/contract.md §4.8): flags checked, the gold and its questions
 //! read, the retriever asked, the run written as one atomic set.
 
-use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
 use crate::app::print_warnings;
-use crate::cli::{RecordArgs, TopicField};
 use crate::exit::{self, RetrieverFailed};
 use crate::load;
 use crate::model::GoldSet;
@@ -14,68 +11,9 @@ use crate::record::http;
 use crate::record::questions::{self, QueriesFormat, Question};
 use crate::record::write::{self, Paths, RunInfo};
 use crate::record::{self as rec, Outcome, Reach, Tally};
+use crate::settings::record::{Record, Via};
 use crate::text::eprintln;
 use crate::validate::{Diagnostics, Location, ProblemKind};
-
-/// The flags, checked: what cannot be used is a usage problem (exit 2).
-struct Flags {
-    via: Via,
-    filters: BTreeMap<String, String>,
-    timeout: Duration,
-    field: questions::TopicField,
-}
-
-/// How the retriever is reached.
-enum Via {
-    Command(Vec<String>),
-    Http(Box<http::Target>),
-}
-
-fn flags(args: &RecordArgs, diag: &mut Diagnostics) -> Flags {
-    let via = match (&args.command, &args.http) {
-        (Some(command), _) => Via::Command(match shlex::split(command) {
-            Some(argv) if !argv.is_empty() => argv,
-            _ => {
-                diag.usage("--command: give the retriever as \"CMD ARGS…\" (quotes balanced; split as a POSIX shell would, run without a shell)");
-                Vec::new()
-            }
-        }),
-        (None, _) => Via::Http(Box::new(http_target(args, diag))),
-    };
-    if let Some(v) = &args.index_version
-        && semver::Version::parse(v).is_err()
-    {
-        diag.usage(format!(
-            "--index-version {}: not a semantic version such as 1.4.0",
-            crate::text::shown(v)
-        ));
-    }
-    let mut filters = BTreeMap::new();
-    for f in &args.filter {
-        match f.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => {
-                filters.insert(k.trim().to_string(), v.trim().to_string());
-            }
-            _ => diag.usage(format!(
-                "--filter {}: expected KEY=VALUE",
-                crate::text::shown(f)
-            )),
-        }
-    }
-    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 86_400.0) {
-        diag.usage("--timeout: seconds above 0, at most 86400");
-    }
-    let field = match args.topic_field {
-        TopicField::Title => questions::TopicField::Title,
-        TopicField::Desc => questions::TopicField::Desc,
-    };
-    Flags {
-        via,
-        filters,
-        timeout: Duration::from_secs_f64(args.timeout.clamp(0.001, 86_400.0)),
-        field,
-    }
-}
 
 /// The gold's questions, the name a missing question's message gives, and the
 /// queries file they came from (an input no output may overwrite).
@@ -128,34 +66,33 @@ fn gold_questions(gold: &GoldSet, field: questions::TopicField, diag: &mut Diagn
     }
 }
 
-pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
+pub fn run(s: Record) -> anyhow::Result<u8> {
     let mut diag = Diagnostics::default();
-    let mut f = flags(&args, &mut diag);
-    let append = args.append_repeat.as_ref().and_then(|m| {
+    let append = s.append_repeat.as_ref().and_then(|m| {
         write::Append::read(
             m,
-            args.index_version.as_deref(),
-            &args.filter,
-            &f.filters,
+            s.index_version.as_deref(),
+            s.filters_from.as_deref(),
+            &s.filters,
             &mut diag,
         )
     });
     let paths = match &append {
         Some(a) => a.paths(),
-        None => Paths::beside(&args.out, args.results_format, args.repeats),
+        None => Paths::beside(&s.out, s.results_format, s.repeats),
     };
-    let depth = append.as_ref().map_or(args.depth, |a| a.depth);
-    if let Some(a) = &append {
-        f.filters = a.filters.clone();
-    }
-    let gold_path = load::gold_or_default(args.gold.gold.clone(), &mut diag);
+    let depth = append.as_ref().map_or(s.depth, |a| a.depth);
+    let filters = append
+        .as_ref()
+        .map_or_else(|| s.filters.clone(), |a| a.filters.clone());
+    let gold_path = load::gold_or_default(s.gold.clone(), &mut diag);
     diag.check()?;
     let gold = gold_path.and_then(|p| load::load_gold(&p, false, &[], &mut diag));
     let gold = diag.require(gold)?;
-    let source = gold_questions(&gold, f.field, &mut diag);
-    check_outputs(&paths, &gold, source.file.as_deref(), &args)?;
-    let unlabelled = match &args.include_unlabelled {
-        Some(p) => questions::read_file(p, f.field, &mut diag),
+    let source = gold_questions(&gold, s.field, &mut diag);
+    check_outputs(&paths, &gold, source.file.as_deref(), &s)?;
+    let unlabelled = match &s.include_unlabelled {
+        Some(p) => questions::read_file(p, s.field, &mut diag),
         None => Vec::new(),
     };
     diag.check()?;
@@ -164,25 +101,25 @@ pub fn run(args: RecordArgs) -> anyhow::Result<u8> {
     diag.check()?;
     print_warnings(&diag.warnings);
     let mut reach = Reach {
-        concurrency: args.concurrency as usize,
-        timeout: f.timeout,
+        concurrency: s.concurrency as usize,
+        timeout: s.timeout,
         depth,
-        filters: f.filters.clone(),
-        log: args.retriever_log.clone(),
+        filters: filters.clone(),
+        log: s.retriever_log.clone(),
         append_log: false,
     };
-    let repeats = ask_every_repeat(&f.via, &mut reach, &questions, &args)?;
+    let repeats = ask_every_repeat(&s.via, &mut reach, &questions, &s)?;
     let outcomes = &repeats[0];
     let errored = errored_in_any(&questions, &repeats);
     let info = RunInfo {
         index_version: append.as_ref().map_or_else(
-            || args.index_version.clone().unwrap_or_default(),
+            || s.index_version.clone().unwrap_or_default(),
             |a| a.index_version.clone(),
         ),
         corpus: gold.meta.corpus.clone(),
         depth,
-        filters: f.filters,
-        format: append.as_ref().map_or(args.results_format, |a| a.format),
+        filters,
+        format: append.as_ref().map_or(s.results_format, |a| a.format),
         concurrency: reach.concurrency,
         host: host_name(),
         recorded_at: crate::text::utc_timestamp(crate::text::now_secs()),
@@ -201,12 +138,12 @@ fn ask_every_repeat(
     via: &Via,
     reach: &mut Reach,
     questions: &[Question],
-    args: &RecordArgs,
+    s: &Record,
 ) -> anyhow::Result<Vec<Vec<Outcome>>> {
-    let mut repeats = Vec::with_capacity(args.repeats as usize);
+    let mut repeats = Vec::with_capacity(s.repeats as usize);
     crate::interrupt::asking(true);
-    for _ in 0..args.repeats {
-        let asked = ask(via, reach, questions, args);
+    for _ in 0..s.repeats {
+        let asked = ask(via, reach, questions, s);
         if asked.is_err() {
             crate::interrupt::asking(false);
         }
@@ -234,11 +171,11 @@ fn ask(
     via: &Via,
     reach: &Reach,
     questions: &[Question],
-    args: &RecordArgs,
+    s: &Record,
 ) -> anyhow::Result<Vec<Outcome>> {
-    let tally = Tally::new(questions.len(), args.quiet);
+    let tally = Tally::new(questions.len(), s.quiet);
     let outcomes = match via {
-        Via::Command(argv) => rec::command::run(argv, reach, questions, &tally),
+        Via::Command(program) => rec::command::run(program, reach, questions, &tally),
         Via::Http(target) => Ok(http::run(target, reach, questions, &tally)),
     };
     tally.finish();
@@ -248,7 +185,7 @@ fn ask(
     }
     let outcomes = outcomes?;
     let errored = errored_ids(questions, &outcomes);
-    if errored.len() > args.allow_errors as usize {
+    if errored.len() > s.allow_errors as usize {
         return Err(RetrieverFailed {
             message: format!(
                 "{} errored: {}; nothing was written (--allow-errors N records a run with up to N errored queries, listed in its manifest)",
@@ -268,16 +205,16 @@ fn check_outputs(
     paths: &Paths,
     gold: &GoldSet,
     queries: Option<&Path>,
-    args: &RecordArgs,
+    s: &Record,
 ) -> anyhow::Result<()> {
     let mut inputs: Vec<&Path> = vec![&gold.meta.data];
     inputs.extend(gold.meta.manifest.as_deref());
     inputs.extend(gold.meta.tags_file.iter().map(|t| t.path.as_path()));
     inputs.extend(queries);
-    if let Some(u) = &args.include_unlabelled {
+    if let Some(u) = &s.include_unlabelled {
         inputs.push(u);
     }
-    if let Some(b) = &args.http_body {
+    if let Some(b) = &s.http_body {
         inputs.push(b);
     }
     let mut outputs: Vec<(&str, &Path)> = vec![("--out", &paths.manifest)];
@@ -286,7 +223,7 @@ fn check_outputs(
         outputs.push(("latency", l));
     }
     // The log is an output too: never an input, a FIFO or a device (§4.8).
-    if let Some(log) = &args.retriever_log {
+    if let Some(log) = &s.retriever_log {
         outputs.push(("--retriever-log", log));
     }
     crate::output::check_exports(&outputs, &inputs)?;
@@ -322,79 +259,6 @@ fn reasons(questions: &[Question], outcomes: &[Outcome]) -> String {
         shown.join(", "),
         crate::text::and_more(all.len(), shown.len())
     )
-}
-
-/// The `--http` flags, checked (usage problems name flags and variables, never a
-/// header's value).
-fn http_target(args: &RecordArgs, diag: &mut Diagnostics) -> http::Target {
-    let mut pointer = |flag: &str, text: Option<&String>| {
-        text.and_then(|t| {
-            http::Pointer::parse(t)
-                .map_err(|e| diag.usage(format!("{flag} {e}")))
-                .ok()
-        })
-    };
-    let ids = pointer("--ids", args.ids.as_ref());
-    let scores = pointer("--scores", args.scores.as_ref());
-    let mut headers = Vec::new();
-    for h in &args.header {
-        match h.split_once(':') {
-            Some((name, value)) if !name.trim().is_empty() => {
-                headers.push((name.trim().to_string(), value.trim().to_string()));
-            }
-            _ => diag.usage("--header: expected \"Name: value\""),
-        }
-    }
-    for h in &args.header_env {
-        match h.split_once('=') {
-            Some((name, var)) if !name.trim().is_empty() => match std::env::var(var.trim()) {
-                Ok(value) => headers.push((name.trim().to_string(), value)),
-                Err(_) => diag.usage(format!(
-                    "--header-env {}: the environment variable {} is not set",
-                    crate::text::shown(name.trim()),
-                    crate::text::shown(var.trim())
-                )),
-            },
-            _ => diag.usage("--header-env: expected NAME=VAR, e.g. Authorization=SEARCH_TOKEN"),
-        }
-    }
-    if args.max_rps.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
-        diag.usage("--max-rps: a number of requests a second above 0");
-    }
-    let url = args.http.clone().unwrap_or_default();
-    if !(url.starts_with("http://") || url.starts_with("https://")) {
-        diag.usage("--http: a URL template starting with http:// or https://");
-    }
-    let body = args.http_body.as_ref().and_then(|p| body_template(p, diag));
-    http::Target {
-        url,
-        body,
-        ids: ids.unwrap_or_else(|| http::Pointer::parse("/").expect("a pointer")),
-        scores,
-        headers,
-        retries: args.retries,
-        max_rps: args.max_rps,
-    }
-}
-
-/// The POST body template; it must be JSON once filled in.
-fn body_template(path: &Path, diag: &mut Diagnostics) -> Option<String> {
-    let display = path.display().to_string();
-    let bytes = load::fs::read_file(path, "--http-body template", &display, diag)?;
-    let text = String::from_utf8(bytes).ok()?;
-    let filled = text
-        .replace("{question}", "q")
-        .replace("{id}", "i")
-        .replace("{depth}", "10")
-        .replace("{filters}", "{}");
-    if serde_json::from_str::<serde_json::Value>(&filled).is_err() {
-        diag.usage(format!(
-            "--http-body {}: not JSON once its placeholders are filled in; put {{question}} and {{id}} inside strings",
-            crate::text::shown(&display)
-        ));
-        return None;
-    }
-    Some(text)
 }
 
 /// This machine's name, as the manifest's `[record]` records it.

@@ -14,6 +14,7 @@ pub mod own_files;
 pub mod parse;
 pub mod policy;
 pub mod policy_diff;
+pub mod policy_record;
 pub mod queries;
 pub mod repeats;
 pub mod run;

@@ -14,7 +14,7 @@ use crate::validate::{Diagnostics, Location, ProblemKind};
 /// The policy's file name.
 pub const FILE_NAME: &str = "ragdiff.toml";
 
-const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare";
+const TOP_KEYS: &str = "gold, baseline, candidate, gate, compare, record";
 /// The largest `risk_alpha` (docs/contract.md §7.4): a loss weighs at most 1001 times
 /// a gain.
 pub const MAX_RISK_ALPHA: f64 = 1000.0;
@@ -24,6 +24,9 @@ pub const MAX_RISK_ALPHA: f64 = 1000.0;
 pub const GATE_KEYS: &str = "max_drop, max_drop_per_segment, non_inferior, non_inferior_per_segment, fail_on_significant_drop, suspects, strict_flaky, min_rbo, allow_failed_file, require_frozen, min_segment_queries, block, nondeterminism, unconfirmed, primary, inconclusive, errored, max_latency_increase, fail_on_risk";
 pub const COMPARE_KEYS: &str =
     "resamples, seed, cutoffs, rbo_p, depth, segment_correction, risk_alpha, measures";
+/// `[record]`'s keys: the team's settings of `ragdiff record` (docs/contract.md §4.8).
+pub use crate::load::policy_record::RECORD_KEYS;
+pub use crate::load::policy_record::RecordKeys;
 
 /// A value and the line it was on.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,6 +120,8 @@ pub struct PolicyFile {
     pub candidate: Option<Located<PathBuf>>,
     pub gate: GateKeys,
     pub compare: CompareKeys,
+    /// `[record]` (docs/contract.md §4.8): `record`'s settings, never read by the gate.
+    pub record: RecordKeys,
 }
 
 /// Read and check a policy file; every problem is recorded with its line.
@@ -152,12 +157,16 @@ fn checked(doc: ManifestDoc, diag: &mut Diagnostics) -> Option<PolicyFile> {
             .table(root, "compare")
             .map(|t| compare(&mut keys, t))
             .unwrap_or_default(),
+        record: keys
+            .table(root, "record")
+            .map(|t| crate::load::policy_record::record(&mut keys, t))
+            .unwrap_or_default(),
     };
     (diag.problems.len() == before).then_some(policy)
 }
 
 /// A whole number already checked to fit.
-fn narrow(l: Located<i64>) -> Located<u32> {
+pub(crate) fn narrow(l: Located<i64>) -> Located<u32> {
     Located {
         value: u32::try_from(l.value).unwrap_or(u32::MAX),
         line: l.line,
@@ -244,28 +253,28 @@ fn compare(keys: &mut Keys, t: &Table) -> CompareKeys {
 }
 
 /// Typed access to the policy's keys that records every problem it meets.
-struct Keys<'a> {
-    m: &'a ManifestDoc,
-    diag: &'a mut Diagnostics,
+pub(crate) struct Keys<'a> {
+    pub(crate) m: &'a ManifestDoc,
+    pub(crate) diag: &'a mut Diagnostics,
 }
 
 impl Keys<'_> {
-    fn loc(&self, t: &Table, key: &str) -> Location {
+    pub(crate) fn loc(&self, t: &Table, key: &str) -> Location {
         self.m.key_location(t, key)
     }
 
-    fn line(&self, t: &Table, key: &str) -> Option<u64> {
+    pub(crate) fn line(&self, t: &Table, key: &str) -> Option<u64> {
         self.loc(t, key).line
     }
 
-    fn wrong(&mut self, t: &Table, key: &str, expected: &'static str) {
+    pub(crate) fn wrong(&mut self, t: &Table, key: &str, expected: &'static str) {
         let loc = self.loc(t, key);
         let key = key.to_string();
         self.diag
             .problem(loc, ProblemKind::WrongType { key, expected });
     }
 
-    fn unknown(&mut self, t: &Table, known: &'static str) {
+    pub(crate) fn unknown(&mut self, t: &Table, known: &'static str) {
         let names: Vec<&str> = known.split(", ").collect();
         for (key, _) in t.iter() {
             if !names.contains(&key) {
@@ -277,7 +286,7 @@ impl Keys<'_> {
         }
     }
 
-    fn table<'t>(&mut self, t: &'t Table, key: &str) -> Option<&'t Table> {
+    pub(crate) fn table<'t>(&mut self, t: &'t Table, key: &str) -> Option<&'t Table> {
         let item = t.get(key)?;
         match item.as_table() {
             Some(table) => Some(table),
@@ -288,14 +297,14 @@ impl Keys<'_> {
         }
     }
 
-    fn located<T>(&self, t: &Table, key: &str, value: T) -> Located<T> {
+    pub(crate) fn located<T>(&self, t: &Table, key: &str, value: T) -> Located<T> {
         Located {
             value,
             line: self.line(t, key),
         }
     }
 
-    fn string(&mut self, t: &Table, key: &str) -> Option<Located<String>> {
+    pub(crate) fn string(&mut self, t: &Table, key: &str) -> Option<Located<String>> {
         let item = t.get(key)?;
         match item.as_str() {
             Some(s) => Some(self.located(t, key, s.to_string())),
@@ -327,7 +336,7 @@ impl Keys<'_> {
     }
 
     /// A path, relative to the policy file's folder.
-    fn path(&mut self, t: &Table, key: &str) -> Option<Located<PathBuf>> {
+    pub(crate) fn path(&mut self, t: &Table, key: &str) -> Option<Located<PathBuf>> {
         let s = self.string(t, key)?;
         if s.value.is_empty() {
             self.wrong(t, key, "a path (not empty)");
@@ -340,7 +349,7 @@ impl Keys<'_> {
         })
     }
 
-    fn boolean(&mut self, t: &Table, key: &str) -> Option<Located<bool>> {
+    pub(crate) fn boolean(&mut self, t: &Table, key: &str) -> Option<Located<bool>> {
         let item = t.get(key)?;
         match item.as_bool() {
             Some(b) => Some(self.located(t, key, b)),
@@ -351,7 +360,12 @@ impl Keys<'_> {
         }
     }
 
-    fn choice(&mut self, t: &Table, key: &str, allowed: &[&str]) -> Option<Located<String>> {
+    pub(crate) fn choice(
+        &mut self,
+        t: &Table,
+        key: &str,
+        allowed: &[&str],
+    ) -> Option<Located<String>> {
         let s = self.string(t, key)?;
         if allowed.contains(&s.value.as_str()) {
             return Some(s);
@@ -380,7 +394,7 @@ impl Keys<'_> {
         })
     }
 
-    fn bad_value(&mut self, t: &Table, key: &str, value: String, expected: &str) {
+    pub(crate) fn bad_value(&mut self, t: &Table, key: &str, value: String, expected: &str) {
         let loc = self.loc(t, key);
         let (key, expected) = (key.to_string(), expected.to_string());
         self.diag.problem(
@@ -393,7 +407,7 @@ impl Keys<'_> {
         );
     }
 
-    fn number(
+    pub(crate) fn number(
         &mut self,
         t: &Table,
         key: &str,
@@ -417,7 +431,7 @@ impl Keys<'_> {
         }
     }
 
-    fn whole(
+    pub(crate) fn whole(
         &mut self,
         t: &Table,
         key: &str,

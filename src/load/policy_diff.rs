@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::load::policy::{self, Block, CompareKeys, GateKeys, Located, PolicyFile, RuleName};
+use crate::load::policy::{
+    self, Block, CompareKeys, GateKeys, Located, PolicyFile, RecordKeys, RuleName,
+};
 use crate::validate::Diagnostics;
 
 /// How an unset key reads: the flag's default applies.
@@ -45,6 +47,75 @@ pub fn details(path: &Path, then: Option<&[u8]>, now: Option<&[u8]>) -> Vec<Stri
 /// One line per setting whose value differs, `KEY: BEFORE -> AFTER` (`unset` for a
 /// key one side lacks).
 pub fn diff(before: &PolicyFile, after: &PolicyFile) -> Vec<String> {
+    let mut lines = gate_diff(before, after);
+    if unlined(&before.record) != unlined(&after.record) {
+        lines.push(RECORD_CHANGED.to_string());
+    }
+    lines
+}
+
+/// A changed `[record]`, in one line: how the candidate is recorded, which runs in
+/// the pull request's own job, is no gate setting (docs/contract.md §12.1).
+pub const RECORD_CHANGED: &str =
+    "[record] changed (how `ragdiff record` asks the retriever; the gate does not read it)";
+
+/// `[record]`'s values without their lines, destructured whole so that no key is
+/// left out of the comparison unseen.
+fn unlined(r: &RecordKeys) -> RecordKeys {
+    fn v<T: Clone>(x: &Option<Located<T>>) -> Option<Located<T>> {
+        x.as_ref().map(|l| Located {
+            value: l.value.clone(),
+            line: None,
+        })
+    }
+    let RecordKeys {
+        command,
+        http,
+        http_body,
+        ids,
+        scores,
+        header,
+        header_env,
+        retries,
+        max_rps,
+        out,
+        depth,
+        filter,
+        results_format,
+        concurrency,
+        timeout,
+        retriever_log,
+        include_unlabelled,
+        topic_field,
+        allow_errors,
+        repeats,
+    } = r;
+    RecordKeys {
+        command: v(command),
+        http: v(http),
+        http_body: v(http_body),
+        ids: v(ids),
+        scores: v(scores),
+        header: v(header),
+        header_env: v(header_env),
+        retries: v(retries),
+        max_rps: v(max_rps),
+        out: v(out),
+        depth: v(depth),
+        filter: v(filter),
+        results_format: v(results_format),
+        concurrency: v(concurrency),
+        timeout: v(timeout),
+        retriever_log: v(retriever_log),
+        include_unlabelled: v(include_unlabelled),
+        topic_field: v(topic_field),
+        allow_errors: v(allow_errors),
+        repeats: v(repeats),
+    }
+}
+
+/// The gate's and compare's settings that differ, one line each.
+fn gate_diff(before: &PolicyFile, after: &PolicyFile) -> Vec<String> {
     let (a, b) = (settings(before), settings(after));
     let mut keys: Vec<&(usize, String)> = a.keys().chain(b.keys()).collect();
     keys.sort_unstable();
@@ -75,6 +146,8 @@ fn settings(p: &PolicyFile) -> BTreeMap<(usize, String), (String, String)> {
         candidate,
         gate,
         compare,
+        // Compared on its own (`diff`): no gate setting.
+        record: _,
     } = p;
     out.path("gold", gold);
     out.path("baseline", baseline);

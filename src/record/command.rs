@@ -58,15 +58,22 @@ struct Process {
     program: String,
 }
 
-/// Run every question through the process `argv`; the outcomes in question order.
+/// The retriever's command line and where it runs (`None`: the working directory).
+#[derive(Debug, Clone, Default)]
+pub struct Program {
+    pub argv: Vec<String>,
+    pub dir: Option<std::path::PathBuf>,
+}
+
+/// Run every question through the process `program`; the outcomes in question order.
 pub fn run(
-    argv: &[String],
+    program: &Program,
     reach: &Reach,
     questions: &[Question],
     tally: &Tally,
 ) -> Result<Vec<Outcome>, RetrieverFailed> {
     let redactor = Arc::new(super::Redactor::new(questions));
-    let mut process = start(argv, reach, redactor)?;
+    let mut process = start(program, reach, redactor)?;
     let result = drive(&mut process, reach, questions, tally);
     match result {
         Ok(outcomes) => {
@@ -97,10 +104,11 @@ pub fn run(
 
 /// Start the process: no shell, its own process group, stderr to the log.
 fn start(
-    argv: &[String],
+    to_run: &Program,
     reach: &Reach,
     redactor: Arc<super::Redactor>,
 ) -> Result<Process, RetrieverFailed> {
+    let argv = &to_run.argv;
     let program = crate::text::shown_string(&argv[0]);
     let failed = |message: String| RetrieverFailed {
         message,
@@ -114,6 +122,9 @@ fn start(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    if let Some(dir) = &to_run.dir {
+        command.current_dir(dir);
+    }
     // ragdiff's threads block the fatal signals (src/interrupt.rs) and a child
     // inherits that mask: the retriever gets the default one back, so SIGTERM and
     // SIGINT reach it.
@@ -170,18 +181,44 @@ pub fn wait_for_the_end() {
     }
 }
 
+/// Where the retriever's stderr goes, once redacted.
+enum Log {
+    File(std::fs::File),
+    /// `--retriever-log -`: ragdiff's own stderr, each line `retriever: LINE`, escaped
+    /// and guarded as every line ragdiff writes (docs/contract.md §4.8).
+    Stderr,
+}
+
+impl Log {
+    fn write(&mut self, line: &[u8]) {
+        match self {
+            Log::File(f) => {
+                let _ = f.write_all(line);
+            }
+            Log::Stderr => {
+                let text = String::from_utf8_lossy(line);
+                let text = text.trim_end_matches(['\n', '\r']);
+                crate::text::eprintln(&format!("retriever: {}", crate::text::shown(text)));
+            }
+        }
+    }
+}
+
 /// The retriever's log, started anew or (a later repeat) added to.
-fn open_log(reach: &Reach) -> Result<Option<std::fs::File>, String> {
+fn open_log(reach: &Reach) -> Result<Option<Log>, String> {
     let Some(path) = &reach.log else {
         return Ok(None);
     };
+    if path == std::path::Path::new("-") {
+        return Ok(Some(Log::Stderr));
+    }
     std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .append(reach.append_log)
         .truncate(!reach.append_log)
         .open(path)
-        .map(Some)
+        .map(|f| Some(Log::File(f)))
         .map_err(|e| format!("cannot write the retriever log {}: {e}", path.display()))
 }
 
@@ -189,7 +226,7 @@ fn open_log(reach: &Reach) -> Result<Option<std::fs::File>, String> {
 /// with every gold question's text redacted (§4.8).
 fn keep_stderr(
     stderr: std::process::ChildStderr,
-    mut log: Option<std::fs::File>,
+    mut log: Option<Log>,
     tail: &Mutex<VecDeque<String>>,
     redactor: &super::Redactor,
 ) {
@@ -202,7 +239,7 @@ fn keep_stderr(
             Ok(_) => {
                 let line = redactor.bytes(&line);
                 if let Some(log) = log.as_mut() {
-                    let _ = log.write_all(&line);
+                    log.write(&line);
                 }
                 if let Ok(mut tail) = tail.lock() {
                     if tail.len() == TAIL {

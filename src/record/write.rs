@@ -271,7 +271,7 @@ impl Append {
     pub fn read(
         manifest: &Path,
         index_version: Option<&str>,
-        filter_flags: &[String],
+        filters_from: Option<&str>,
         filters: &BTreeMap<String, String>,
         diag: &mut crate::validate::Diagnostics,
     ) -> Option<Self> {
@@ -287,9 +287,18 @@ impl Append {
                 crate::text::shown(v)
             ));
         }
-        if !filter_flags.is_empty() && *filters != meta.filters {
+        if let Some(from) = filters_from
+            && *filters != meta.filters
+        {
+            // A flag can be left out; the file's filters are the team's for every
+            // recording (docs/contract.md §4.8).
+            let fix = if from == "--filter" {
+                "leave --filter out"
+            } else {
+                "record with the file's filters, or give --no-config"
+            };
             diag.usage(format!(
-                "--filter: {shown} records other filters; --append-repeat asks with the run's own (leave --filter out)"
+                "{from}: {shown} records other filters; --append-repeat asks with the run's own ({fix})"
             ));
         }
         let format = match meta.format {

@@ -187,7 +187,8 @@ fn init_writes_a_commented_policy_that_parses_with_every_key_set() {
     let demo = demo_copy();
     let keys = ragdiff::load::policy::GATE_KEYS
         .split(", ")
-        .chain(ragdiff::load::policy::COMPARE_KEYS.split(", "));
+        .chain(ragdiff::load::policy::COMPARE_KEYS.split(", "))
+        .chain(ragdiff::load::policy::RECORD_KEYS.split(", "));
     for key in keys {
         assert!(
             policy.contains(&format!("# {key} = ")),
@@ -195,9 +196,18 @@ fn init_writes_a_commented_policy_that_parses_with_every_key_set() {
         );
     }
     let all_set = uncommented(&policy).replace("gold/NAME.toml", "gold/demo.toml");
+    // `command` and `http` are the two ways to the retriever: one at a time.
+    let without = |key: &str| {
+        all_set
+            .lines()
+            .filter(|l| !l.starts_with(&format!("{key} = ")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     for (name, text) in [
         ("as-written.toml", policy.clone()),
-        ("all-set.toml", all_set),
+        ("all-set.toml", without("http")),
+        ("all-set-http.toml", without("command")),
     ] {
         std::fs::write(demo.path().join(name), text).expect("written");
         let out = run(demo.path(), &["compare", "--config", name]);

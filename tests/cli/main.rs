@@ -43,6 +43,7 @@ mod power;
 mod privacy;
 mod promote;
 mod record;
+mod record_policy;
 mod regression;
 mod report;
 mod risk;

@@ -103,6 +103,42 @@ fn a_policy_changed_only_in_comments_says_no_setting_changed() {
     );
 }
 
+/// `[record]` says how the pull request's own job records the candidate, which the
+/// gate does not read: a change there is listed in one line, never as a gate setting,
+/// and moving its keys about is no change at all.
+#[test]
+fn a_changed_record_table_is_one_line_and_no_gate_setting() {
+    let (dir, sha) = repo_with_policy(Some("base.toml"));
+    let path = dir.path().join("ragdiff.toml");
+    let text = std::fs::read_to_string(&path).expect("readable");
+    std::fs::write(
+        &path,
+        format!("{text}\n[record]\ndepth = 20\nfilter = {{ tenant = \"acme\" }}\n"),
+    )
+    .expect("written");
+    let out = changed_since(dir.path(), &sha, "json");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        v["changed_inputs"]["changed"][0]["details"],
+        serde_json::json!([ragdiff::load::policy_diff::RECORD_CHANGED])
+    );
+    // The gate judged as before: the same failure, the same exit code.
+    assert_code(&out, 1);
+    git(dir.path(), &["commit", "-q", "-am", "record"]);
+    let sha = git(dir.path(), &["rev-parse", "HEAD"]);
+    std::fs::write(
+        &path,
+        format!("{text}\n[record]\nfilter = {{ tenant = \"acme\" }}\n\ndepth = 20 # the app's\n"),
+    )
+    .expect("written");
+    let out = changed_since(dir.path(), &sha, "json");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        v["changed_inputs"]["changed"][0]["details"],
+        serde_json::json!(["no setting changed (comments or layout only)"])
+    );
+}
+
 /// A rule on a measure by name is a setting like the others: `max_drop.nDCG@20`.
 #[test]
 fn a_named_rule_the_pull_request_adds_or_changes_is_listed() {

@@ -19,7 +19,7 @@ const QUESTIONS: [&str; 6] = [
 ];
 
 /// The fixture folder (with `topics/`) in a new temporary folder, with `runs/`.
-fn workspace() -> tempfile::TempDir {
+pub(crate) fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let src = common::fixture("record");
     for sub in ["", "topics"] {
@@ -37,7 +37,7 @@ fn workspace() -> tempfile::TempDir {
 }
 
 /// `python3 fake.py MODE…` as a --command value.
-fn fake(mode: &str) -> String {
+pub(crate) fn fake(mode: &str) -> String {
     format!("python3 fake.py {mode}")
 }
 
@@ -47,7 +47,7 @@ fn record(dir: &Path, extra: &[&str]) -> Output {
 
 /// No question's text in any file of `dir` (recursively, inputs aside) or in `out`.
 #[track_caller]
-fn assert_private(dir: &Path, out: &Output) {
+pub(crate) fn assert_private(dir: &Path, out: &Output) {
     let mut texts = vec![common::stdout(out), stderr(out)];
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -82,18 +82,18 @@ fn is_input(name: &str) -> bool {
         || name.ends_with("_server.py")
 }
 
-fn read(dir: &Path, rel: &str) -> String {
+pub(crate) fn read(dir: &Path, rel: &str) -> String {
     std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-fn jsonl_rows(dir: &Path, rel: &str) -> Vec<serde_json::Value> {
+pub(crate) fn jsonl_rows(dir: &Path, rel: &str) -> Vec<serde_json::Value> {
     read(dir, rel)
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect()
 }
 
-fn ids_of(rows: &[serde_json::Value]) -> Vec<&str> {
+pub(crate) fn ids_of(rows: &[serde_json::Value]) -> Vec<&str> {
     rows.iter()
         .map(|r| r["id"].as_str().expect("an id"))
         .collect()
@@ -820,9 +820,9 @@ fn unlabelled_queries_of_a_recorded_jsonl_run_enter_drift() {
 }
 
 /// A server started by a test, ended when dropped.
-struct Server {
+pub(crate) struct Server {
     child: std::process::Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Drop for Server {
@@ -833,7 +833,7 @@ impl Drop for Server {
 }
 
 /// Start `python ARGS…` in `dir` and read the `port N` line it prints.
-fn server(dir: &Path, python: &Path, args: &[&str]) -> Server {
+pub(crate) fn server(dir: &Path, python: &Path, args: &[&str]) -> Server {
     use std::io::BufRead;
     let mut child = std::process::Command::new(python)
         .current_dir(dir)
@@ -855,7 +855,7 @@ fn server(dir: &Path, python: &Path, args: &[&str]) -> Server {
 }
 
 /// The fault server in `dir` with MODE and the query it hits.
-fn fault_server(dir: &Path, mode: &str, target: &str) -> Server {
+pub(crate) fn fault_server(dir: &Path, mode: &str, target: &str) -> Server {
     server(
         dir,
         Path::new("python3"),
