@@ -45,13 +45,9 @@ const LIMIT: usize = 80;
 /// `impl From<(T, T)>`, which the trait's signature dictates.
 const TUPLES_TODAY: &[(&str, &str)] = &[
     ("compare/drift.rs", "apply"),
-    ("compare/mod.rs", "build"),
     ("compare/mod.rs", "compare_releasing"),
     ("compare/mod.rs", "compare_with"),
     ("compare/mod.rs", "finish"),
-    ("compare/mod.rs", "query_row"),
-    ("compare/mod.rs", "rows_in"),
-    ("compare/mod.rs", "rows_of"),
     ("compare/segments.rs", "attach"),
     ("compare/segments.rs", "segments_of"),
     ("load/allow.rs", "entry"),

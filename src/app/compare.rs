@@ -87,8 +87,7 @@ pub(super) fn report(
     let gated = inputs.policy.named_measures();
     let mut opts = options(s, inputs.k, same_results, &phase_done);
     opts.gated = &gated;
-    let both = (&mut runs.baseline, &mut runs.candidate);
-    let mut cmp = Comparison::build(&gold, both, pairing.results(), &opts);
+    let mut cmp = Comparison::build(&gold, runs.as_mut(), pairing.results(), &opts);
     confirm_suspects(&gold, &runs.baseline.meta, &mut cmp, phases)?;
     let allowed = gate::AllowList {
         entries: inputs.allowed,
@@ -98,8 +97,8 @@ pub(super) fn report(
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     let metas = runs.as_ref().map(|r| &r.meta);
-    warnings.extend(cmp.warnings(metas.into_array()));
-    diag.notes.extend(cmp.notes(metas.into_array()));
+    warnings.extend(cmp.warnings(metas));
+    diag.notes.extend(cmp.notes(metas));
     warnings.extend(gate_warnings);
     warnings.extend(cmp.gate_warnings(gates_asked(s), &opts));
     let mut notes = std::mem::take(&mut diag.notes);
@@ -212,11 +211,14 @@ fn accept_hint(report: &CompareReport, s: &settings::Compare) -> Option<report::
         gate::Reason::NewlyFailed { ids, .. } => Some(ids),
         _ => None,
     })?;
-    // Suspect ones are to be labelled, never accepted (docs/contract.md §8.5).
-    let (suspect, ids): (Vec<String>, Vec<String>) = failing
+    // Errored ones are to be recorded again, suspect ones labelled: neither is
+    // accepted (docs/contract.md §6.8, §8.5).
+    let (errored, rest): (Vec<String>, Vec<String>) = failing
         .iter()
         .cloned()
-        .partition(|id| report.suspect.contains(id));
+        .partition(|id| report.candidate.errored.contains(id));
+    let (suspect, ids): (Vec<String>, Vec<String>) =
+        rest.into_iter().partition(|id| report.suspect.contains(id));
     let ids = &ids;
     let version = report.candidate.index_version.as_deref().unwrap_or("");
     let today = super::accept::today_utc();
@@ -266,6 +268,7 @@ fn accept_hint(report: &CompareReport, s: &settings::Compare) -> Option<report::
         lines,
         command,
         suspect,
+        errored,
     })
 }
 

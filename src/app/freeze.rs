@@ -213,13 +213,10 @@ fn tags_digest(meta: &crate::model::GoldMeta, diag: &mut Diagnostics) -> Option<
     fs::read_file(&file.path, "tags file", &display, diag).map(|b| gold::sha256_hex(&b))
 }
 
-/// Today's date (UTC) as YYYY-MM-DD, from the days since 1970-01-01.
+/// Today's date (UTC) as YYYY-MM-DD: `SOURCE_DATE_EPOCH` stands for now when set
+/// (the reproducible-builds convention), as for every date ragdiff writes.
 fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    civil_date((secs / 86_400) as i64)
+    civil_date((crate::text::now_secs() / 86_400) as i64)
 }
 
 /// The civil date of the days since 1970-01-01, `YYYY-MM-DD`.

@@ -8,7 +8,7 @@ use serde::ser::SerializeMap;
 use crate::compare::Comparison;
 use crate::eval::cutoffs::{AT_METRICS, At, ByCutoff};
 use crate::metrics::Metric;
-use crate::model::{GoldSet, ObservedRun};
+use crate::model::{GoldSet, ObservedRun, Side};
 
 /// A mean at one cutoff: both sides and the mean of the per-query deltas.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -75,7 +75,7 @@ impl Serialize for MeansAt {
 
 /// Fill every row's `at` (each side's mean over its repeats at each cutoff) and the
 /// means at each cutoff over the compared rows. Nothing when `cutoffs` is empty.
-pub fn attach(cmp: &mut Comparison, gold: &GoldSet, [b, c]: [&ObservedRun; 2], cutoffs: &[u32]) {
+pub fn attach(cmp: &mut Comparison, gold: &GoldSet, runs: Side<&ObservedRun>, cutoffs: &[u32]) {
     if cutoffs.is_empty() {
         return;
     }
@@ -96,7 +96,7 @@ pub fn attach(cmp: &mut Comparison, gold: &GoldSet, [b, c]: [&ObservedRun; 2], c
                     .collect(),
             )
         };
-        row.at = [side(b), side(c)];
+        row.at = runs.map(side);
     }
     cmp.means_at = means_at(cmp, cutoffs);
 }
@@ -115,7 +115,8 @@ fn means_at(cmp: &Comparison, cutoffs: &[u32]) -> MeansAt {
                         continue;
                     };
                     for row in &cmp.rows {
-                        let (b, c) = (row.at[0].0[i].1.get(metric), row.at[1].0[i].1.get(metric));
+                        let at = |side: &ByCutoff| side.0[i].1.get(metric);
+                        let (b, c) = (at(&row.at.baseline), at(&row.at.candidate));
                         slot.baseline += b;
                         slot.candidate += c;
                         slot.delta += c - b;
@@ -141,7 +142,7 @@ pub fn serialize_rows<S: serde::Serializer>(
     let mut seq = s.serialize_seq(Some(rows.len()))?;
     for row in rows {
         let named = &row.measures;
-        if row.at[0].is_empty() && named.baseline.is_empty() {
+        if row.at.baseline.is_empty() && named.baseline.is_empty() {
             seq.serialize_element(row)?;
             continue;
         }
@@ -151,9 +152,9 @@ pub fn serialize_rows<S: serde::Serializer>(
                 side.insert(inner.into(), v);
             }
         };
-        for (key, at) in ["baseline", "candidate"].into_iter().zip(&row.at) {
+        for (role, at) in row.at.with_roles() {
             if !at.is_empty() {
-                insert(key, "at", to_json(at)?);
+                insert(role.name(), "at", to_json(at)?);
             }
         }
         if !named.baseline.is_empty() {

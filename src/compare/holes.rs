@@ -6,14 +6,14 @@ use crate::compare::{MeanDelta, QueryRow, Status};
 use crate::metrics::bounds::Upper;
 use crate::metrics::judged::{judged_at_k, unjudged_at_k};
 use crate::metrics::{Scores, mean};
-use crate::model::{GoldQuery, GoldSet, Id, Observed, ObservedRun, RankedDoc, Side};
+use crate::model::{GoldQuery, GoldSet, Id, Observed, ObservedRun, RankedDoc, Role, Side};
 
 /// One query's label holes, per side (JSON keys of the per-query row: its
 /// `Serialize` writes them).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Holes {
-    pub baseline_unjudged_at_k: u32,
-    pub candidate_unjudged_at_k: u32,
+    /// Unjudged docs in each side's top k.
+    pub unjudged_at_k: Side<u32>,
     /// Unjudged docs in the candidate's top k that were not in the baseline's.
     pub unjudged_entered: u32,
     /// Newly failed, the gold judges a doc of this query not relevant, and an
@@ -22,8 +22,8 @@ pub struct Holes {
     /// The entered docs that count toward suspect (some baseline repeat returned
     /// them): what the marker and the gate name; 0 unless suspect.
     pub suspect_entered: u32,
-    /// Judged@k of baseline and candidate.
-    pub judged: [f64; 2],
+    /// Judged@k of each side.
+    pub judged: Side<f64>,
     /// Each side's values with the unjudged docs of its top k counted as relevant,
     /// a mean over its repeats (docs/contract.md §5.3); `None` when no repeat of that
     /// side has an unjudged doc in its top k. Set by [`bounds`].
@@ -41,9 +41,9 @@ fn top_unjudged(o: Option<&Observed>) -> &[u64] {
 
 /// The hashes of the unjudged docs in the candidate's top k that were not in the
 /// baseline's.
-pub fn entered(bo: Option<&Observed>, co: Option<&Observed>) -> impl Iterator<Item = u64> {
-    let base = top_unjudged(bo);
-    top_unjudged(co)
+pub fn entered(observed: Side<Option<&Observed>>) -> impl Iterator<Item = u64> {
+    let base = top_unjudged(observed.baseline);
+    top_unjudged(observed.candidate)
         .iter()
         .copied()
         .filter(move |h| !base.contains(h))
@@ -52,22 +52,15 @@ pub fn entered(bo: Option<&Observed>, co: Option<&Observed>) -> impl Iterator<It
 /// The label holes of one query with `status`. `suspect` is provisional here: an
 /// entered doc counts only if the baseline returned it for some query, which
 /// [`Suspects::confirm`] checks once every row is built (docs/contract.md §6.3).
-pub fn holes(
-    q: &GoldQuery,
-    bo: Option<&Observed>,
-    co: Option<&Observed>,
-    k: u32,
-    status: Status,
-) -> Holes {
-    let entered = entered(bo, co).count() as u32;
+pub fn holes(q: &GoldQuery, observed: Side<Option<&Observed>>, k: u32, status: Status) -> Holes {
+    let entered = entered(observed).count() as u32;
     let suspect = status == Status::NewlyFailed && q.non_relevant > 0 && entered > 0;
     Holes {
-        baseline_unjudged_at_k: unjudged_at_k(bo, k),
-        candidate_unjudged_at_k: unjudged_at_k(co, k),
+        unjudged_at_k: observed.map(|o| unjudged_at_k(o, k)),
         unjudged_entered: entered,
         suspect,
         suspect_entered: if suspect { entered } else { 0 },
-        judged: [judged_at_k(bo, k), judged_at_k(co, k)],
+        judged: observed.map(|o| judged_at_k(o, k)),
         ..Holes::default()
     }
 }
@@ -110,10 +103,7 @@ pub fn bounds(
     min_grade: i64,
     status: Status,
 ) {
-    h.upper = Side::new(
-        upper_over_repeats(q, runs.baseline, qi, k, min_grade),
-        upper_over_repeats(q, runs.candidate, qi, k, min_grade),
-    );
+    h.upper = runs.map(|run| upper_over_repeats(q, run, qi, k, min_grade));
     h.no_label_can_rescue =
         status == Status::NewlyFailed && h.upper.candidate.is_none_or(|u| u.rr == 0.0);
 }
@@ -291,11 +281,14 @@ impl Suspects {
 
 /// The mean Judged@k of both sides over `rows` (in id order, as every mean).
 pub fn judged_mean(rows: &[&QueryRow]) -> MeanDelta {
-    let side = |i: usize| mean(rows.iter().map(|r| r.holes.judged[i]));
+    let side = |role: Role| mean(rows.iter().map(|r| r.holes.judged[role]));
     MeanDelta {
-        baseline: side(0),
-        candidate: side(1),
-        delta: mean(rows.iter().map(|r| r.holes.judged[1] - r.holes.judged[0])),
+        baseline: side(Role::Baseline),
+        candidate: side(Role::Candidate),
+        delta: mean(
+            rows.iter()
+                .map(|r| r.holes.judged.candidate - r.holes.judged.baseline),
+        ),
         ci_low: None,
         ci_high: None,
         ci_method: None,

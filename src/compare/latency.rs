@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::model::latency::LatencyStat;
-use crate::model::{ObservedRun, Recorded};
+use crate::model::{ObservedRun, Recorded, Role};
 
 /// One side's latency statistics, in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -87,8 +87,8 @@ pub struct Delta {
 #[derive(Debug, Clone, Default)]
 pub struct LatencyOutcome {
     pub both: Option<Latency>,
-    /// "baseline" or "candidate" when only that side has latency.
-    pub only: Option<&'static str>,
+    /// The side that alone has latency.
+    pub only: Option<Role>,
 }
 
 impl LatencyOutcome {
@@ -118,11 +118,11 @@ impl LatencyOutcome {
             }
             (Some(_), None) => Self {
                 both: None,
-                only: Some("baseline"),
+                only: Some(Role::Baseline),
             },
             (None, Some(_)) => Self {
                 both: None,
-                only: Some("candidate"),
+                only: Some(Role::Candidate),
             },
             (None, None) => Self::default(),
         }

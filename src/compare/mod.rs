@@ -9,7 +9,7 @@ pub mod drift;
 
 use crate::eval::{Means, Repeated};
 use crate::metrics::{self, Metric, Scores};
-use crate::model::{GoldSet, Id, ObservedRun, RunMeta};
+use crate::model::{GoldSet, Id, Observed, ObservedRun, Role, RunMeta, Side};
 use crate::stats;
 
 pub mod holes;
@@ -274,7 +274,7 @@ pub enum Difference {
     /// A run answered other questions than the gold's.
     GoldCorpus {
         gold: String,
-        side: &'static str,
+        side: Role,
         run: Option<String>,
     },
     Depth {
@@ -283,7 +283,7 @@ pub enum Difference {
     },
     /// A filter only one side has.
     FilterOnlyIn {
-        side: &'static str,
+        side: Role,
         key: String,
         value: String,
     },
@@ -349,7 +349,7 @@ pub fn differences(gold: &GoldSet, b: &RunMeta, c: &RunMeta) -> Vec<Difference> 
         });
     }
     if let Some(gc) = &gold.meta.corpus {
-        for (side, run) in [("baseline", b), ("candidate", c)] {
+        for (side, run) in [(Role::Baseline, b), (Role::Candidate, c)] {
             if run.corpus.as_ref().is_some_and(|rc| rc != gc) {
                 out.push(Difference::GoldCorpus {
                     gold: gc.clone(),
@@ -368,7 +368,7 @@ pub fn differences(gold: &GoldSet, b: &RunMeta, c: &RunMeta) -> Vec<Difference> 
     for (key, value) in &b.filters {
         match c.filters.get(key) {
             None => out.push(Difference::FilterOnlyIn {
-                side: "baseline",
+                side: Role::Baseline,
                 key: key.clone(),
                 value: value.clone(),
             }),
@@ -383,7 +383,7 @@ pub fn differences(gold: &GoldSet, b: &RunMeta, c: &RunMeta) -> Vec<Difference> 
     for (key, value) in &c.filters {
         if !b.filters.contains_key(key) {
             out.push(Difference::FilterOnlyIn {
-                side: "candidate",
+                side: Role::Candidate,
                 key: key.clone(),
                 value: value.clone(),
             });
@@ -414,22 +414,20 @@ pub struct QueryRow {
     /// The side(s) whose manifest lists the query as errored (docs/contract.md §6.8).
     pub errored: Option<ErroredOn>,
     /// RR@k is 0 in some repeat and > 0 in another, on each side (§6.5).
-    pub baseline_flaky: bool,
-    pub candidate_flaky: bool,
+    pub flaky: Side<bool>,
     /// In how many repeats of each side RR@k is 0.
-    pub baseline_zero_rr_repeats: u32,
-    pub candidate_zero_rr_repeats: u32,
+    pub zero_rr_repeats: Side<u32>,
     /// Rank-biased overlap of the two first repeats' lists; `None` when a TREC run
     /// does not list the query (§6.5).
     pub rbo: Option<f64>,
     /// How many repeats each side has (JSON shows them in `baseline` and `candidate`).
-    pub repeats: [u32; 2],
+    pub repeats: Side<u32>,
     /// Each side's values at the extra cutoffs (`--cutoffs`, docs/contract.md §6.7);
     /// JSON shows them as `at` inside `baseline` and `candidate`.
-    pub at: [crate::eval::cutoffs::ByCutoff; 2],
+    pub at: Side<crate::eval::cutoffs::ByCutoff>,
     /// Each side's named measures (`--measure`, docs/contract.md §5.4); JSON shows
     /// them as `measures` inside `baseline`, `candidate` and `delta`.
-    pub measures: crate::model::Side<crate::eval::measures::Named>,
+    pub measures: Side<crate::eval::measures::Named>,
 }
 
 /// The row's JSON keys in their order (docs/contract.md §10.3), the
@@ -449,16 +447,17 @@ impl Serialize for QueryRow {
         row.serialize_field("failure_kind", &self.failure_kind)?;
         row.serialize_field("lost", &self.lost)?;
         row.serialize_field("gained", &self.gained)?;
-        row.serialize_field("baseline_unjudged_at_k", &h.baseline_unjudged_at_k)?;
-        row.serialize_field("candidate_unjudged_at_k", &h.candidate_unjudged_at_k)?;
+        row.serialize_field("baseline_unjudged_at_k", &h.unjudged_at_k.baseline)?;
+        row.serialize_field("candidate_unjudged_at_k", &h.unjudged_at_k.candidate)?;
         row.serialize_field("unjudged_entered", &h.unjudged_entered)?;
         row.serialize_field("suspect", &h.suspect)?;
-        row.serialize_field("baseline_flaky", &self.baseline_flaky)?;
-        row.serialize_field("candidate_flaky", &self.candidate_flaky)?;
-        row.serialize_field("baseline_zero_rr_repeats", &self.baseline_zero_rr_repeats)?;
-        row.serialize_field("candidate_zero_rr_repeats", &self.candidate_zero_rr_repeats)?;
+        row.serialize_field("baseline_flaky", &self.flaky.baseline)?;
+        row.serialize_field("candidate_flaky", &self.flaky.candidate)?;
+        let zero = &self.zero_rr_repeats;
+        row.serialize_field("baseline_zero_rr_repeats", &zero.baseline)?;
+        row.serialize_field("candidate_zero_rr_repeats", &zero.candidate)?;
         row.serialize_field("rbo", &self.rbo)?;
-        let own = crate::model::Side::new(&self.baseline, &self.candidate);
+        let own = Side::new(&self.baseline, &self.candidate);
         let (upper, as_relevant) = holes::row_bounds(h, own);
         row.serialize_field("upper", &upper)?;
         row.serialize_field("unjudged_as_relevant", &as_relevant)?;
@@ -626,31 +625,35 @@ impl Comparison {
     /// set it only without cutoffs).
     pub fn build(
         gold: &GoldSet,
-        (b, c): (&mut ObservedRun, &mut ObservedRun),
+        mut runs: Side<&mut ObservedRun>,
         drift_pairs: DriftPairs,
         opts: &Options,
     ) -> Comparison {
         let resampling = (opts.resamples, opts.seed);
         // An errored query is an empty ranking on its side (§6.8).
-        let errored = crate::model::Side {
-            baseline: b.empty_errored(gold),
-            candidate: c.empty_errored(gold),
-        };
+        let errored = runs.as_mut().map(|run| run.empty_errored(gold));
         let mut cmp = match opts.release {
             Some(release)
                 if opts.cutoffs.is_empty() && opts.measures.is_empty() && opts.gated.is_empty() =>
             {
-                let runs = (&mut *b, &mut *c);
+                let runs = runs.as_mut().map(|run| &mut **run);
                 compare_releasing(gold, runs, opts.k, resampling, opts.primary, release)
             }
-            _ => compare_with(gold, b, c, opts.k, resampling, opts.primary),
+            _ => compare_with(
+                gold,
+                runs.as_ref().map(|run| &**run),
+                opts.k,
+                resampling,
+                opts.primary,
+            ),
         };
+        let runs = runs.map(|run| &*run);
         (opts.phase_done)("compare");
         mark_errored(&mut cmp, errored);
-        cmp.latency = latency::LatencyOutcome::of(b, c);
+        cmp.latency = latency::LatencyOutcome::of(runs.baseline, runs.candidate);
         cmp.same_results = opts.same_results || (cmp.bump != Bump::Same && cmp.same_repeats);
         // One run of an approximate index cannot confirm a new failure (§6.5).
-        cmp.unconfirmed_by = [&*b, &*c]
+        cmp.unconfirmed_by = runs
             .iter()
             .filter(|r| r.meta.approximate && r.meta.repeat_count() == 1)
             .map(|r| {
@@ -663,14 +666,14 @@ impl Comparison {
         if !cmp.unconfirmed_by.is_empty() {
             cmp.unconfirmed = ids_with(&cmp.rows, Status::NewlyFailed);
         }
-        cmp.candidate_approximate = c.meta.approximate;
+        cmp.candidate_approximate = runs.candidate.meta.approximate;
         cmp.segment_correction = opts.segment_correction;
         cmp.risk_alphas = opts.risk_alphas.to_vec();
         cmp.risk = risk::of(&cmp.rows.iter().collect::<Vec<_>>(), opts.risk_alphas);
         segments::attach(&mut cmp, gold, opts.min_segment_queries, resampling);
         drift::apply(&mut cmp, gold, drift_pairs, opts.rbo_p);
-        cutoffs::attach(&mut cmp, gold, [&*b, &*c], opts.cutoffs);
-        measures::attach(&mut cmp, gold, [&*b, &*c], opts);
+        cutoffs::attach(&mut cmp, gold, runs, opts.cutoffs);
+        measures::attach(&mut cmp, gold, runs.into_array(), opts);
         (opts.phase_done)("segments, drift, cutoffs");
         cmp
     }
@@ -678,7 +681,7 @@ impl Comparison {
 
 /// Flag each errored row with its side(s) and keep each side's errored ids in
 /// natural order (docs/contract.md §6.8).
-fn mark_errored(cmp: &mut Comparison, mut errored: crate::model::Side<Vec<String>>) {
+fn mark_errored(cmp: &mut Comparison, mut errored: Side<Vec<String>>) {
     if errored.baseline.is_empty() && errored.candidate.is_empty() {
         return;
     }
@@ -724,8 +727,8 @@ pub struct Comparison {
     /// sides, of `lists_compared` (§6.5: "every list identical").
     pub lists_changed: usize,
     pub lists_compared: usize,
-    /// How many repeats each side has (baseline, candidate).
-    pub repeats: [u32; 2],
+    /// How many repeats each side has.
+    pub repeats: Side<u32>,
     /// Newly failed ids a side that says `approximate = true` with one results file
     /// cannot confirm (docs/contract.md §6.5), natural order.
     pub unconfirmed: Vec<String>,
@@ -735,7 +738,7 @@ pub struct Comparison {
     pub candidate_approximate: bool,
     /// Each side's gold queries its manifest lists as errored, natural order
     /// (docs/contract.md §6.8).
-    pub errored: crate::model::Side<Vec<String>>,
+    pub errored: Side<Vec<String>>,
     /// Both sides' latency statistics, or which side alone has latency (§6.9).
     pub latency: latency::LatencyOutcome,
     /// Per-tag results (docs/contract.md §6.6), worst RR delta first; set by
@@ -792,23 +795,22 @@ pub fn compare(
     resamples: u32,
     seed: u64,
 ) -> Comparison {
-    compare_with(gold, b, c, k, (resamples, seed), Metric::Rr)
+    compare_with(gold, Side::new(b, c), k, (resamples, seed), Metric::Rr)
 }
 
 /// [`compare`] with improved and regressed decided by `primary` (docs/contract.md §6.2).
 pub fn compare_with(
     gold: &GoldSet,
-    b: &ObservedRun,
-    c: &ObservedRun,
+    runs: Side<&ObservedRun>,
     k: u32,
     (resamples, seed): (u32, u64),
     primary: Metric,
 ) -> Comparison {
     let rule = Rule {
-        bump: Bump::between(b, c),
+        bump: Bump::between(runs.baseline, runs.candidate),
         primary,
     };
-    let rows = rows_of(gold, (b, c), k, rule, 0..gold.queries.len());
+    let rows = rows_of(gold, runs, k, rule, 0..gold.queries.len());
     finish(rows, k, rule, (resamples, seed))
 }
 
@@ -826,14 +828,14 @@ const MAX_RELEASES: usize = 16;
 /// at once. The same comparison as [`compare`].
 pub fn compare_releasing(
     gold: &GoldSet,
-    (b, c): (&mut ObservedRun, &mut ObservedRun),
+    mut runs: Side<&mut ObservedRun>,
     k: u32,
     (resamples, seed): (u32, u64),
     primary: Metric,
     release: &dyn Fn(),
 ) -> Comparison {
     let rule = Rule {
-        bump: Bump::between(b, c),
+        bump: Bump::between(runs.baseline, runs.candidate),
         primary,
     };
     let n = gold.queries.len();
@@ -845,9 +847,16 @@ pub fn compare_releasing(
     let every = steps.div_ceil(MAX_RELEASES).max(1);
     for (i, start) in (0..n).step_by(STEP).enumerate() {
         let range = start..n.min(start + STEP);
-        rows.append(rows_of(gold, (b, c), k, rule, range.clone()));
-        b.release(range.clone());
-        c.release(range);
+        rows.append(rows_of(
+            gold,
+            runs.as_ref().map(|run| &**run),
+            k,
+            rule,
+            range.clone(),
+        ));
+        for run in runs.as_mut() {
+            run.release(range.clone());
+        }
         if (i + 1) % every == 0 || i + 1 == steps {
             release();
         }
@@ -948,7 +957,7 @@ impl Rows {
 #[derive(Default)]
 struct Lists {
     /// How many repeats each side has.
-    repeats: [u32; 2],
+    repeats: Side<u32>,
     /// For each (baseline repeat, candidate repeat), row-major: whether every gold
     /// query's list is the same in both so far.
     same: Vec<bool>,
@@ -959,20 +968,20 @@ struct Lists {
 }
 
 impl Lists {
-    fn new(b: &ObservedRun, c: &ObservedRun) -> Self {
-        let repeats = [b.meta.repeat_count() as u32, c.meta.repeat_count() as u32];
+    fn new(runs: Side<&ObservedRun>) -> Self {
+        let repeats = runs.map(|run| run.meta.repeat_count() as u32);
         Self {
             repeats,
-            same: vec![true; (repeats[0] * repeats[1]) as usize],
+            same: vec![true; (repeats.baseline * repeats.candidate) as usize],
             changed: 0,
             compared: 0,
         }
     }
 
-    fn add(&mut self, b: &ObservedRun, c: &ObservedRun, qi: usize) {
-        let hash = |o: Option<&crate::model::Observed>| o.map(|o| o.list_hash);
-        let bl: Vec<Option<u64>> = b.observed_in_repeats(qi).map(hash).collect();
-        let cl: Vec<Option<u64>> = c.observed_in_repeats(qi).map(hash).collect();
+    fn add(&mut self, runs: Side<&ObservedRun>, qi: usize) {
+        let hash = |o: Option<&Observed>| o.map(|o| o.list_hash);
+        let lists = runs.map(|run| run.observed_in_repeats(qi).map(hash).collect::<Vec<_>>());
+        let (bl, cl) = (lists.baseline, lists.candidate);
         let nc = cl.len();
         for (i, bh) in bl.iter().enumerate() {
             for (j, ch) in cl.iter().enumerate() {
@@ -1011,7 +1020,7 @@ impl Lists {
 /// (each row is its query's alone, so the rows are the same in any split).
 fn rows_of(
     gold: &GoldSet,
-    runs: (&ObservedRun, &ObservedRun),
+    runs: Side<&ObservedRun>,
     k: u32,
     rule: Rule,
     range: std::ops::Range<usize>,
@@ -1032,40 +1041,37 @@ fn rows_of(
 /// The rows of the gold's queries in `range`.
 fn rows_in(
     gold: &GoldSet,
-    (b, c): (&ObservedRun, &ObservedRun),
+    runs: Side<&ObservedRun>,
     k: u32,
     rule: Rule,
     range: std::ops::Range<usize>,
 ) -> Rows {
     let mut out = Rows {
         rows: Vec::with_capacity(range.len()),
-        lists: Lists::new(b, c),
+        lists: Lists::new(runs),
         ..Rows::default()
     };
     let min_grade = gold.meta.min_grade;
     for qi in range {
         let q = &gold.queries[qi];
-        out.lists.add(b, c, qi);
+        out.lists.add(runs, qi);
         if q.is_no_answer() {
             out.no_answer.push(q.id.to_string());
             continue;
         }
-        let (bo, co) = (b.observed[qi].as_ref(), c.observed[qi].as_ref());
-        let sides = [
-            crate::eval::over_repeats(q, b, qi, k, min_grade),
-            crate::eval::over_repeats(q, c, qi, k, min_grade),
-        ];
-        let mut row = query_row(q, (bo, co), sides, k, (min_grade, rule));
-        row.holes = holes::holes(q, bo, co, k, row.status);
-        let runs = crate::model::Side::new(b, c);
+        let observed = runs.map(|run| run.observed[qi].as_ref());
+        let sides = runs.map(|run| crate::eval::over_repeats(q, run, qi, k, min_grade));
+        let mut row = query_row(q, observed, sides, k, min_grade, rule);
+        row.holes = holes::holes(q, observed, k, row.status);
         holes::bounds(&mut row.holes, q, runs, qi, k, min_grade, row.status);
         if row.holes.suspect {
             out.suspects.rows.push(holes::SuspectRow {
                 id: q.id.clone(),
-                entered: holes::entered(bo, co).collect(),
+                entered: holes::entered(observed).collect(),
             });
         }
-        if row.failure_kind.is_some() && c.covered.as_ref().is_some_and(|cov| !cov[qi]) {
+        let covered = runs.candidate.covered.as_ref();
+        if row.failure_kind.is_some() && covered.is_some_and(|cov| !cov[qi]) {
             row.failure_kind = Some(FailureKind::Coverage);
         }
         // Under one index every flaky query is non-deterministic retrieval (§6.5).
@@ -1088,16 +1094,14 @@ pub fn moved(row: &QueryRow) -> bool {
 /// One query's pair of scores, its status and what moved in its top k.
 fn query_row(
     q: &crate::model::GoldQuery,
-    (bo, co): (
-        Option<&crate::model::Observed>,
-        Option<&crate::model::Observed>,
-    ),
-    [br, cr]: [Repeated; 2],
+    observed: Side<Option<&Observed>>,
+    sides: Side<Repeated>,
     k: u32,
-    (min_grade, rule): (i64, Rule),
+    min_grade: i64,
+    rule: Rule,
 ) -> QueryRow {
-    let (bs, cs) = (br.scores, cr.scores);
-    let status = rule.status(&br, &cr);
+    let (bs, cs) = (sides.baseline.scores, sides.candidate.scores);
+    let status = rule.status(&sides.baseline, &sides.candidate);
     let failure_kind = (status == Status::NewlyFailed).then(|| {
         if cs.first_relevant_rank.is_some() {
             FailureKind::Ranking
@@ -1105,8 +1109,8 @@ fn query_row(
             FailureKind::Retrieval
         }
     });
-    let btop = metrics::relevant_in_top_k(q, bo, k, min_grade);
-    let ctop = metrics::relevant_in_top_k(q, co, k, min_grade);
+    let top = observed.map(|o| metrics::relevant_in_top_k(q, o, k, min_grade));
+    let (btop, ctop) = (&top.baseline, &top.candidate);
     let lost = btop
         .iter()
         .filter(|d| !ctop.contains(d))
@@ -1128,12 +1132,10 @@ fn query_row(
         gained,
         holes: holes::Holes::default(),
         errored: None,
-        baseline_flaky: br.flaky(),
-        candidate_flaky: cr.flaky(),
-        baseline_zero_rr_repeats: br.zero_rr,
-        candidate_zero_rr_repeats: cr.zero_rr,
+        flaky: sides.as_ref().map(Repeated::flaky),
+        zero_rr_repeats: sides.as_ref().map(|s| s.zero_rr),
         rbo: None,
-        repeats: [br.repeats, cr.repeats],
+        repeats: sides.as_ref().map(|s| s.repeats),
         at: Default::default(),
         measures: Default::default(),
     }

@@ -481,9 +481,14 @@ fn comparing_while_releasing_the_runs_gives_the_same_comparison() {
     let kept = compare(&gold, &b, &c, 3, 50, 7);
     let (mut b2, mut c2) = (b.clone(), c.clone());
     let released = std::cell::Cell::new(0);
-    let again = compare_releasing(&gold, (&mut b2, &mut c2), 3, (50, 7), Metric::Rr, &|| {
-        released.set(released.get() + 1)
-    });
+    let again = compare_releasing(
+        &gold,
+        Side::new(&mut b2, &mut c2),
+        3,
+        (50, 7),
+        Metric::Rr,
+        &|| released.set(released.get() + 1),
+    );
     assert_eq!(format!("{kept:?}"), format!("{again:?}"));
     assert_eq!(released.get(), 3, "one release per step");
     assert!(b2.observed.iter().chain(&c2.observed).all(Option::is_none));

@@ -2,7 +2,7 @@
 //! report should know about the runs compared, and gates that cannot test anything.
 
 use crate::compare::{Bump, Comparison, Options, segments};
-use crate::model::RunMeta;
+use crate::model::{Role, RunMeta, Side};
 use crate::stats::{self, Correction};
 use crate::text::plural;
 
@@ -21,13 +21,13 @@ pub struct GatesAsked {
 impl Comparison {
     /// Warnings about the comparison itself: the same results, swapped versions,
     /// nothing changed, too few queries.
-    pub fn warnings(&self, runs: [&RunMeta; 2]) -> Vec<String> {
+    pub fn warnings(&self, runs: Side<&RunMeta>) -> Vec<String> {
         comparison_warnings(self, runs)
     }
 
     /// Notes on how the comparison was read: repeats pooled under one index version
     /// (docs/contract.md §6.5).
-    pub fn notes(&self, runs: [&RunMeta; 2]) -> Vec<String> {
+    pub fn notes(&self, runs: Side<&RunMeta>) -> Vec<String> {
         let mut out = self.extra_draws_notes();
         out.extend(self.pooled_note(runs));
         out
@@ -55,12 +55,16 @@ impl Comparison {
             .collect()
     }
 
-    fn pooled_note(&self, runs: [&RunMeta; 2]) -> Vec<String> {
-        let [b, c] = self.repeats;
+    fn pooled_note(&self, runs: Side<&RunMeta>) -> Vec<String> {
+        let Side {
+            baseline: b,
+            candidate: c,
+        } = self.repeats;
         if self.bump != Bump::Same || b + c < 3 {
             return Vec::new();
         }
-        let version = runs[0]
+        let version = runs
+            .baseline
             .index_version
             .as_ref()
             .map_or_else(|| "(none)".to_string(), ToString::to_string);
@@ -84,7 +88,7 @@ impl Comparison {
 }
 
 /// Warnings about the comparison itself: swapped versions, too few queries.
-fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
+fn comparison_warnings(cmp: &Comparison, runs: Side<&RunMeta>) -> Vec<String> {
     let mut warnings = Vec::new();
     if cmp.same_results {
         warnings.push(if cmp.bump == Bump::Same {
@@ -102,8 +106,8 @@ fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
         };
         warnings.push(format!(
             "the candidate's index version {} is lower than the baseline's {}: are baseline and candidate swapped?",
-            version(runs[1]),
-            version(runs[0]),
+            version(runs.candidate),
+            version(runs.baseline),
         ));
     }
     // "Every list identical" only when every ranked list of every repeat is equal
@@ -120,17 +124,12 @@ fn comparison_warnings(cmp: &Comparison, runs: [&RunMeta; 2]) -> Vec<String> {
         });
     }
     // A map on one side only (docs/contract.md §2.11).
-    let mapped: Vec<(&str, &std::path::Path)> = ["baseline", "candidate"]
-        .into_iter()
-        .zip(runs)
+    let mapped: Vec<(Role, &std::path::Path)> = runs
+        .with_roles()
         .filter_map(|(side, m)| Some((side, m.doc_map.as_ref()?.1.as_path())))
         .collect();
     if let [(side, path)] = mapped[..] {
-        let other = if side == "baseline" {
-            "candidate"
-        } else {
-            "baseline"
-        };
+        let other = side.other();
         warnings.push(format!(
             "only the {side} maps chunks to documents (doc_map {}): the {other}'s ids are compared as they are; a map on one side only changes what that side retrieved",
             path.display()

@@ -304,6 +304,9 @@ fn accept_hint(s: &mut String, r: &CompareReport) {
         if let Some(line) = h.label_first(r.k, &|id| code(id)) {
             let _ = writeln!(s, "{line}\n");
         }
+        if let Some(line) = h.record_again(&|id| code(id)) {
+            let _ = writeln!(s, "{line}\n");
+        }
     }
 }
 

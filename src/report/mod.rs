@@ -401,11 +401,14 @@ pub struct PolicyRef {
 #[derive(Debug, Clone)]
 pub struct AcceptHint {
     pub list: String,
-    /// Empty when every failing new failure is suspect.
+    /// Empty when every failing new failure is suspect or errored.
     pub lines: Vec<String>,
     pub command: String,
     /// Suspect new failures: to label, never to accept (docs/contract.md §8.5).
     pub suspect: Vec<String>,
+    /// New failures the candidate's retriever errored on: to record again, never to
+    /// accept (docs/contract.md §6.8).
+    pub errored: Vec<String>,
 }
 
 impl AcceptHint {
@@ -415,6 +418,16 @@ impl AcceptHint {
             format!(
                 "label first, do not accept: {} (suspect: unjudged docs entered the top {k}; --export-label-queue FILE lists the docs to judge)",
                 name_ids_with(&self.suspect, id)
+            )
+        })
+    }
+
+    /// The line that says the errored ones are to be recorded again, ids by `id`.
+    pub fn record_again(&self, id: &dyn Fn(&str) -> String) -> Option<String> {
+        (!self.errored.is_empty()).then(|| {
+            format!(
+                "record again, do not accept: {} (errored: the candidate's retriever failed on them, so their empty rankings say nothing of the index; fix the retriever or its backend and run `ragdiff record` again)",
+                name_ids_with(&self.errored, id)
             )
         })
     }
@@ -1415,15 +1428,15 @@ pub fn flaky_note(q: &QueryRow) -> String {
     };
     [
         side(
-            q.baseline_flaky,
-            q.baseline_zero_rr_repeats,
-            q.repeats[0],
+            q.flaky.baseline,
+            q.zero_rr_repeats.baseline,
+            q.repeats.baseline,
             "baseline",
         ),
         side(
-            q.candidate_flaky,
-            q.candidate_zero_rr_repeats,
-            q.repeats[1],
+            q.flaky.candidate,
+            q.zero_rr_repeats.candidate,
+            q.repeats.candidate,
             "candidate",
         ),
     ]

@@ -200,6 +200,9 @@ fn accept_hint(out: &mut String, r: &CompareReport) {
         if let Some(line) = h.label_first(r.k, &safe_id) {
             out.push_str(&format!("{line}\n"));
         }
+        if let Some(line) = h.record_again(&safe_id) {
+            out.push_str(&format!("{line}\n"));
+        }
     }
 }
 

@@ -1,7 +1,9 @@
 //! The review loop (docs/contract.md §8.5): allow-list entries keyed by (id,
 //! index_version), and `ragdiff accept`.
 
-use crate::common::{assert_code, assert_line, compare_json, crate_dir, run, stderr, stdout};
+use crate::common::{
+    assert_code, assert_line, compare_json, crate_dir, ragdiff_snapshot, run, stderr, stdout,
+};
 
 fn with_list(list: &str) -> std::process::Output {
     let path = format!("tests/fixtures/accept/{list}");
@@ -34,33 +36,21 @@ fn an_entry_for_the_candidates_version_accepts() {
 #[test]
 fn an_entry_for_another_version_warns_and_fails_again() {
     let out = with_list("other-version.csv");
-    assert_code(&out, 1);
-    assert_line(
-        &stderr(&out),
-        "warning: Q-21 was accepted for 2.3.5; the candidate is 2.4.0: look again",
-    );
+    ragdiff_snapshot!(&out);
     assert!(stdout(&out).starts_with("FAIL"), "{}", stdout(&out));
 }
 
 #[test]
 fn an_entry_for_the_baselines_version_is_a_note_and_fails_again() {
     let out = with_list("baseline-version.csv");
-    assert_code(&out, 1);
     assert!(!stderr(&out).contains("warning: Q-21"), "{}", stderr(&out));
-    assert_line(
-        &stdout(&out),
-        "note: Q-21 was accepted for 2.3.0, the baseline's version (used up by its promotion); the candidate is 2.4.0, so it fails the gate again",
-    );
+    ragdiff_snapshot!(&out);
 }
 
 #[test]
 fn an_entry_without_a_version_applies_with_a_note() {
     let out = with_list("any-version.csv");
-    assert_code(&out, 0);
-    assert_line(
-        &stdout(&out),
-        "note: the allow-list accepts 1 query for any index version (no index_version): Q-21; name the index build each acceptance is for",
-    );
+    ragdiff_snapshot!(&out);
 }
 
 #[test]
@@ -129,12 +119,8 @@ fn accept_appends_the_line_and_the_gate_passes() {
         dir.path(),
         &["accept", "Q-21", "--reason", "D-9, \"fourth\" on purpose"],
     );
-    assert_code(&out, 0);
     assert!(stdout(&out).starts_with("PASS"), "{}", stdout(&out));
-    assert_line(
-        &stderr(&out),
-        "accepted Q-21 for 2.4.0: 1 line appended to runs/accepted-failures.csv",
-    );
+    ragdiff_snapshot!(&out);
     // The old bytes kept, a CRLF added where the last line had none, the new cells
     // in the header's order and quoted per RFC 4180.
     let text = String::from_utf8(read(&dir)).expect("UTF-8");
@@ -227,11 +213,7 @@ fn accepted_for_one_version_fails_again_for_the_next() {
         "runs/accepted-failures.csv",
     ];
     let out = run(dir.path(), &args);
-    assert_code(&out, 1);
-    assert_line(
-        &stderr(&out),
-        "warning: Q-21 was accepted for 2.4.0; the candidate is 2.5.0: look again",
-    );
+    ragdiff_snapshot!(&out);
 }
 
 #[test]
@@ -277,14 +259,15 @@ fn accept_from_a_report_checks_the_gold_and_appends() {
             "x",
         ],
     );
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        &format!(
-            "report.json: the report's gold (sha256 000000000000) is not the local gold (sha256 {}); accept against the gold the report was made with, frozen",
-            &sha[..12]
-        ),
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      report.json: the report's gold (sha256 000000000000) is not the local gold (sha256 2ddf6cf705ab); accept against the gold the report was made with, frozen
+    ");
     assert_eq!(read(&dir), before);
 }
 
@@ -311,12 +294,7 @@ fn a_failing_gate_prints_the_lines_that_would_accept() {
     // Q-21 is suspect: to label, not to accept; tests/cli/policy_rest.rs).
     let swapped = ["compare", "runs/candidate.toml", "runs/baseline.toml"];
     let out = run(crate_dir(), &swapped);
-    assert_code(&out, 1);
-    let so = stdout(&out);
-    assert_line(&so, "to accept them, add to runs/accepted-failures.csv:");
-    assert_line(&so, "Q-23,REASON,2.3.0,2026-12-01");
-    assert_line(&so, "Q-24,REASON,2.3.0,2026-12-01");
-    assert_line(&so, "or run: ragdiff accept Q-23 Q-24 --reason 'REASON'");
+    ragdiff_snapshot!(&out);
     let md = run(
         crate_dir(),
         &[&swapped[..], &["--format", "markdown"]].concat(),

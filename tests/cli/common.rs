@@ -144,6 +144,10 @@ fn regex_escape(text: &str) -> String {
 /// named by the test. Update with `cargo insta review`, or for file snapshots
 /// `INSTA_UPDATE=always cargo test …`, and read what changed.
 ///
+/// An rstest function names each of its snapshots (`ragdiff_snapshot!(name, out)`, the
+/// name made with [`slug`] from the case): its cases share one function name and run in
+/// parallel, so insta's counted names would follow the order they finish in.
+///
 /// ```ignore
 /// ragdiff_snapshot!(run(fixture("broken"), &["validate"]));
 /// ragdiff_snapshot!(ragdiff(dir).args(["eval", "x.toml"]), @r"
@@ -157,12 +161,24 @@ macro_rules! ragdiff_snapshot {
         let text = $crate::common::render(&$crate::common::Outcome::outcome($out));
         $crate::common::snapshot_settings().bind(|| insta::assert_snapshot!(text, @$snapshot));
     }};
+    ($name:expr, $out:expr $(,)?) => {{
+        let text = $crate::common::render(&$crate::common::Outcome::outcome($out));
+        let name: String = $name.into();
+        $crate::common::snapshot_settings().bind(|| insta::assert_snapshot!(name, text));
+    }};
     ($out:expr $(,)?) => {{
         let text = $crate::common::render(&$crate::common::Outcome::outcome($out));
         $crate::common::snapshot_settings().bind(|| insta::assert_snapshot!(text));
     }};
 }
 pub(crate) use ragdiff_snapshot;
+
+/// `text` as a snapshot name: every character but a letter or digit becomes `_`.
+pub fn slug(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
 
 /// Assert the exit code, showing the whole outcome when it is not the expected one.
 #[track_caller]

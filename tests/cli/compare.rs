@@ -12,7 +12,7 @@ use rstest::rstest;
 
 use crate::common::{
     Bump, CompareJson, FailureKind, Status, assert_close, assert_code, assert_line, compare_json,
-    crate_dir, fixture, reference_dir, render, run, stderr, stdout,
+    crate_dir, fixture, ragdiff_snapshot, reference_dir, render, run, slug, stderr, stdout,
 };
 
 const REFUSED: &str = "error: refusing to compare: the runs are not comparable";
@@ -639,13 +639,12 @@ fn lower_candidate_version_warns_that_the_arguments_may_be_swapped() {
         small(),
         &small_args("cand.toml", "older.toml", &["--format", "json"]),
     );
-    assert_code(&out, 0);
     let r: CompareJson = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(r.bump, Bump::Older);
     assert!(!r.reproducibility_check);
     let warning = "the candidate's index version 0.9.0 is lower than the baseline's 1.1.0: are baseline and candidate swapped?";
     assert!(r.warnings.iter().any(|w| w == warning), "{:?}", r.warnings);
-    assert_line(&stderr(&out), &format!("warning: {warning}"));
+    ragdiff_snapshot!(&out);
 }
 
 // ---------------------------------------------------------------------------------
@@ -811,9 +810,10 @@ fn max_drop_malformed_is_exit_2(#[case] value: &str) {
         small(),
         &small_args("base.toml", "cand.toml", &["--max-drop", value]),
     );
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert!(err.contains("--max-drop"), "{err}");
+    ragdiff_snapshot!(
+        format!("max_drop_malformed_is_exit_2-{}", slug(value)),
+        &out
+    );
     assert!(stdout(&out).is_empty());
 }
 
@@ -828,11 +828,16 @@ fn max_drop_every_malformed_value_is_listed() {
             &["--max-drop", "foo=1", "--max-drop", "mrr=-1"],
         ),
     );
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert!(err.contains("2 problems"), "{err}");
-    assert!(err.contains("unknown metric `foo`"), "{err}");
-    assert!(err.contains("--max-drop mrr=-1"), "{err}");
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 2 problems
+      --max-drop: unknown metric `foo`; use mrr, rr, recall, hit, precision, ndcg or ap
+      --max-drop mrr=-1: the value must be a number >= 0 (an absolute drop of the mean)
+    ");
 }
 
 #[test]
@@ -902,11 +907,15 @@ fn allow_failed_id_not_in_the_gold_is_exit_2() {
             "Q-99",
         ],
     );
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "--allow-failed: allow-listed query Q-99 is not in the gold set; check the id or remove it from the allow-list",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      --allow-failed: allow-listed query Q-99 is not in the gold set; check the id or remove it from the allow-list
+    ");
 }
 
 #[test]
@@ -919,11 +928,15 @@ fn allow_failed_file_id_not_in_the_gold_is_exit_2_with_file_and_line() {
             "tests/fixtures/compare/allow-unknown.csv",
         ],
     );
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "tests/fixtures/compare/allow-unknown.csv:3: allow-listed query Q-99 is not in the gold set; check the id or remove it from the allow-list",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      tests/fixtures/compare/allow-unknown.csv:3: allow-listed query Q-99 is not in the gold set; check the id or remove it from the allow-list
+    ");
 }
 
 /// Q-22 regressed but did not newly fail: allow-listing it warns and accepts nothing.
@@ -1030,12 +1043,15 @@ fn require_frozen_refuses_an_unfrozen_gold() {
             "cand.toml",
         ],
     );
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains("the gold set is not frozen and --require-frozen is set"),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      gold-unfrozen.toml: the gold set is not frozen and --require-frozen is set; run `ragdiff freeze gold-unfrozen.toml` and commit the manifest
+    ");
     // the frozen gold with the same data passes
     let out = run(
         small(),
@@ -1053,19 +1069,21 @@ fn require_frozen_refuses_an_unfrozen_gold() {
             "cand.toml",
         ],
     );
-    assert_code(&out, 0);
-    assert!(stderr(&out).contains("is not frozen"), "{}", render(&out));
+    ragdiff_snapshot!(&out);
 }
 
 #[test]
 fn k_is_refused_when_the_gold_pins_k() {
     let out = run(crate_dir(), &["compare", "--k", "3"]);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains("--k is not allowed: the gold manifest pins k = 3"),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      --k is not allowed: the gold manifest pins k = 3 so nobody picks k after seeing results
+    ");
 }
 
 /// Where the gold does not pin k, `--k` sets it: at k = 1 every drop30 query (first

@@ -4,7 +4,7 @@
 //! tests/fixtures/compare/d10-cand.toml, d4-cand.toml, depth-policy*.toml (README).
 
 use crate::common::{
-    CompareJson, assert_code, assert_line, compare_json, fixture, render, run, stderr, stdout,
+    CompareJson, assert_code, compare_json, fixture, ragdiff_snapshot, render, run, stderr, stdout,
 };
 
 fn args<'a>(candidate: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
@@ -86,12 +86,15 @@ fn the_policy_file_sets_the_depth() {
         &dir,
         &args("d10-cand.toml", &["--config", "depth-policy-zero.toml"]),
     );
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains("depth-policy-zero.toml:2: `depth`"),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      depth-policy-zero.toml:2: `depth`: 0 is not a whole number >= 1
+    ");
 }
 
 /// Different depths without `--depth` are refused (exit 3), naming the flag; a depth
@@ -100,20 +103,25 @@ fn the_policy_file_sets_the_depth() {
 fn depth_rules() {
     let dir = fixture("compare");
     let out = run(&dir, &args("d10-cand.toml", &[]));
-    assert_code(&out, 3);
-    assert!(
-        stderr(&out).contains(
-            "depth:   baseline 4, candidate 10 (--depth N compares both at a common depth N <= 4)"
-        ),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 3
+    ----- stdout -----
+
+    ----- stderr -----
+    error: refusing to compare: the runs are not comparable
+      depth:   baseline 4, candidate 10 (--depth N compares both at a common depth N <= 4)
+    ");
     let out = run(&dir, &args("d10-cand.toml", &["--depth", "5"]));
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "--depth 5 is larger than the baseline's depth 4; a common depth is at most the smaller declared depth (4)",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      --depth 5 is larger than the baseline's depth 4; a common depth is at most the smaller declared depth (4)
+    ");
     let out = run(&dir, &args("d10-cand.toml", &["--depth", "0"]));
     assert_code(&out, 2);
 }

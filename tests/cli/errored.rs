@@ -261,3 +261,27 @@ fn errored_must_be_an_array_of_ids() {
         stderr(&out)
     );
 }
+
+/// An errored new failure is never offered for the allow-list: its empty ranking says
+/// nothing of the index, so the report says to record it again (docs/contract.md §6.8).
+#[test]
+fn an_errored_new_failure_is_to_record_again_never_to_accept() {
+    let table = compare("base.toml", "errored-cand.toml", &[]);
+    assert_code(&table, 1);
+    let text = stdout(&table);
+    assert!(
+        text.lines().any(|l| l.starts_with(
+            "record again, do not accept: A (errored: the candidate's retriever failed on them"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("to accept them"), "{text}");
+    assert!(!text.contains("ragdiff accept"), "{text}");
+    let md = compare("base.toml", "errored-cand.toml", &["--format", "markdown"]);
+    let text = stdout(&md);
+    assert!(
+        text.contains("record again, do not accept: `A` (errored:"),
+        "{text}"
+    );
+    assert!(!text.contains("To accept them"), "{text}");
+}

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
-use crate::common::{assert_code, assert_line, crate_dir, fixture, run, stderr, stdout};
+use crate::common::{
+    assert_code, assert_line, crate_dir, fixture, ragdiff_snapshot, run, stderr, stdout,
+};
 
 /// A gold manifest with comments, aligned keys and a blank line: freeze must keep them.
 const MANIFEST: &str = "\
@@ -226,11 +228,15 @@ fn changed_data_is_refused_until_the_version_is_raised() {
 fn freeze_refuses_a_bare_data_file() {
     let dir = gold_dir(MANIFEST);
     let out = run(dir.path(), &["freeze", "demo.csv"]);
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "freeze needs a gold manifest (.toml), not demo.csv",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      freeze needs a gold manifest (.toml), not demo.csv
+    ");
 }
 
 /// Every file under `dir` (recursively) with its bytes.
@@ -336,5 +342,26 @@ fn inputs_are_never_modified_by_eval_or_validate() {
     );
     for (path, bytes) in &before {
         assert!(after[path] == *bytes, "{} was modified", path.display());
+    }
+}
+
+/// `frozen_at` honours `SOURCE_DATE_EPOCH` (the reproducible-builds convention), as
+/// every date ragdiff writes does: the same inputs freeze to the same bytes.
+#[test]
+fn frozen_at_is_the_day_of_source_date_epoch() {
+    for (epoch, day) in [("1796083200", "2026-12-01"), ("951782400", "2000-02-29")] {
+        let dir = gold_dir(MANIFEST);
+        let out = crate::common::ragdiff(dir.path())
+            .args(["freeze", "gold.toml"])
+            .env("SOURCE_DATE_EPOCH", epoch)
+            .output()
+            .expect("runs");
+        assert_code(&out, 0);
+        let after = read(&dir, "gold.toml");
+        assert_eq!(
+            value_of(&after, "frozen_at").as_deref(),
+            Some(day),
+            "{epoch}"
+        );
     }
 }

@@ -16,7 +16,8 @@ use std::time::Duration;
 use rstest::rstest;
 
 use crate::common::{
-    EvalJson, assert_close, assert_code, assert_line, fixture, ragdiff, render, stderr, temp_copy,
+    EvalJson, assert_close, assert_code, assert_line, fixture, ragdiff, ragdiff_snapshot, render,
+    slug, stderr, temp_copy,
 };
 
 /// Generous: a hang or quadratic code is caught, a slow CI machine is not.
@@ -97,9 +98,10 @@ fn special_files_are_refused(#[case] special: Special) {
         "index_version = \"1.0.0\"\ncorpus = \"c\"\ndepth = 5\nresults = \"special.trec\"\n",
     );
     let out = run_limited(dir.path(), &["validate", "--gold", "gold.toml", "run.toml"]);
-    assert_code(&out, 2);
-    let message = special.message("run results", "special.trec");
-    assert_line(&stderr(&out), &format!("run.toml:4: {message}"));
+    ragdiff_snapshot!(
+        format!("special_files_are_refused-{special:?}-run-results"),
+        &out
+    );
 
     // gold data named by a manifest
     let dir = base();
@@ -110,9 +112,10 @@ fn special_files_are_refused(#[case] special: Special) {
         "name = \"hostile\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"special.csv\"\n",
     );
     let out = run_limited(dir.path(), &["validate", "--gold", "gold.toml", "run.toml"]);
-    assert_code(&out, 2);
-    let message = special.message("gold data", "special.csv");
-    assert_line(&stderr(&out), &format!("gold.toml:4: {message}"));
+    ragdiff_snapshot!(
+        format!("special_files_are_refused-{special:?}-gold-data"),
+        &out
+    );
 
     // bare files: a run, a gold, a one-file candidate, a manifest
     let dir = base();
@@ -159,9 +162,10 @@ fn special_files_are_refused(#[case] special: Special) {
             "allow.csv",
         ],
     );
-    assert_code(&out, 2);
-    let message = special.message("allow-list", "allow.csv");
-    assert_line(&stderr(&out), &format!("allow.csv: {message}"));
+    ragdiff_snapshot!(
+        format!("special_files_are_refused-{special:?}-allow-list"),
+        &out
+    );
 }
 
 /// Item 2: a symbolic link to a regular file is read like the file.
@@ -227,8 +231,16 @@ fn the_line_cap_names_the_line() {
     let over = format!("Q-1 Q0 D-1 1 2.0 t\nQ-2 Q0 {long}{long} 1 3.0 t\n");
     write(dir.path(), "run.trec", &over);
     let out = run_limited(dir.path(), &["validate", "--gold", "gold.toml", "run.toml"]);
-    assert_code(&out, 2);
-    assert_line(&stderr(&out), &format!("run.trec:2: {LINE_TOO_LONG}"));
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    warning: gold gold.toml is not frozen: run `ragdiff freeze gold.toml` so its labels cannot change unseen
+    error: invalid input: 1 problem
+      run.trec:2: line longer than 1 MiB (the limit for a line or a CSV row); reading stopped here: is this the right file?
+    ");
 }
 
 /// Item 2: a file of broken lines is read up to the problem cap (200 kept), then
@@ -445,17 +457,12 @@ fn signed_zeros_rank_as_equal_scores() {
             "json",
         ],
     );
-    assert_code(&out, 0);
     let json: EvalJson = serde_json::from_slice(&out.stdout).expect("eval JSON");
     assert_close(json.row("Q-1").rr, 1.0, "RR of Q-1");
     assert_close(json.row("Q-2").rr, 1.0, "RR of Q-2");
     assert_close(json.row("Q-3").rr, 0.5, "RR of Q-3");
     // Q-1 and Q-2 hold only zeros: all equal, and said so
-    assert!(
-        stderr(&out).contains("2 queries have all-equal scores"),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out);
 }
 
 /// Item 13: an index_version cell that is not a version in the one-file layout is an
@@ -466,11 +473,15 @@ fn one_file_layout_refuses_a_bad_index_version() {
         &fixture("input_limits/onefile-bad-version"),
         &["eval", "cases.csv"],
     );
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "cases.csv:3: index_version has 130 characters, more than 128",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      cases.csv:3: index_version has 130 characters, more than 128
+    ");
 }
 
 /// Item 13: a quote that never closes is one problem at its line, not a control
@@ -481,13 +492,16 @@ fn an_unterminated_quote_is_one_problem() {
         &fixture("input_limits/unterminated-quote"),
         &["validate", "--gold", "gold.csv", "run.csv"],
     );
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert_line(&err, "error: invalid input: 1 problem");
-    assert_line(
-        &err,
-        "run.csv:3: unterminated quote: the quoted cell that starts on this line never closes, so it would take in the rest of the file; close the quote",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    warning: gold gold.csv is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it
+    error: invalid input: 1 problem
+      run.csv:3: unterminated quote: the quoted cell that starts on this line never closes, so it would take in the rest of the file; close the quote
+    ");
     // a gold with one too
     let dir = tempfile::tempdir().expect("a temporary folder");
     write(
@@ -497,26 +511,31 @@ fn an_unterminated_quote_is_one_problem() {
     );
     write(dir.path(), "run.csv", "id,retrieved_doc_ids\nQ-1,D-1\n");
     let out = run_limited(dir.path(), &["validate", "--gold", "gold.csv", "run.csv"]);
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "gold.csv:3: unterminated quote: the quoted cell that starts on this line never closes, so it would take in the rest of the file; close the quote",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    warning: gold gold.csv is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it
+    error: invalid input: 1 problem
+      gold.csv:3: unterminated quote: the quoted cell that starts on this line never closes, so it would take in the rest of the file; close the quote
+    ");
 }
 
 /// Item 13: CR-only line ends (old Mac files) are an input error for a TREC run,
 /// qrels and a CSV gold, not one long line.
 #[rstest]
-#[case::trec_run(&["validate", "--gold", "../base/gold.csv", "run.trec"][..], "run.trec")]
-#[case::qrels(&["validate", "--gold", "qrels.txt", "../base/run.trec"][..], "qrels.txt")]
-#[case::csv_gold(&["validate", "--gold", "gold.csv", "../base/run.trec"][..], "gold.csv")]
-fn cr_only_line_ends_are_an_input_error(#[case] args: &[&str], #[case] file: &str) {
+#[case::trec_run(&["validate", "--gold", "../base/gold.csv", "run.trec"][..])]
+#[case::qrels(&["validate", "--gold", "qrels.txt", "../base/run.trec"][..])]
+#[case::csv_gold(&["validate", "--gold", "gold.csv", "../base/run.trec"][..])]
+fn cr_only_line_ends_are_an_input_error(#[case] args: &[&str]) {
     let out = run_limited(&fixture("input_limits/cr-only"), args);
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        &format!("{file}:1: lines end in CR only; save the file with LF or CRLF line ends"),
+    let name = format!(
+        "cr_only_line_ends_are_an_input_error-{}",
+        slug(&args.join(" "))
     );
+    ragdiff_snapshot!(name, &out);
 }
 
 /// Item 13: bad UTF-8 only in fields ragdiff ignores (a TREC tag, the Q0 column, an
@@ -526,32 +545,39 @@ fn cr_only_line_ends_are_an_input_error(#[case] args: &[&str], #[case] file: &st
 fn bad_utf8_in_ignored_fields_is_a_warning() {
     let dir = fixture("input_limits/ignored-bad-utf8");
     let out = run_limited(&dir, &["eval", "qrels.txt", "run.trec", "--format", "json"]);
-    assert_code(&out, 0);
-    assert_line(
-        &stderr(&out),
-        "warning: run.trec: 3 lines have bytes that are not UTF-8 in fields ragdiff ignores (a tag, the Q0/iter column or a # comment); the lines are read, but save the file as UTF-8",
-    );
+    ragdiff_snapshot!(&out);
     let json: EvalJson = serde_json::from_slice(&out.stdout).expect("eval JSON");
     assert_close(json.row("Q-1").rr, 1.0, "RR of Q-1");
     assert_close(json.row("Q-2").rr, 1.0, "RR of Q-2");
 
     let out = run_limited(&dir, &["validate", "--gold", "gold.csv", "run.csv"]);
-    assert_code(&out, 0);
-    assert_line(
-        &stderr(&out),
-        "warning: run.csv: 1 row has bytes that are not UTF-8 in columns ragdiff ignores; the rows are read, but save the file as UTF-8",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: true
+    exit_code: 0
+    ----- stdout -----
+    ok: gold.csv and 1 run are valid
+
+    ----- stderr -----
+    warning: gold gold.csv is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it
+    warning: run.csv:1: ignoring extra column `notes`
+    warning: run.csv: 1 row has bytes that are not UTF-8 in columns ragdiff ignores; the rows are read, but save the file as UTF-8
+    ");
 
     // a doc id with a bad byte is still an input error
     let dir = tempfile::tempdir().expect("a temporary folder");
     write(dir.path(), "qrels.txt", "Q-1 0 D-1 1\n");
     write(dir.path(), "run.trec", b"Q-1 Q0 D-\xff 1 2.0 t\n");
     let out = run_limited(dir.path(), &["validate", "--gold", "qrels.txt", "run.trec"]);
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "run.trec:1: the line is not valid UTF-8; save the file as UTF-8",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    warning: gold qrels.txt is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it
+    error: invalid input: 1 problem
+      run.trec:1: the line is not valid UTF-8; save the file as UTF-8
+    ");
 }
 
 /// Item 13: a gold manifest naming another file (`/etc/passwd`) with a wrong sha256
@@ -571,14 +597,17 @@ fn a_changed_gold_shows_sha256_prefixes_only() {
         ),
     );
     let out = run_limited(dir.path(), &["validate", "--gold", "gold.toml", "run.toml"]);
-    assert_code(&out, 2);
     let all = render(&out);
     assert!(!all.contains(&actual), "the whole sha256 is shown:\n{all}");
-    assert_line(
-        &stderr(&out),
-        &format!(
-            "gold.toml: gold changed since it was frozen: sha256 is {}…, the manifest records 000000000000…; restore the data or raise `version` and run `ragdiff freeze`",
-            &actual[..12]
-        ),
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    warning: gold.toml: data points outside the manifest's folder: /etc/passwd
+    warning: gold gold.toml was frozen before ragdiff recorded k, min_grade and tags (frozen_k, frozen_min_grade, frozen_tags), so they can change unseen: run `ragdiff freeze gold.toml` to record them (no version raise needed)
+    error: invalid input: 1 problem
+      gold.toml: gold changed since it was frozen: sha256 is 98e7cf3d23ff…, the manifest records 000000000000…; restore the data or raise `version` and run `ragdiff freeze`
+    ");
 }

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use crate::common::{
-    Bump, CompareJson, Status, assert_code, assert_line, compare_json, demo_copy, read, render,
-    run, stderr, stdout,
+    Bump, CompareJson, Status, assert_code, assert_line, compare_json, demo_copy, ragdiff_snapshot,
+    read, render, run, stdout,
 };
 
 use crate::common::{fixture, temp_copy};
@@ -58,13 +58,7 @@ fn promote_refuses_with_the_gates_code_and_changes_nothing() {
     let dir = demo_copy();
     let before = snapshot(dir.path());
     let out = run(dir.path(), &["promote"]);
-    assert_code(&out, 1);
-    assert!(stdout(&out).contains("FAIL  1 query newly failed"));
-    assert!(
-        stderr(&out).contains("the gate did not pass (exit 1); nothing promoted"),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out);
     assert_eq!(snapshot(dir.path()), before);
 }
 
@@ -75,12 +69,7 @@ fn promote_refuses_with_the_gates_code_and_changes_nothing() {
 fn promote_makes_compare_see_identical_runs() {
     let dir = demo_copy();
     let out = run(dir.path(), &ALLOW);
-    assert_code(&out, 0);
-    assert!(stdout(&out).contains("PASS"), "{}", render(&out));
-    assert_line(
-        &stdout(&out),
-        "promoted runs/candidate.toml to runs/baseline.toml: it now reads runs/baseline.csv (a copy of runs/candidate.csv), runs/baseline-2.csv (a copy of runs/candidate-2.csv), runs/baseline-3.csv (a copy of runs/candidate-3.csv)",
-    );
+    ragdiff_snapshot!(&out);
     assert!(
         !stdout(&out).contains("no longer named"),
         "{}",
@@ -132,8 +121,7 @@ fn promote_makes_compare_see_identical_runs() {
 fn promote_with_force_promotes_a_failing_candidate() {
     let dir = demo_copy();
     let out = run(dir.path(), &["promote", "--force"]);
-    assert_code(&out, 0);
-    assert!(stderr(&out).contains("promoting anyway (--force)"));
+    ragdiff_snapshot!(&out);
     assert!(read(dir.path(), "runs/baseline.toml").contains("index_version = \"2.4.0\""));
 }
 
@@ -166,12 +154,15 @@ fn promote_refuses_when_both_manifests_read_the_same_results() {
         dir.path(),
         &["promote", "--force", "runs/baseline.toml", "runs/same.toml"],
     );
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains("already read the same results file"),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      runs/baseline.toml and runs/same.toml already read the same results file runs/baseline.csv: nothing to promote (export a new candidate first)
+    ");
     assert!(stdout(&out).is_empty(), "no gate ran:\n{}", render(&out));
     assert_eq!(snapshot(dir.path()), before);
 }
@@ -269,15 +260,7 @@ fn promote_of_a_single_results_file_writes_a_string() {
     assert_ne!(single, candidate);
     std::fs::write(&path, &single).unwrap();
     let out = run(dir.path(), &ALLOW);
-    assert_code(&out, 0);
-    assert_line(
-        &stdout(&out),
-        "promoted runs/candidate.toml to runs/baseline.toml: it now reads runs/baseline.csv (a copy of runs/candidate.csv)",
-    );
-    assert_line(
-        &stdout(&out),
-        "note: runs/baseline-2.csv is no longer named by runs/baseline.toml; left in place",
-    );
+    ragdiff_snapshot!(&out);
     assert_eq!(
         read(dir.path(), "runs/baseline.toml"),
         single.replace("results = \"candidate.csv\"", "results = \"baseline.csv\"")

@@ -197,14 +197,15 @@ fn the_policy_file_sets_the_segment_correction() {
         basic(),
         &with(&BASIC, &["--config", bad.to_str().expect("utf-8")]),
     );
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains(
-            "bad-segment-correction.toml:2: `segment_correction`: bonferroni is not \"holm\" or \"bh\""
-        ),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out, @r#"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      [CRATE]/tests/fixtures/policy/bad-segment-correction.toml:2: `segment_correction`: bonferroni is not "holm" or "bh"
+    "#);
 }
 
 #[test]
@@ -213,12 +214,17 @@ fn an_unknown_segment_correction_is_refused() {
         basic(),
         &with(&BASIC, &["--segment-correction", "bonferroni"]),
     );
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains("invalid value 'bonferroni' for '--segment-correction <METHOD>'"),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid value 'bonferroni' for '--segment-correction <METHOD>'
+      [possible values: holm, bh]
+
+    For more information, try '--help'.
+    ");
 }
 
 /// On real runs (two HNSW builds, Vaswani, k = 20): a tags file added to the gold
@@ -575,20 +581,17 @@ fn a_tags_file_must_list_exactly_the_gold_queries() {
     )
     .expect("written");
     let out = run(dir.path(), &BASIC);
-    assert_code(&out, 2);
-    let err = stderr(&out);
-    assert_line(
-        &err,
-        "tags.csv:4: query Q99 is not in the gold set; every id in a tags file must be a gold query",
-    );
-    assert_line(
-        &err,
-        "tags.csv:6: query Q3 appears more than once (first at line 5); each query id must be unique",
-    );
-    assert_line(
-        &err,
-        "tags.csv: gold query Q12 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 3 problems
+      tags.csv: gold query Q12 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
+      tags.csv:4: query Q99 is not in the gold set; every id in a tags file must be a gold query
+      tags.csv:6: query Q3 appears more than once (first at line 5); each query id must be unique
+    ");
 }
 
 #[test]
@@ -637,8 +640,14 @@ fn tags_of_12(a: &str) -> String {
 fn freeze_records_tags_sha256_and_every_command_checks_it() {
     let dir = trec_copy();
     let out = run(dir.path(), &["freeze", "gold.toml"]);
-    assert_code(&out, 0);
-    assert!(stdout(&out).contains(", tags sha256 "), "{}", stdout(&out));
+    ragdiff_snapshot!(&out, @"
+    success: true
+    exit_code: 0
+    ----- stdout -----
+    gold.toml: frozen at version 1.0.0 (sha256 d4e600284555, tags sha256 16c1f0e61be2)
+
+    ----- stderr -----
+    ");
     let manifest = std::fs::read_to_string(dir.path().join("gold.toml")).expect("read");
     assert!(manifest.contains("tags_sha256 = \""), "{manifest}");
     assert_code(&run(dir.path(), &with(&BASIC, &["--require-frozen"])), 0);
@@ -682,14 +691,16 @@ fn a_tags_file_added_after_freeze_is_refused() {
     )
     .expect("written");
     let out = run(dir.path(), &BASIC);
-    assert_code(&out, 2);
-    assert!(
-        stderr(&out).contains(
-            "gold.toml: tags changed since the gold was frozen: the manifest records no tags_sha256 for tags.csv; raise `version` and run `ragdiff freeze`"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    ragdiff_snapshot!(&out, @r#"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 2 problems
+      gold.toml: tags changed since the gold was frozen: the manifest records no tags_sha256 for tags.csv; raise `version` and run `ragdiff freeze`
+      gold.toml:12: tags is "tags.csv" but the gold was frozen with tags none (frozen_tags); restore it, or raise `version` and run `ragdiff freeze`
+    "#);
 }
 
 #[test]
@@ -697,27 +708,39 @@ fn a_csv_gold_keeps_its_tags_in_its_column() {
     let dir = temp_copy(&basic());
     name_a_tags_file(dir.path());
     let out = run(dir.path(), &BASIC);
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "gold.toml:6: a CSV gold keeps its tags in its `tags` column; remove `tags` from the manifest (a side file is for TREC qrels)",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      gold.toml:6: a CSV gold keeps its tags in its `tags` column; remove `tags` from the manifest (a side file is for TREC qrels)
+    ");
 }
 
 #[test]
 fn segment_flags_are_checked() {
     let out = run(basic(), &with(&BASIC, &["--non-inferior", "ap=0.1"]));
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "--non-inferior: metric `ap` has no confidence interval; use rr, mrr, recall, hit or ndcg",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      --non-inferior: metric `ap` has no confidence interval; use rr, mrr, recall, hit or ndcg
+    ");
     let out = run(basic(), &with(&BASIC, &["--max-drop-per-segment", "ndcg"]));
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "--max-drop-per-segment ndcg: expected METRIC=VALUE, like recall=0.02",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      --max-drop-per-segment ndcg: expected METRIC=VALUE, like recall=0.02
+    ");
     assert_code(
         &run(basic(), &with(&BASIC, &["--min-segment-queries", "1"])),
         2,
@@ -822,11 +845,15 @@ fn jsonl_tags_follow_the_label_rules() {
     let dir = jsonl_copy();
     name_a_tags_file(dir.path());
     let out = run(dir.path(), &BASIC);
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "gold.jsonl: lines carry `tags` and the manifest names a tags file; keep one source of tags (remove the arrays or `tags` from the manifest)",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      gold.jsonl: lines carry `tags` and the manifest names a tags file; keep one source of tags (remove the arrays or `tags` from the manifest)
+    ");
 }
 
 /// `basic/` in a temporary folder with `jsonl/`'s gold in place of the CSV one.

@@ -4,7 +4,8 @@
 //! tests/fixtures/compare/v-*.toml (see its README).
 
 use crate::common::{
-    Bump, assert_code, assert_line, compare_json, fixture, render, run, stderr, stdout,
+    Bump, assert_code, assert_line, compare_json, fixture, ragdiff_snapshot, render, run, stderr,
+    stdout,
 };
 
 fn compare<'a>(baseline: &'a str, candidate: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
@@ -33,16 +34,10 @@ fn versions_that_are_not_semver_compare_for_equality_only() {
         &dir,
         &compare("v-commit-base.toml", "v-date-cand.toml", &[]),
     );
-    assert_code(&out, 0);
-    assert!(
-        stdout(&out).contains("3f2a9c1 -> 2026-11-30.2 (version bump: not semver)"),
-        "{}",
-        render(&out)
-    );
+    ragdiff_snapshot!(&out);
     // A semver baseline against a commit: no order either, and no "lower" warning.
     let out = run(&dir, &compare("cand.toml", "v-commit-base.toml", &[]));
-    assert_code(&out, 0);
-    assert!(stdout(&out).contains("1.1.0 -> 3f2a9c1 (version bump: not semver)"));
+    ragdiff_snapshot!(&out);
     assert!(!stderr(&out).contains("lower than"), "{}", render(&out));
     // The same commit on both sides is the same index: a reproducibility check.
     let args = compare(
@@ -67,17 +62,25 @@ fn versions_that_are_not_semver_compare_for_equality_only() {
 fn index_version_rules() {
     let dir = fixture("compare");
     let out = run(&dir, &compare("base.toml", "v-long.toml", &[]));
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "v-long.toml:2: index_version has 129 characters, more than 128",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      v-long.toml:2: index_version has 129 characters, more than 128
+    ");
     let out = run(&dir, &compare("base.toml", "v-control.toml", &[]));
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "v-control.toml:2: index_version contains a control character (a newline, tab or similar)",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      v-control.toml:2: index_version contains a control character (a newline, tab or similar)
+    ");
 }
 
 /// `[meta]` reaches JSON unchanged and in the manifest's order, and Markdown's
@@ -126,17 +129,7 @@ fn meta_is_carried_into_json_and_markdown() {
             &["--format", "markdown"],
         ),
     );
-    assert_code(&out, 0);
-    let md = stdout(&out);
-    assert!(
-        md.contains("<details><summary>Run metadata (5 keys, not gated on)</summary>"),
-        "{md}"
-    );
-    assert!(
-        md.contains("| `embedding` | bge-small-en-v1.5 | bge-base-en-v1.5 |"),
-        "{md}"
-    );
-    assert!(md.contains("| `chunk_size` | 512 | - |"), "{md}");
+    ragdiff_snapshot!(&out);
     let out = run(
         &dir,
         &compare("base.toml", "cand.toml", &["--format", "markdown"]),
@@ -149,11 +142,15 @@ fn meta_is_carried_into_json_and_markdown() {
 fn meta_rules() {
     let dir = fixture("compare");
     let out = run(&dir, &compare("base.toml", "v-meta-many.toml", &[]));
-    assert_code(&out, 2);
-    assert_line(
-        &stderr(&out),
-        "v-meta-many.toml:10: [meta] has 65 keys, more than 64; keep the team's own metadata to 64 keys",
-    );
+    ragdiff_snapshot!(&out, @"
+    success: false
+    exit_code: 2
+    ----- stdout -----
+
+    ----- stderr -----
+    error: invalid input: 1 problem
+      v-meta-many.toml:10: [meta] has 65 keys, more than 64; keep the team's own metadata to 64 keys
+    ");
     let out = run(&dir, &compare("base.toml", "v-meta-types.toml", &[]));
     assert_code(&out, 2);
     let err = stderr(&out);
