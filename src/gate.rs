@@ -6,25 +6,82 @@ use serde::Serialize;
 
 use crate::compare::{Comparison, Status, TESTED};
 use crate::metrics::Metric;
+use crate::metrics::named::Measure;
 use crate::model::{AllowEntry, AllowSource, GoldSet, Side};
 use crate::text::{name_ids, name_ids_with, plural, safe_id};
 
 /// Significance level of `--fail-on-significant-drop`.
 pub const ALPHA: f64 = 0.05;
 
+/// What a gate rule reads (docs/contract.md §5.4): one of today's metrics at the
+/// gold's k, or a named measure (`nDCG@20`, `P(rel=2)@10`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Metric(Metric),
+    Named(Measure),
+}
+
+impl Target {
+    /// As reasons name it: `MRR@k`, `nDCG@k` for today's metrics, else the
+    /// ir_measures name.
+    pub fn label(&self, k: u32) -> String {
+        match self {
+            Target::Metric(m) => m.label(k),
+            Target::Named(m) => m.name(),
+        }
+    }
+
+    /// As JSON names it: `rr`, `ndcg` for today's metrics, else the ir_measures name.
+    pub fn key(&self) -> String {
+        match self {
+            Target::Metric(m) => m.key().to_string(),
+            Target::Named(m) => m.name(),
+        }
+    }
+
+    /// Today's metric it reads, if it is one.
+    pub fn metric(&self) -> Option<Metric> {
+        match self {
+            Target::Metric(m) => Some(*m),
+            Target::Named(_) => None,
+        }
+    }
+
+    /// The named measure it reads, if it is one.
+    pub fn named(&self) -> Option<Measure> {
+        match self {
+            Target::Named(m) => Some(*m),
+            Target::Metric(_) => None,
+        }
+    }
+
+    /// At the gold's k: a name that denotes one of today's metrics there (`RR@10`
+    /// when k = 10, `AP`) is that metric's rule.
+    fn at_k(self, k: u32) -> Target {
+        match self.named().and_then(|m| m.builtin()) {
+            Some((metric, cutoff)) if cutoff.is_none_or(|c| c == k) => Target::Metric(metric),
+            _ => self,
+        }
+    }
+}
+
+/// A gate rule: what it reads and its value (a drop or a margin).
+pub type Rule = (Target, f64);
+
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
-    pub max_drop: Vec<(Metric, f64)>,
+    pub max_drop: Vec<Rule>,
     /// Accepted new failures and the versions they are judged against.
     pub allowed: AllowList,
     pub fail_on_significant_drop: bool,
     pub enforced: bool,
     /// `--non-inferior METRIC=MARGIN` (docs/contract.md §6.6).
-    pub non_inferior: Vec<(Metric, f64)>,
-    /// `--non-inferior-per-segment METRIC=MARGIN`.
-    pub non_inferior_per_segment: Vec<(Metric, f64)>,
-    /// `--max-drop-per-segment METRIC=VALUE`.
-    pub max_drop_per_segment: Vec<(Metric, f64)>,
+    pub non_inferior: Vec<Rule>,
+    /// `--non-inferior-per-segment METRIC=MARGIN`: today's metrics only, once
+    /// resolved at k ([`Policy::at_k`]).
+    pub non_inferior_per_segment: Vec<Rule>,
+    /// `--max-drop-per-segment METRIC=VALUE`: likewise.
+    pub max_drop_per_segment: Vec<Rule>,
     /// What a suspect new failure does (docs/contract.md §6.3).
     pub suspects: Suspects,
     /// `--strict-flaky`: every flaky query fails the gate (docs/contract.md §6.5).
@@ -158,6 +215,46 @@ impl Blocking {
 }
 
 impl Policy {
+    /// The rules at the gold's k (docs/contract.md §5.4): a name of one of today's
+    /// metrics at k is that metric's rule; of two rules of one kind on one measure
+    /// the later applies (a flag's over the file's, the last flag given). Refused,
+    /// every one listed: a non-inferiority rule on P or AP at k (no interval), a
+    /// per-segment rule on any other named measure (segments have today's metrics
+    /// only).
+    pub fn at_k(&self, k: u32) -> Result<Policy, Vec<String>> {
+        let mut problems = Vec::new();
+        let mut at = |kind: RuleKind, rules: &[Rule]| resolved(kind, rules, k, &mut problems);
+        let policy = Policy {
+            max_drop: at(RuleKind::MAX_DROP, &self.max_drop),
+            non_inferior: at(RuleKind::NON_INFERIOR, &self.non_inferior),
+            max_drop_per_segment: at(RuleKind::MAX_DROP_PER_SEGMENT, &self.max_drop_per_segment),
+            non_inferior_per_segment: at(
+                RuleKind::NON_INFERIOR_PER_SEGMENT,
+                &self.non_inferior_per_segment,
+            ),
+            ..self.clone()
+        };
+        if problems.is_empty() {
+            Ok(policy)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The named measures the overall rules read, each once in the rules' order:
+    /// they are computed and join the overall family (docs/contract.md §7.1).
+    pub fn named_measures(&self) -> Vec<Measure> {
+        let mut out: Vec<Measure> = Vec::new();
+        for (t, _) in self.max_drop.iter().chain(&self.non_inferior) {
+            if let Some(m) = t.named()
+                && !out.contains(&m)
+            {
+                out.push(m);
+            }
+        }
+        out
+    }
+
     /// This policy with the allow-list and `block` read against the gold
     /// (docs/contract.md §8).
     pub fn with_gold(&self, allowed: AllowList, block: Blocking) -> Policy {
@@ -167,6 +264,66 @@ impl Policy {
             ..self.clone()
         }
     }
+}
+
+/// A kind of gate rule, as [`Policy::at_k`] checks it.
+#[derive(Clone, Copy)]
+struct RuleKind {
+    flag: &'static str,
+    /// Only metrics with an interval: today's RR, Recall, Hit, nDCG, or a named measure.
+    tested_only: bool,
+    per_segment: bool,
+}
+
+impl RuleKind {
+    const MAX_DROP: Self = Self {
+        flag: "--max-drop",
+        tested_only: false,
+        per_segment: false,
+    };
+    const NON_INFERIOR: Self = Self {
+        flag: "--non-inferior",
+        tested_only: true,
+        per_segment: false,
+    };
+    const MAX_DROP_PER_SEGMENT: Self = Self {
+        flag: "--max-drop-per-segment",
+        tested_only: false,
+        per_segment: true,
+    };
+    const NON_INFERIOR_PER_SEGMENT: Self = Self {
+        flag: "--non-inferior-per-segment",
+        tested_only: true,
+        per_segment: true,
+    };
+}
+
+/// `rules` at k, each measure once (the later rule of two on one measure applies);
+/// the rules `kind` cannot take are problems.
+fn resolved(kind: RuleKind, rules: &[Rule], k: u32, problems: &mut Vec<String>) -> Vec<Rule> {
+    let flag = kind.flag;
+    let mut at: Vec<Rule> = Vec::with_capacity(rules.len());
+    for &(given, v) in rules {
+        let t = given.at_k(k);
+        match t {
+            Target::Metric(m) if kind.tested_only && !TESTED.contains(&m) => {
+                problems.push(format!(
+                    "{flag}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)",
+                    given.named().map_or_else(|| m.key().to_string(), |n| n.name())
+                ));
+            }
+            Target::Named(m) if kind.per_segment => problems.push(format!(
+                "{flag}: `{}` is a named measure, and segments report today's metrics only (rr, recall, hit, precision, ndcg, ap, or their names at the gold's k = {k}: RR@{k}, R@{k}, Success@{k}, P@{k}, nDCG@{k}, AP); --max-drop and --non-inferior gate on it overall",
+                m.name()
+            )),
+            _ => at.push((t, v)),
+        }
+    }
+    at.iter()
+        .enumerate()
+        .filter(|(i, (t, _))| !at[i + 1..].iter().any(|(later, _)| later == t))
+        .map(|(_, r)| *r)
+        .collect()
 }
 
 /// `--suspects`: whether a suspect new failure fails the gate or only warns (also the
@@ -285,7 +442,7 @@ impl Verdict {
                 let has_margin = self
                     .non_inferiority
                     .iter()
-                    .any(|t| t.of == u.of && t.segment.is_none());
+                    .any(|t| t.of == Target::Metric(u.of) && t.segment.is_none());
                 let margin = if has_margin {
                     format!(", above its margin {}", u.drop)
                 } else {
@@ -346,7 +503,7 @@ fn unseen_drops(policy: &Policy, cmp: &Comparison, verdict: Outcome) -> Vec<Unse
             let margin = policy
                 .non_inferior
                 .iter()
-                .find(|(m, _)| *m == metric)
+                .find(|(t, _)| *t == Target::Metric(metric))
                 .map(|&(_, margin)| margin);
             let judged = metric == primary || policy.fail_on_significant_drop;
             let drop = margin.or(judged.then_some(UNSEEN_DROP))?;
@@ -859,28 +1016,45 @@ fn accepted_elsewhere(
     (warnings, notes)
 }
 
-/// The reasons that come from means: `--max-drop` and `--fail-on-significant-drop`.
+/// The mean a rule reads: today's metric's, or the named measure's (computed for
+/// every rule that names one, docs/contract.md §5.4).
+fn mean_of(cmp: &Comparison, t: Target) -> Option<&crate::compare::MeanDelta> {
+    match t {
+        Target::Metric(m) => Some(cmp.means.get(m)),
+        Target::Named(n) => cmp.means.measures.get(n),
+    }
+}
+
+/// The reasons that come from means: `--max-drop` and `--fail-on-significant-drop`
+/// (the overall family: today's tested metrics, then the named measures a rule
+/// names, docs/contract.md §7.1).
 fn mean_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
     let mut causes = Vec::new();
-    for (metric, allowed) in &policy.max_drop {
-        let m = cmp.means.get(*metric);
+    for &(target, allowed) in &policy.max_drop {
+        let Some(m) = mean_of(cmp, target) else {
+            continue;
+        };
         if -m.delta > allowed + 1e-12 {
             causes.push(Reason::Drop {
-                label: metric.label(k),
+                label: target.label(k),
                 by: -m.delta,
-                allowed: *allowed,
+                allowed,
             });
         }
     }
     if policy.fail_on_significant_drop {
-        for metric in TESTED {
-            let m = cmp.means.get(metric);
+        let tested = TESTED.map(Target::Metric);
+        let named = cmp.means.measures.0.iter().map(|(n, _)| Target::Named(*n));
+        for target in tested.into_iter().chain(named) {
+            let Some(m) = mean_of(cmp, target) else {
+                continue;
+            };
             if let Some(p) = m.p_adjusted
                 && m.delta < 0.0
                 && p < ALPHA
             {
                 causes.push(Reason::Significant {
-                    label: metric.label(k),
+                    label: target.label(k),
                     delta: m.delta,
                     p,
                 });
@@ -934,7 +1108,8 @@ impl NiVerdict {
 /// One non-inferiority test (JSON `gate.non_inferiority[]`).
 #[derive(Debug, Clone, Serialize)]
 pub struct NonInferiority {
-    pub metric: &'static str,
+    /// `rr`, `recall`, `hit`, `ndcg`, or a named measure's ir_measures name.
+    pub metric: String,
     /// The segment's tag; `None` (null) for the overall test.
     pub segment: Option<String>,
     pub margin: f64,
@@ -956,9 +1131,9 @@ pub struct NonInferiority {
     /// The queries this test compared (the segment's, for a segment).
     #[serde(skip)]
     pub queries: usize,
-    /// The metric, for labels.
+    /// The metric or named measure, for labels.
     #[serde(skip)]
-    pub of: Metric,
+    pub of: Target,
 }
 
 impl NonInferiority {
@@ -982,14 +1157,14 @@ fn settle_text(verdict: NiVerdict, needed: Option<u64>, queries: usize) -> Optio
 /// Every non-inferiority test the policy asks for: overall, then each segment that
 /// is not too few (in report order).
 fn non_inferiority(policy: &Policy, cmp: &Comparison) -> Vec<NonInferiority> {
-    use crate::stats::{METRICS, first_step_alpha, power};
-    let test = |metric: Metric,
+    use crate::stats::{first_step_alpha, power};
+    let test = |target: Target,
                 margin: f64,
                 segment: Option<&str>,
                 (m, queries, alpha): (&crate::compare::MeanDelta, usize, f64)| {
         let (ci_low, ci_high) = (m.ci_low?, m.ci_high?);
         Some(NonInferiority {
-            metric: metric.key(),
+            metric: target.key(),
             segment: segment.map(str::to_string),
             margin,
             ci_low,
@@ -1002,23 +1177,27 @@ fn non_inferiority(policy: &Policy, cmp: &Comparison) -> Vec<NonInferiority> {
             verdict: NiVerdict::of(margin, ci_low, ci_high),
             queries_needed: power::queries_needed(m.sd, margin, alpha),
             queries,
-            of: metric,
+            of: target,
         })
     };
-    let overall = first_step_alpha(METRICS);
+    let overall = first_step_alpha(cmp.overall_family_size());
     let mut out: Vec<NonInferiority> = policy
         .non_inferior
         .iter()
-        .filter_map(|&(metric, margin)| {
-            let m = (cmp.means.get(metric), cmp.rows.len(), overall);
-            test(metric, margin, None, m)
+        .filter_map(|&(target, margin)| {
+            let m = (mean_of(cmp, target)?, cmp.rows.len(), overall);
+            test(target, margin, None, m)
         })
         .collect();
     let segment_alpha = first_step_alpha(crate::compare::segments::segment_family_size(cmp));
     for s in cmp.segments.iter().filter(|s| !s.too_few) {
-        for &(metric, margin) in &policy.non_inferior_per_segment {
+        for &(target, margin) in &policy.non_inferior_per_segment {
+            // at_k left today's metrics only in per-segment rules
+            let Some(metric) = target.metric() else {
+                continue;
+            };
             let m = (s.means.get(metric), s.queries, segment_alpha);
-            out.extend(test(metric, margin, Some(&s.tag), m));
+            out.extend(test(target, margin, Some(&s.tag), m));
         }
     }
     out
@@ -1047,14 +1226,18 @@ fn segment_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
     let tests = crate::compare::segments::segment_family_size(cmp);
     let mut causes = Vec::new();
     for s in cmp.segments.iter().filter(|s| !s.too_few) {
-        for (metric, allowed) in &policy.max_drop_per_segment {
-            let m = s.means.get(*metric);
+        for &(target, allowed) in &policy.max_drop_per_segment {
+            // at_k left today's metrics only in per-segment rules
+            let Some(metric) = target.metric() else {
+                continue;
+            };
+            let m = s.means.get(metric);
             if -m.delta > allowed + 1e-12 {
                 causes.push(Reason::SegmentDrop {
                     segment: s.tag.clone(),
                     label: metric.label(k),
                     by: -m.delta,
-                    allowed: *allowed,
+                    allowed,
                 });
             }
         }

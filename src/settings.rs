@@ -10,9 +10,9 @@ use crate::cli::{
     CompareArgs, ConfigArgs, EvalArgs, EvalFormat, FreezeArgs, HistoryArgs, HistoryFormat,
     PromoteArgs, ValidateArgs,
 };
-use crate::gate::{Policy, Severity, Suspects};
+use crate::gate::{Policy, Rule, Severity, Suspects, Target};
 use crate::load;
-use crate::load::policy::{GateKeys, Located, PolicyFile};
+use crate::load::policy::{GateKeys, Located, PolicyFile, RuleName};
 use crate::metrics::Metric;
 use crate::metrics::named::Measure;
 use crate::model::Side;
@@ -112,36 +112,6 @@ pub fn named_measures(
         diag.usage(format!("--measure: {p}"));
     }
     measures
-}
-
-/// A gate rule that named its metric with a cutoff (`--max-drop P@10=0.02`): the
-/// cutoff must be the gold's k (docs/contract.md §5.4).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GateCutoff {
-    /// The flag and its value as given, for the message.
-    pub given: String,
-    pub cutoff: u32,
-}
-
-impl GateCutoff {
-    /// Every rule's cutoff that is not k, as a usage problem.
-    pub fn check(all: &[GateCutoff], k: u32, diag: &mut Diagnostics) {
-        for g in all.iter().filter(|g| g.cutoff != k) {
-            diag.usage(format!(
-                "{}: names cutoff {}, but the gate reads k = {k}; a gate rule takes a metric at the gold's k (--measure reports other cutoffs)",
-                g.given, g.cutoff
-            ));
-        }
-    }
-}
-
-/// The cutoffs that `compare`'s gate flags name.
-fn gate_cutoffs(args: &CompareArgs) -> Vec<GateCutoff> {
-    let mut out = MAX_DROP.cutoffs(&args.max_drop);
-    out.extend(NON_INFERIOR.cutoffs(&args.non_inferior));
-    out.extend(NON_INFERIOR_PER_SEGMENT.cutoffs(&args.non_inferior_per_segment));
-    out.extend(MAX_DROP_PER_SEGMENT.cutoffs(&args.max_drop_per_segment));
-    out
 }
 
 /// `[gate] primary` of the policy file; RR without one.
@@ -469,8 +439,6 @@ pub struct Compare {
     pub cutoffs: Vec<u32>,
     /// Named measures, each once in the order given (docs/contract.md §5.4).
     pub measures: Vec<crate::metrics::named::Measure>,
-    /// The cutoffs the gate flags' ir_measures names give, checked against k.
-    pub gate_cutoffs: Vec<GateCutoff>,
     /// The memory-releasing comparison: each query's observations are dropped once
     /// its row is built. Only when nothing reads them again: no extra cutoffs and
     /// no label queue (docs/contract.md §12).
@@ -513,93 +481,61 @@ const MAX_DROP_PER_SEGMENT: ThresholdFlag = ThresholdFlag {
 };
 
 impl ThresholdFlag {
-    /// Parse one `METRIC=VALUE`; VALUE is a number >= 0.
-    fn parse(&self, text: &str) -> Result<(Metric, f64), String> {
-        self.parse_named(text).map(|(m, v, _)| (m, v))
-    }
-
-    /// `parse`, with the cutoff an ir_measures name gave (`P@10=0.02`: 10), which
-    /// must be the gold's k (checked once k is known, docs/contract.md §5.4). Split at
-    /// the last `=`: `P(rel=2)@10=0.02` names `P(rel=2)@10`.
-    fn parse_named(&self, text: &str) -> Result<(Metric, f64, Option<u32>), String> {
+    /// Parse one `METRIC=VALUE`, split at the last `=` (`P(rel=2)@10=0.02` names
+    /// `P(rel=2)@10`); VALUE is a number >= 0. METRIC is one of today's short names
+    /// (any case: at the gold's k), else a measure by name (docs/contract.md §5.4),
+    /// resolved at k by the gate ([`crate::gate::Policy::at_k`]).
+    fn parse(&self, text: &str) -> Result<Rule, String> {
         let flag = self.name;
         let (name, value) = text.rsplit_once('=').ok_or_else(|| {
             format!(
-                "{flag} {text}: expected METRIC=VALUE, like {}",
+                "{flag} {}: expected METRIC=VALUE, like {}",
+                bounded(text),
                 self.example
             )
         })?;
-        let mut cutoff = None;
-        let metric = match name.trim().to_ascii_lowercase().as_str() {
-            "mrr" | "rr" => Metric::Rr,
-            "recall" => Metric::Recall,
-            "hit" => Metric::Hit,
-            "ndcg" => Metric::Ndcg,
-            "precision" | "p" if !self.tested_only => Metric::Precision,
-            "ap" | "map" if !self.tested_only => Metric::Ap,
-            _ if let Ok(m) = Measure::parse(name) => {
-                let (metric, c) = self.gated(&m)?;
-                cutoff = c;
-                metric
-            }
-            other if self.tested_only => {
-                return Err(format!(
-                    "{flag}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg",
-                    crate::text::safe_id(other)
-                ));
-            }
-            other => {
-                return Err(format!(
-                    "{flag}: unknown metric `{}`; use mrr, rr, recall, hit, precision, ndcg or ap",
-                    crate::text::safe_id(other)
-                ));
-            }
-        };
+        let target = self.target(name)?;
         match value.trim().parse::<f64>() {
-            Ok(v) if v.is_finite() && v >= 0.0 => Ok((metric, v, cutoff)),
+            Ok(v) if v.is_finite() && v >= 0.0 => Ok((target, v)),
             _ => Err(format!(
-                "{flag} {text}: the value must be a number >= 0{}",
+                "{flag} {}: the value must be a number >= 0{}",
+                bounded(text),
                 self.value_note
             )),
         }
     }
 
-    /// The built-in metric an ir_measures name in a gate rule denotes, with its
-    /// cutoff; a named measure that is none of today's metrics cannot gate yet.
-    fn gated(&self, m: &Measure) -> Result<(Metric, Option<u32>), String> {
+    /// What a rule's METRIC names: a short name, else a measure by name.
+    fn target(&self, name: &str) -> Result<Target, String> {
         let flag = self.name;
-        let Some((metric, cutoff)) = m.builtin() else {
-            return Err(format!(
-                "{flag}: `{}` cannot gate: a gate rule takes today's metrics, by their short names or as RR@k, R@k, Success@k, P@k, nDCG@k or AP at the gold's k (--measure reports the others)",
-                m.name()
-            ));
-        };
-        if self.tested_only && !crate::compare::TESTED.contains(&metric) {
-            return Err(format!(
-                "{flag}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg",
-                m.name()
-            ));
+        if let Some(metric) = short_metric(name) {
+            if self.tested_only && !crate::compare::TESTED.contains(&metric) {
+                return Err(format!(
+                    "{flag}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg",
+                    bounded(name.trim())
+                ));
+            }
+            return Ok(Target::Metric(metric));
         }
-        Ok((metric, cutoff))
+        Measure::parse(name).map(Target::Named).map_err(|e| {
+            format!(
+                "{flag}: {e}; a gate rule takes {}, or a measure by name: {}",
+                self.shorts(),
+                crate::metrics::named::KNOWN
+            )
+        })
     }
 
-    /// The ir_measures names among `values` with the cutoff each names, for the
-    /// check against the gold's k.
-    fn cutoffs(&self, values: &[String]) -> Vec<GateCutoff> {
-        values
-            .iter()
-            .filter_map(|text| {
-                let (_, _, c) = self.parse_named(text).ok()?;
-                Some(GateCutoff {
-                    given: format!("{} {}", self.name, crate::text::safe_id(text)),
-                    cutoff: c?,
-                })
-            })
-            .collect()
+    fn shorts(&self) -> &'static str {
+        if self.tested_only {
+            "rr (mrr), recall, hit or ndcg at the gold's k"
+        } else {
+            "rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k"
+        }
     }
 
     /// Every value given, the malformed ones as usage problems (all listed at once).
-    fn parse_all(&self, values: &[String], diag: &mut Diagnostics) -> Vec<(Metric, f64)> {
+    fn parse_all(&self, values: &[String], diag: &mut Diagnostics) -> Vec<Rule> {
         let mut out = Vec::new();
         for text in values {
             match self.parse(text) {
@@ -609,26 +545,85 @@ impl ThresholdFlag {
         }
         out
     }
+
+    /// The policy file's entries of this rule, each named measure parsed as the flag
+    /// parses it; a problem at the file's line.
+    fn file_rules(
+        &self,
+        file: &Option<Located<Vec<(RuleName, f64)>>>,
+        path: &Path,
+        diag: &mut Diagnostics,
+    ) -> Vec<Rule> {
+        let Some(l) = file else {
+            return Vec::new();
+        };
+        let at = match l.line {
+            Some(line) => format!("{}:{line}", path.display()),
+            None => path.display().to_string(),
+        };
+        let key = self.name.trim_start_matches("--").replace('-', "_");
+        let mut out = Vec::new();
+        for (name, v) in &l.value {
+            let target = match name {
+                RuleName::Short(m) => Target::Metric(*m),
+                RuleName::Named(text) => match Measure::parse(text) {
+                    Ok(m) => Target::Named(m),
+                    Err(e) => {
+                        diag.usage(format!(
+                            "{at}: `{key}`: {e}; a gate rule takes {}, or a measure by name: {}",
+                            self.shorts(),
+                            crate::metrics::named::KNOWN
+                        ));
+                        continue;
+                    }
+                },
+            };
+            out.push((target, *v));
+        }
+        out
+    }
+}
+
+/// Today's metric a short name denotes (any letter case), at the gold's k.
+fn short_metric(name: &str) -> Option<Metric> {
+    match name.trim().to_ascii_lowercase().as_str() {
+        "mrr" | "rr" => Some(Metric::Rr),
+        "recall" => Some(Metric::Recall),
+        "hit" => Some(Metric::Hit),
+        "ndcg" => Some(Metric::Ndcg),
+        "precision" | "p" => Some(Metric::Precision),
+        "ap" | "map" => Some(Metric::Ap),
+        _ => None,
+    }
+}
+
+/// A value given on the command line, as a message shows it: escaped, at most 80
+/// columns (a name may be megabytes long).
+fn bounded(text: &str) -> String {
+    crate::text::cut_to(&crate::text::shown(text), 80)
 }
 
 /// Parse `METRIC=VALUE` of `--max-drop`.
-pub fn parse_max_drop(text: &str) -> Result<(Metric, f64), String> {
+pub fn parse_max_drop(text: &str) -> Result<Rule, String> {
     MAX_DROP.parse(text)
 }
 
 /// The gate's policy from its flags over the policy file's `[gate]` (the allow-list
-/// comes later: it needs the gold).
-fn gate_policy(args: &CompareArgs, file: &GateKeys, diag: &mut Diagnostics) -> Policy {
-    fn thresholds(
-        flag: &ThresholdFlag,
-        given: &[String],
-        file: &Option<Located<Vec<(Metric, f64)>>>,
-        diag: &mut Diagnostics,
-    ) -> Vec<(Metric, f64)> {
-        merge_thresholds(file, flag.parse_all(given, diag))
-    }
+/// comes later: it needs the gold; the rules are resolved at the gold's k). The
+/// file's rules come first and the flags' after: of two rules on one measure the
+/// later applies (docs/contract.md §8.6).
+fn gate_policy(args: &CompareArgs, policy: &PolicyFile, diag: &mut Diagnostics) -> Policy {
+    let file = &policy.gate;
+    let mut thresholds =
+        |flag: &ThresholdFlag,
+         given: &[String],
+         from_file: &Option<Located<Vec<(RuleName, f64)>>>| {
+            let mut rules = flag.file_rules(from_file, &policy.path, diag);
+            rules.extend(flag.parse_all(given, diag));
+            rules
+        };
     Policy {
-        max_drop: thresholds(&MAX_DROP, &args.max_drop, &file.max_drop, diag),
+        max_drop: thresholds(&MAX_DROP, &args.max_drop, &file.max_drop),
         allowed: crate::gate::AllowList::default(),
         fail_on_significant_drop: switch(
             args.fail_on_significant_drop,
@@ -636,18 +631,16 @@ fn gate_policy(args: &CompareArgs, file: &GateKeys, diag: &mut Diagnostics) -> P
             &file.fail_on_significant_drop,
         ),
         enforced: !args.no_gate,
-        non_inferior: thresholds(&NON_INFERIOR, &args.non_inferior, &file.non_inferior, diag),
+        non_inferior: thresholds(&NON_INFERIOR, &args.non_inferior, &file.non_inferior),
         non_inferior_per_segment: thresholds(
             &NON_INFERIOR_PER_SEGMENT,
             &args.non_inferior_per_segment,
             &file.non_inferior_per_segment,
-            diag,
         ),
         max_drop_per_segment: thresholds(
             &MAX_DROP_PER_SEGMENT,
             &args.max_drop_per_segment,
             &file.max_drop_per_segment,
-            diag,
         ),
         suspects: args.suspects.unwrap_or(match value(&file.suspects_warn) {
             Some(true) => Suspects::Warn,
@@ -699,8 +692,6 @@ fn switch(on: bool, off: bool, file: &Option<Located<bool>>) -> bool {
     }
 }
 
-/// The file's `METRIC = VALUE` entries with those the flags name replaced: a flag
-/// replaces the file's entry for its metric and keeps the others (docs/contract.md §8.6).
 /// `--max-latency-increase` over the policy file's `max_latency_increase`: a flag
 /// replaces the file's limit of its statistic (docs/contract.md §6.9); every malformed
 /// flag is a usage problem.
@@ -727,19 +718,6 @@ fn latency_limits(
         .unwrap_or_default()
         .into_iter()
         .filter(|l| !flags.iter().any(|f| f.stat == l.stat))
-        .collect();
-    out.extend(flags);
-    out
-}
-
-fn merge_thresholds(
-    file: &Option<Located<Vec<(Metric, f64)>>>,
-    flags: Vec<(Metric, f64)>,
-) -> Vec<(Metric, f64)> {
-    let mut out: Vec<(Metric, f64)> = value(file)
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|(m, _)| !flags.iter().any(|(f, _)| f == m))
         .collect();
     out.extend(flags);
     out
@@ -837,8 +815,7 @@ impl Compare {
         let measures = compare_measures(&args.measures, file, &mut diag);
         let release_memory =
             cutoffs.is_empty() && measures.is_empty() && !outputs.wants_label_queue();
-        let gate = gate_policy(&args, g, &mut diag);
-        let gate_cutoffs = gate_cutoffs(&args);
+        let gate = gate_policy(&args, file, &mut diag);
         let runs = run_manifests(runs_given(args.runs, file), &mut diag);
         let rbo_p = args.rbo_p.or(value(&c.rbo_p)).unwrap_or(0.9);
         check_drift_flags(rbo_p, gate.min_rbo, &mut diag);
@@ -886,7 +863,6 @@ impl Compare {
             depth: args.depth.or(value(&c.depth)),
             cutoffs,
             measures,
-            gate_cutoffs,
             release_memory,
             policy,
             titles: args.titles,

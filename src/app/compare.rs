@@ -24,6 +24,8 @@ struct Inputs {
     allowed: Vec<crate::model::AllowEntry>,
     block: gate::Blocking,
     changed: Option<crate::model::ChangedInputs>,
+    /// The gate's rules at the gold's k (docs/contract.md §5.4).
+    policy: gate::Policy,
 }
 
 pub fn run(s: settings::Compare) -> anyhow::Result<u8> {
@@ -82,14 +84,16 @@ pub(super) fn report(
     release_freed_memory(); // the reader threads' buffers
     phases.mark("read");
     let phase_done = |phase: &str| phases.mark(phase);
-    let opts = options(s, inputs.k, same_results, &phase_done);
+    let gated = inputs.policy.named_measures();
+    let mut opts = options(s, inputs.k, same_results, &phase_done);
+    opts.gated = &gated;
     let mut cmp = Comparison::build(&gold, runs.as_mut(), pairing.results(), &opts);
     confirm_suspects(&gold, &runs.baseline.meta, &mut cmp, phases)?;
     let allowed = gate::AllowList {
         entries: inputs.allowed,
         versions: runs.as_ref().map(|r| version(&r.meta)),
     };
-    let policy = s.gate.with_gold(allowed, inputs.block);
+    let policy = inputs.policy.with_gold(allowed, inputs.block);
     let (verdict, accepted, gate_warnings) = gate::decide(&policy, &cmp, inputs.k);
     let mut warnings = std::mem::take(&mut diag.warnings);
     let metas = runs.as_ref().map(|r| &r.meta);
@@ -171,6 +175,7 @@ fn options<'a>(
         rbo_p: s.rbo_p,
         cutoffs: &s.cutoffs,
         measures: &s.measures,
+        gated: &[],
         same_results,
         primary: s.primary,
         risk_alphas: &s.risk_alphas,
@@ -459,9 +464,16 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let bm = &metas.baseline;
     let k = resolve_k(&gold, s.k, bm, &s.runs.baseline.display().to_string(), diag);
     crate::app::eval::check_cutoffs(&s.cutoffs, bm.compared_depth(), diag);
-    if let Some(k) = k {
-        settings::GateCutoff::check(&s.gate_cutoffs, k, diag);
-    }
+    let policy = match k.map(|k| s.gate.at_k(k)) {
+        Some(Ok(policy)) => policy,
+        Some(Err(problems)) => {
+            for p in problems {
+                diag.usage(p);
+            }
+            s.gate.clone()
+        }
+        None => s.gate.clone(),
+    };
     let mut allowed = allow::check_allowed_ids(&s.allow_failed.ids, &gold, diag);
     if let Some(file) = &s.allow_failed.file {
         allowed.extend(allow::read_allow_file(file, &gold, diag));
@@ -479,6 +491,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
         allowed,
         block,
         changed,
+        policy,
     })
 }
 

@@ -1,7 +1,7 @@
 //! `compare --measure` (docs/contract.md §5.4): each named measure's means on
 //! both sides, the mean delta, and its interval and sign-flip p as the
 //! tested metrics get them (§7), seeded the same way. A named measure joins no
-//! family: no adjusted p, and it never gates.
+//! family unless a gate rule names it: then it joins the overall one (§7.1).
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -20,6 +20,16 @@ impl NamedMeans {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// The mean of measure `m`, if it was computed.
+    pub fn get(&self, m: Measure) -> Option<&MeanDelta> {
+        self.0.iter().find(|(n, _)| *n == m).map(|(_, md)| md)
+    }
+
+    /// How many of them joined the overall family (docs/contract.md §7.1).
+    pub fn in_family(&self) -> usize {
+        self.0.iter().filter(|(_, md)| md.family.is_some()).count()
+    }
 }
 
 impl Serialize for NamedMeans {
@@ -33,18 +43,21 @@ impl Serialize for NamedMeans {
 }
 
 /// Fill each row's `measures` (each side the mean over its repeats) and
-/// `cmp.means.measures` over the compared rows, drawn with `opts`' resamples and seed.
-/// Nothing without `opts.measures`.
+/// `cmp.means.measures` over the compared rows, drawn with `opts`' resamples and seed:
+/// `opts.measures`, then those of `opts.gated` not among them. The gated ones join the
+/// overall family (docs/contract.md §7.1). Nothing without either.
 pub fn attach(
     cmp: &mut Comparison,
     gold: &GoldSet,
     [b, c]: [&ObservedRun; 2],
     opts: &crate::compare::Options,
 ) {
-    let measures = opts.measures;
+    let mut measures = opts.measures.to_vec();
+    measures.extend(opts.gated.iter().filter(|m| !opts.measures.contains(m)));
     if measures.is_empty() {
         return;
     }
+    let family = stats::METRICS + opts.gated.len();
     let min_grade = gold.meta.min_grade;
     for row in &mut cmp.rows {
         let Some(qi) = gold.lookup(&row.id).map(|i| i as usize) else {
@@ -52,8 +65,8 @@ pub fn attach(
         };
         let q = &gold.queries[qi];
         row.measures = Side::new(
-            of_query(q, b, qi, measures, min_grade),
-            of_query(q, c, qi, measures, min_grade),
+            of_query(q, b, qi, &measures, min_grade),
+            of_query(q, c, qi, &measures, min_grade),
         );
     }
     // in byte order of id, as every other mean's resampling walks the rows (§7)
@@ -63,10 +76,11 @@ pub fn attach(
         .filter(|r| gold.lookup(&r.id).is_some())
         .collect();
     rows.sort_unstable_by_key(|&r| r.id.as_str());
-    let draws = stats::Draws {
+    let draws = |gated: bool| stats::Draws {
         resamples: opts.resamples,
         seed: opts.seed,
-        family: 1,
+        // a gated measure's extra draws look at its family's thresholds (§7)
+        family: if gated { family } else { 1 },
         correction: stats::Correction::Holm,
     };
     let out = measures
@@ -77,10 +91,45 @@ pub fn attach(
                 .iter()
                 .map(|r| (r.measures.baseline.0[i].1, r.measures.candidate.0[i].1))
                 .collect();
-            (m, mean_delta(&pairs, draws))
+            (m, mean_delta(&pairs, draws(opts.gated.contains(&m))))
         })
         .collect();
     cmp.means.measures = NamedMeans(out);
+    if !opts.gated.is_empty() {
+        join_overall(cmp, opts.gated);
+    }
+}
+
+/// The overall family grown by the named measures gate rules name (docs/contract.md
+/// §7.1): today's four tested metrics and these, Holm-adjusted together; every
+/// member's MDE at the family's first-step alpha (§7.3).
+fn join_overall(cmp: &mut Comparison, gated: &[Measure]) {
+    let alpha = stats::first_step_alpha(stats::METRICS + gated.len());
+    let queries = cmp.rows.len();
+    let means = &mut cmp.means;
+    let mut slots: Vec<&mut MeanDelta> = vec![
+        &mut means.rr,
+        &mut means.recall,
+        &mut means.hit,
+        &mut means.ndcg,
+    ];
+    slots.extend(
+        means
+            .measures
+            .0
+            .iter_mut()
+            .filter(|(m, _)| gated.contains(m))
+            .map(|(_, md)| md),
+    );
+    for md in &mut slots {
+        md.mde = Some(stats::power::mde(md.sd, queries, alpha));
+        md.mde_alpha = Some(alpha);
+    }
+    crate::compare::segments::set_adjusted(
+        slots,
+        crate::compare::Family::Overall,
+        stats::Correction::Holm,
+    );
 }
 
 /// Candidate minus baseline, measure by measure.

@@ -596,6 +596,9 @@ pub struct Options<'a> {
     pub cutoffs: &'a [u32],
     /// `--measure` (docs/contract.md §5.4).
     pub measures: &'a [crate::metrics::named::Measure],
+    /// The named measures gate rules name: computed (given or not) and joined to the
+    /// overall family (docs/contract.md §7.1).
+    pub gated: &'a [crate::metrics::named::Measure],
     /// Baseline and candidate read the same results (docs/contract.md §12.11).
     pub same_results: bool,
     /// `--primary` (docs/contract.md §6.2).
@@ -630,7 +633,9 @@ impl Comparison {
         // An errored query is an empty ranking on its side (§6.8).
         let errored = runs.as_mut().map(|run| run.empty_errored(gold));
         let mut cmp = match opts.release {
-            Some(release) if opts.cutoffs.is_empty() && opts.measures.is_empty() => {
+            Some(release)
+                if opts.cutoffs.is_empty() && opts.measures.is_empty() && opts.gated.is_empty() =>
+            {
                 let runs = runs.as_mut().map(|run| &mut **run);
                 compare_releasing(gold, runs, opts.k, resampling, opts.primary, release)
             }
@@ -759,6 +764,12 @@ impl Comparison {
     pub fn confirm_suspects(&mut self, returned: &dyn Fn(u64) -> bool) {
         let suspects = std::mem::take(&mut self.suspects);
         suspects.confirm(&mut self.rows, returned);
+    }
+
+    /// How many tests the overall family holds: today's four tested metrics and the
+    /// named measures gate rules name (docs/contract.md §7.1).
+    pub fn overall_family_size(&self) -> usize {
+        stats::METRICS + self.means.measures.in_family()
     }
 }
 

@@ -154,7 +154,11 @@ fn adjust_segments(segments: &mut [Segment], correction: stats::Correction) {
     set_adjusted(slots, Family::Segments, correction);
 }
 
-fn set_adjusted(slots: Vec<&mut MeanDelta>, family: Family, correction: stats::Correction) {
+pub(crate) fn set_adjusted(
+    slots: Vec<&mut MeanDelta>,
+    family: Family,
+    correction: stats::Correction,
+) {
     let p: Vec<f64> = slots.iter().map(|m| m.p_value.unwrap_or(1.0)).collect();
     for (m, adjusted) in slots.into_iter().zip(correction.adjust(&p)) {
         m.p_adjusted = Some(adjusted);

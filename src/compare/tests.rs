@@ -241,7 +241,7 @@ proptest! {
         prop_assert!(g.passed, "{:?}", g.reasons);
         prop_assert!(g.reasons.is_empty() && accepted.is_empty() && warnings.is_empty());
         let strictest = Policy {
-            max_drop: Metric::ALL.iter().map(|m| (*m, 0.0)).collect(),
+            max_drop: Metric::ALL.iter().map(|m| (gate::Target::Metric(*m), 0.0)).collect(),
             fail_on_significant_drop: true,
             ..enforced()
         };
@@ -601,20 +601,26 @@ fn bump(#[case] baseline: &str, #[case] candidate: &str, #[case] expected: Bump)
 #[case::map("map=0.1", Metric::Ap, 0.1)]
 #[case::exponent("mrr=1e-3", Metric::Rr, 0.001)]
 fn parse_max_drop_accepts(#[case] text: &str, #[case] metric: Metric, #[case] value: f64) {
-    assert_eq!(crate::settings::parse_max_drop(text), Ok((metric, value)));
+    assert_eq!(
+        crate::settings::parse_max_drop(text),
+        Ok((gate::Target::Metric(metric), value))
+    );
 }
 
 #[rstest]
 #[case::no_equals("mrr", "expected METRIC=VALUE")]
 #[case::empty("", "expected METRIC=VALUE")]
 #[case::empty_value("mrr=", "must be a number >= 0")]
-#[case::no_metric("=0.1", "unknown metric")]
-#[case::unknown_metric("foo=0.1", "unknown metric `foo`")]
+#[case::no_metric("=0.1", "unknown measure ``; a gate rule takes rr (mrr)")]
+#[case::unknown_metric("foo=0.1", "unknown measure `foo`; a gate rule takes rr (mrr)")]
+#[case::named_cutoff_zero("nDCG@0=0.1", "the cutoff must be a whole number >= 1")]
+#[case::named_huge_cutoff("P@99999999999=0.1", "the cutoff must be a whole number >= 1")]
+#[case::named_negative("nDCG@20=-0.1", "must be a number >= 0")]
 #[case::negative("mrr=-0.1", "must be a number >= 0")]
 #[case::not_a_number("mrr=abc", "must be a number >= 0")]
 #[case::nan("mrr=NaN", "must be a number >= 0")]
 #[case::infinite("mrr=inf", "must be a number >= 0")]
-#[case::two_equals("mrr=0.1=0.2", "unknown metric `mrr=0.1`")]
+#[case::two_equals("mrr=0.1=0.2", "unknown measure `mrr=0.1`")]
 fn parse_max_drop_rejects(#[case] text: &str, #[case] message: &str) {
     let err = crate::settings::parse_max_drop(text).expect_err(text);
     assert!(err.contains(message), "{text}: {err}");

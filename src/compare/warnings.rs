@@ -190,14 +190,20 @@ fn holm_floor_warning(cmp: &Comparison, alpha: Option<f64>, resamples: u32) -> V
         |m: &crate::compare::MeanDelta| m.p_method == Some(stats::PMethod::MonteCarlo);
     let overall_mc = crate::compare::TESTED
         .iter()
-        .any(|&m| monte_carlo(cmp.means.get(m)));
+        .any(|&m| monte_carlo(cmp.means.get(m)))
+        || cmp
+            .means
+            .measures
+            .0
+            .iter()
+            .any(|(_, md)| md.family.is_some() && monte_carlo(md));
     let segments_mc = cmp.segments.iter().filter(|s| !s.too_few).any(|s| {
         crate::compare::TESTED
             .iter()
             .any(|&m| monte_carlo(s.means.get(m)))
     });
     let segment_tests = segments::segment_family_size(cmp) * usize::from(segments_mc);
-    let overall_tests = stats::METRICS * usize::from(overall_mc);
+    let overall_tests = cmp.overall_family_size() * usize::from(overall_mc);
     let families = [
         ("overall", overall_tests, Correction::Holm),
         ("segment", segment_tests, cmp.segment_correction),

@@ -47,13 +47,25 @@ pub enum Block {
     Tags(Vec<String>),
 }
 
+/// A gate rule's metric as the policy names it (docs/contract.md §5.4): one of
+/// today's short names (any case), or another name, which settings reads as a
+/// measure by name at the key's line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RuleName {
+    Short(Metric),
+    Named(String),
+}
+
+/// `{ METRIC = VALUE, … }` of a `[gate]` rule, in the file's order.
+pub type Rules = Option<Located<Vec<(RuleName, f64)>>>;
+
 /// `[gate]`: one key per gate flag; absent keys are `None` (the flag's default).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GateKeys {
-    pub max_drop: Option<Located<Vec<(Metric, f64)>>>,
-    pub max_drop_per_segment: Option<Located<Vec<(Metric, f64)>>>,
-    pub non_inferior: Option<Located<Vec<(Metric, f64)>>>,
-    pub non_inferior_per_segment: Option<Located<Vec<(Metric, f64)>>>,
+    pub max_drop: Rules,
+    pub max_drop_per_segment: Rules,
+    pub non_inferior: Rules,
+    pub non_inferior_per_segment: Rules,
     pub fail_on_significant_drop: Option<Located<bool>>,
     /// `true`: warn (`--suspects warn`), `false`: fail.
     pub suspects_warn: Option<Located<bool>>,
@@ -441,13 +453,10 @@ impl Keys<'_> {
         }
     }
 
-    /// `{ METRIC = VALUE, … }`: `tested` allows only the metrics with a CI.
-    fn metrics(
-        &mut self,
-        t: &Table,
-        key: &str,
-        tested: bool,
-    ) -> Option<Located<Vec<(Metric, f64)>>> {
+    /// `{ METRIC = VALUE, … }`: `tested` allows only the short names of metrics with
+    /// a CI; a name that is no short name is kept for settings to read as a measure
+    /// by name (docs/contract.md §5.4).
+    fn metrics(&mut self, t: &Table, key: &str, tested: bool) -> Rules {
         let item = t.get(key)?;
         let Some(table) = item.as_table_like() else {
             self.wrong(t, key, "a table of METRIC = VALUE, like { ndcg = 0.02 }");
@@ -461,23 +470,28 @@ impl Keys<'_> {
         let mut out = Vec::new();
         let mut ok = true;
         for (name, value) in table.iter() {
-            let metric =
-                metric(name).filter(|m| !tested || !matches!(m, Metric::Precision | Metric::Ap));
+            let rule = match metric(name) {
+                Some(m) if tested && matches!(m, Metric::Precision | Metric::Ap) => None,
+                Some(m) => Some(RuleName::Short(m)),
+                None => Some(RuleName::Named(name.to_string())),
+            };
             let v = value
                 .as_float()
                 .or_else(|| value.as_integer().map(|i| i as f64));
-            match (metric, v) {
-                (Some(m), Some(v)) if v.is_finite() && v >= 0.0 => out.push((m, v)),
+            // a name may be megabytes long: a message shows 80 columns of it
+            let shown = crate::text::cut_to(&crate::text::shown(name), 80);
+            match (rule, v) {
+                (Some(r), Some(v)) if v.is_finite() && v >= 0.0 => out.push((r, v)),
                 (None, _) => {
-                    self.bad_value(t, key, name.to_string(), &format!("metrics among {known}"));
+                    self.bad_value(t, key, shown, &format!("metrics among {known}"));
                     ok = false;
                 }
                 (Some(_), _) => {
-                    let shown = value.to_string().trim().to_string();
+                    let value = crate::text::cut_to(&value.to_string(), 40);
                     self.bad_value(
                         t,
                         key,
-                        format!("{name} = {shown}"),
+                        format!("{shown} = {}", value.trim()),
                         "a number >= 0 per metric",
                     );
                     ok = false;
@@ -699,7 +713,10 @@ mod tests {
         let g = &p.gate;
         assert_eq!(
             g.max_drop.as_ref().map(|l| l.value.clone()),
-            Some(vec![(Metric::Ndcg, 0.02), (Metric::Rr, 0.01)])
+            Some(vec![
+                (RuleName::Short(Metric::Ndcg), 0.02),
+                (RuleName::Short(Metric::Rr), 0.01)
+            ])
         );
         assert_eq!(g.max_drop.as_ref().and_then(|l| l.line), Some(7));
         assert_eq!(g.suspects_warn.as_ref().map(|l| l.value), Some(true));

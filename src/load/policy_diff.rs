@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::load::policy::{self, Block, CompareKeys, GateKeys, Located, PolicyFile, RecordKeys};
-use crate::model::Metric;
+use crate::load::policy::{
+    self, Block, CompareKeys, GateKeys, Located, PolicyFile, RecordKeys, RuleName,
+};
 use crate::validate::Diagnostics;
 
 /// How an unset key reads: the flag's default applies.
@@ -116,7 +117,7 @@ fn unlined(r: &RecordKeys) -> RecordKeys {
 /// The gate's and compare's settings that differ, one line each.
 fn gate_diff(before: &PolicyFile, after: &PolicyFile) -> Vec<String> {
     let (a, b) = (settings(before), settings(after));
-    let mut keys: Vec<&(usize, usize)> = a.keys().chain(b.keys()).collect();
+    let mut keys: Vec<&(usize, String)> = a.keys().chain(b.keys()).collect();
     keys.sort_unstable();
     keys.dedup();
     keys.into_iter()
@@ -135,7 +136,7 @@ fn gate_diff(before: &PolicyFile, after: &PolicyFile) -> Vec<String> {
 
 /// Every setting a policy sets, keyed by (its key's place, the metric's place) so
 /// both sides list keys in one order; values as the file would spell them.
-fn settings(p: &PolicyFile) -> BTreeMap<(usize, usize), (String, String)> {
+fn settings(p: &PolicyFile) -> BTreeMap<(usize, String), (String, String)> {
     let mut out = Settings::default();
     let PolicyFile {
         path: _,
@@ -272,7 +273,7 @@ fn block_text(b: &Block) -> String {
 /// The settings found so far, each key given its place as it is added.
 #[derive(Default)]
 struct Settings {
-    found: BTreeMap<(usize, usize), (String, String)>,
+    found: BTreeMap<(usize, String), (String, String)>,
     /// The place of the key added last.
     place: usize,
 }
@@ -281,7 +282,8 @@ impl Settings {
     fn add(&mut self, key: &str, value: Option<String>) {
         self.place += 1;
         if let Some(v) = value {
-            self.found.insert((self.place, 0), (key.to_string(), v));
+            self.found
+                .insert((self.place, String::new()), (key.to_string(), v));
         }
     }
 
@@ -293,13 +295,22 @@ impl Settings {
         self.add(key, value.as_ref().map(|l| l.value.display().to_string()));
     }
 
-    /// `KEY.METRIC` per metric, in the metrics' order.
-    fn metrics(&mut self, key: &str, value: &Option<Located<Vec<(Metric, f64)>>>) {
+    /// `KEY.METRIC` per metric, in the metrics' order, then `KEY.NAME` per measure
+    /// by name, in the names' order (a name is compared as written).
+    fn metrics(&mut self, key: &str, value: &policy::Rules) {
         self.place += 1;
-        for (m, v) in value.iter().flat_map(|l| &l.value) {
-            let at = (self.place, m.index() + 1);
-            self.found
-                .insert(at, (format!("{key}.{}", m.key()), v.to_string()));
+        for (name, v) in value.iter().flat_map(|l| &l.value) {
+            let (at, shown) = match name {
+                RuleName::Short(m) => (format!("0{}", m.index()), m.key().to_string()),
+                RuleName::Named(n) => (format!("1{}", n.trim()), n.trim().to_string()),
+            };
+            self.found.insert(
+                (self.place, at),
+                (
+                    format!("{key}.{}", crate::text::shown(&shown)),
+                    v.to_string(),
+                ),
+            );
         }
     }
 }

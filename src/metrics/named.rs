@@ -325,8 +325,10 @@ impl Params {
     }
 }
 
+/// A name as a message shows it: escaped, at most 80 columns (a name from a flag or
+/// a policy key may be megabytes long).
 fn safe(text: &str) -> String {
-    crate::text::safe_id(text)
+    crate::text::cut_to(&crate::text::safe_id(text), 80)
 }
 
 /// Parse every name, each once in the order first given; the problems (each with

@@ -253,7 +253,7 @@ fn margin_of(r: &CompareReport, m: Metric) -> Option<f64> {
     r.gate
         .non_inferiority
         .iter()
-        .find(|t| t.of == m && t.segment.is_none())
+        .find(|t| t.of == crate::gate::Target::Metric(m) && t.segment.is_none())
         .map(|t| t.margin)
 }
 

@@ -820,7 +820,8 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 9]> {
 }
 
 /// The means table's rows of the named measures (`--measure`, docs/contract.md
-/// §5.3): interval and p, no adjusted p (they join no family).
+/// §5.4): interval and p; the adjusted p and MDE only of those a gate rule names
+/// (they join the overall family, §7.1).
 pub fn named_mean_rows(r: &CompareReport) -> Vec<[String; 9]> {
     r.means
         .measures
@@ -836,7 +837,9 @@ pub fn named_mean_rows(r: &CompareReport) -> Vec<[String; 9]> {
                 row[4] = format!("[{}, {}]", delta(lo), delta(hi));
             }
             row[5] = md.p_value.map(|p| p_text(p, md)).unwrap_or_default();
+            row[6] = md.p_adjusted.map(|p| p_text(p, md)).unwrap_or_default();
             row[7] = effect_cell(md.effect_size);
+            row[8] = mde_cell(md.mde);
             row
         })
         .collect()

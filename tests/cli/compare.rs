@@ -835,7 +835,7 @@ fn max_drop_every_malformed_value_is_listed() {
 
     ----- stderr -----
     error: invalid input: 2 problems
-      --max-drop: unknown metric `foo`; use mrr, rr, recall, hit, precision, ndcg or ap
+      --max-drop: unknown measure `foo`; a gate rule takes rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name: RR@k, R@k, P@k, nDCG@k, AP, AP@k, Rprec (or RPrec), Bpref, Judged@k, Success@k; RR, R, nDCG and AP also without @k (the whole list); (rel=N) after RR, R, P, AP, Rprec, Bpref or Success; (judged_only=True) after RR, R, P, nDCG, AP, Rprec or Success
       --max-drop mrr=-1: the value must be a number >= 0 (an absolute drop of the mean)
     ");
 }

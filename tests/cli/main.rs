@@ -15,6 +15,7 @@ mod errored;
 mod eval;
 mod fatal_signals;
 mod freeze;
+mod gate_measures;
 mod glance;
 mod gold_ids;
 mod history;

@@ -138,3 +138,29 @@ fn a_changed_record_table_is_one_line_and_no_gate_setting() {
         serde_json::json!(["no setting changed (comments or layout only)"])
     );
 }
+
+/// A rule on a measure by name is a setting like the others: `max_drop.nDCG@20`.
+#[test]
+fn a_named_rule_the_pull_request_adds_or_changes_is_listed() {
+    let (dir, sha) = repo_with_policy(Some("base.toml"));
+    std::fs::write(
+        dir.path().join("ragdiff.toml"),
+        "[gate]\nblock = \"all\"\nmax_drop = { rr = 0.02, \"nDCG@20\" = 0.05, \"P(rel=2)@10\" = 0.1 }\n",
+    )
+    .expect("written");
+    let out = changed_since(dir.path(), &sha, "json");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        v["changed_inputs"]["changed"][0]["details"],
+        serde_json::json!([
+            "max_drop.P(rel=2)@10: unset -> 0.1",
+            "max_drop.nDCG@20: unset -> 0.05"
+        ])
+    );
+    // the gate read the named rules: the means carry both measures
+    assert!(
+        v["means"]["measures"]["nDCG@20"].is_object(),
+        "{}",
+        v["means"]
+    );
+}
