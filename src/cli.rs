@@ -204,7 +204,7 @@ pub struct CompareArgs {
     /// Sign flips for the randomization test and its interval [default: 10,000 while at most 10,000 queries moved, 10^8 / moved above (at least 1,000); exact when at most 16 moved]
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub resamples: Option<u32>,
-    /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap
+    /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap at the gold's k, or a measure by name (nDCG@20, P(rel=2)@10: split at the last =) (repeatable)
     #[arg(long, value_name = "METRIC=VALUE")]
     pub max_drop: Vec<String>,
     /// Accept a newly failed query (repeatable)
@@ -216,7 +216,7 @@ pub struct CompareArgs {
     /// List the gate's inputs (gold, baseline, allow-list) that differ from this git revision, e.g. the pull request's base
     #[arg(long, value_name = "REV")]
     pub changed_since: Option<String>,
-    /// Fail when RR, Recall, Hit or nDCG drops with Holm-adjusted p < 0.05, overall or in a segment that is not too few
+    /// Fail when RR, Recall, Hit or nDCG drops with Holm-adjusted p < 0.05, overall or in a segment that is not too few; a measure a gate rule names joins the overall test
     #[arg(long, overrides_with = "no_fail_on_significant_drop")]
     pub fail_on_significant_drop: bool,
     /// Undo `fail_on_significant_drop = true` of ragdiff.toml
@@ -237,13 +237,13 @@ pub struct CompareArgs {
     /// Segments with fewer queries are shown but not tested ("too few to test") [default: 10]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
     pub min_segment_queries: Option<u32>,
-    /// Fail unless the 95% CI of the mean delta lies above -MARGIN; METRIC is rr|mrr|recall|hit|ndcg (repeatable)
+    /// Fail unless the 95% CI of the mean delta lies above -MARGIN; METRIC is rr|mrr|recall|hit|ndcg at the gold's k, or a measure by name (repeatable)
     #[arg(long, value_name = "METRIC=MARGIN")]
     pub non_inferior: Vec<String>,
-    /// The same non-inferiority test in every segment that is not too few (repeatable)
+    /// The same non-inferiority test in every segment that is not too few; METRIC at the gold's k only (repeatable)
     #[arg(long, value_name = "METRIC=MARGIN")]
     pub non_inferior_per_segment: Vec<String>,
-    /// Fail when a segment that is not too few drops by more than VALUE; METRIC as for --max-drop (repeatable)
+    /// Fail when a segment that is not too few drops by more than VALUE; METRIC as for --max-drop, at the gold's k only (repeatable)
     #[arg(long, value_name = "METRIC=VALUE")]
     pub max_drop_per_segment: Vec<String>,
     /// Refuse an unfrozen gold set (exit 2)
