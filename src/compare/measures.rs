@@ -49,7 +49,7 @@ impl Serialize for NamedMeans {
 pub fn attach(
     cmp: &mut Comparison,
     gold: &GoldSet,
-    [b, c]: [&ObservedRun; 2],
+    runs: Side<&ObservedRun>,
     opts: &crate::compare::Options,
 ) {
     let mut measures = opts.measures.to_vec();
@@ -65,8 +65,8 @@ pub fn attach(
         };
         let q = &gold.queries[qi];
         row.measures = Side::new(
-            of_query(q, b, qi, &measures, min_grade),
-            of_query(q, c, qi, &measures, min_grade),
+            of_query(q, runs.baseline, qi, &measures, min_grade),
+            of_query(q, runs.candidate, qi, &measures, min_grade),
         );
     }
     // in byte order of id, as every other mean's resampling walks the rows (§7)

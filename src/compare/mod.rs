@@ -673,7 +673,7 @@ impl Comparison {
         segments::attach(&mut cmp, gold, opts.min_segment_queries, resampling);
         drift::apply(&mut cmp, gold, drift_pairs, opts.rbo_p);
         cutoffs::attach(&mut cmp, gold, runs, opts.cutoffs);
-        measures::attach(&mut cmp, gold, runs.into_array(), opts);
+        measures::attach(&mut cmp, gold, runs, opts);
         (opts.phase_done)("segments, drift, cutoffs");
         cmp
     }
