@@ -380,20 +380,7 @@ impl Outputs {
     }
 }
 
-/// `--seed` and `--resamples`: the draws of the sign-flip tests and their intervals
-/// (docs/contract.md §7).
-#[derive(Debug, Clone, Copy)]
-pub struct Resampling {
-    pub resamples: u32,
-    pub seed: u64,
-}
-
-impl Resampling {
-    /// `(resamples, seed)`, as the comparison takes them.
-    pub fn pair(self) -> (u32, u64) {
-        (self.resamples, self.seed)
-    }
-}
+pub use crate::stats::Resampling;
 
 /// `--allow-failed` ids and `--allow-failed-file`, checked against the gold once it is
 /// read (docs/contract.md §8).

@@ -74,6 +74,14 @@ pub const MAX_RESAMPLES: u32 = 200_000;
 /// The significance level the gate's tests use (docs/contract.md §7.1, §8).
 pub const GATE_ALPHA: f64 = 0.05;
 
+/// `--seed` and `--resamples`: the draws of the sign-flip tests and their intervals
+/// (docs/contract.md §7).
+#[derive(Debug, Clone, Copy)]
+pub struct Resampling {
+    pub resamples: u32,
+    pub seed: u64,
+}
+
 pub mod interval;
 pub mod power;
 

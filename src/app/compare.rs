@@ -114,7 +114,7 @@ pub(super) fn report(
         .wants_label_queue()
         .then(|| label_queue(&gold, &runs, &cmp))
         .transpose()?;
-    let mut report = CompareReport::new(&gold, metas, cmp, decided, s.resampling.pair());
+    let mut report = CompareReport::new(&gold, metas, cmp, decided, s.resampling);
     report.changed_inputs = inputs.changed;
     report.baseline.doc_map = runs.baseline.doc_map.clone();
     report.candidate.doc_map = runs.candidate.doc_map.clone();

@@ -629,7 +629,10 @@ impl Comparison {
         drift_pairs: DriftPairs,
         opts: &Options,
     ) -> Comparison {
-        let resampling = (opts.resamples, opts.seed);
+        let resampling = stats::Resampling {
+            resamples: opts.resamples,
+            seed: opts.seed,
+        };
         // An errored query is an empty ranking on its side (§6.8).
         let errored = runs.as_mut().map(|run| run.empty_errored(gold));
         let mut cmp = match opts.release {
@@ -795,7 +798,8 @@ pub fn compare(
     resamples: u32,
     seed: u64,
 ) -> Comparison {
-    compare_with(gold, Side::new(b, c), k, (resamples, seed), Metric::Rr)
+    let resampling = stats::Resampling { resamples, seed };
+    compare_with(gold, Side::new(b, c), k, resampling, Metric::Rr)
 }
 
 /// [`compare`] with improved and regressed decided by `primary` (docs/contract.md §6.2).
@@ -803,7 +807,7 @@ pub fn compare_with(
     gold: &GoldSet,
     runs: Side<&ObservedRun>,
     k: u32,
-    (resamples, seed): (u32, u64),
+    resampling: stats::Resampling,
     primary: Metric,
 ) -> Comparison {
     let rule = Rule {
@@ -811,7 +815,7 @@ pub fn compare_with(
         primary,
     };
     let rows = rows_of(gold, runs, k, rule, 0..gold.queries.len());
-    finish(rows, k, rule, (resamples, seed))
+    finish(rows, k, rule, resampling)
 }
 
 /// Gold queries per step of [`compare_releasing`].
@@ -830,7 +834,7 @@ pub fn compare_releasing(
     gold: &GoldSet,
     mut runs: Side<&mut ObservedRun>,
     k: u32,
-    (resamples, seed): (u32, u64),
+    resampling: stats::Resampling,
     primary: Metric,
     release: &dyn Fn(),
 ) -> Comparison {
@@ -861,11 +865,12 @@ pub fn compare_releasing(
             release();
         }
     }
-    finish(rows, k, rule, (resamples, seed))
+    finish(rows, k, rule, resampling)
 }
 
 /// Means, statistics and order of the rows (in gold order).
-fn finish(rows: Rows, k: u32, rule: Rule, (resamples, seed): (u32, u64)) -> Comparison {
+fn finish(rows: Rows, k: u32, rule: Rule, resampling: stats::Resampling) -> Comparison {
+    let stats::Resampling { resamples, seed } = resampling;
     let Rows {
         mut rows,
         mut no_answer,

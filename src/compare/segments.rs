@@ -33,7 +33,12 @@ pub struct Segment {
 /// Compute every segment of the comparison, then adjust the segment family's
 /// p-values with the comparison's `segment_correction`. The overall tests are a
 /// family of their own (adjusted as the comparison is built): a tag never moves them.
-pub fn attach(cmp: &mut Comparison, gold: &GoldSet, min_queries: usize, resampling: (u32, u64)) {
+pub fn attach(
+    cmp: &mut Comparison,
+    gold: &GoldSet,
+    min_queries: usize,
+    resampling: stats::Resampling,
+) {
     let correction = cmp.segment_correction;
     let tested = Tested {
         min_queries,
@@ -56,7 +61,7 @@ struct Tested<'a> {
 fn segments_of(
     gold: &GoldSet,
     rows: &[QueryRow],
-    (resamples, seed): (u32, u64),
+    resampling: stats::Resampling,
     Tested {
         min_queries,
         correction,
@@ -76,8 +81,8 @@ fn segments_of(
     }
     let tested = buckets.iter().filter(|b| b.len() >= min_queries).count();
     let draws = stats::Draws {
-        resamples,
-        seed,
+        resamples: resampling.resamples,
+        seed: resampling.seed,
         family: stats::METRICS * tested,
         correction,
     };

@@ -485,7 +485,10 @@ fn comparing_while_releasing_the_runs_gives_the_same_comparison() {
         &gold,
         Side::new(&mut b2, &mut c2),
         3,
-        (50, 7),
+        crate::stats::Resampling {
+            resamples: 50,
+            seed: 7,
+        },
         Metric::Rr,
         &|| released.set(released.get() + 1),
     );
@@ -689,7 +692,11 @@ fn the_significant_drop_gate_does_not_wait_for_segments() {
     let (verdict, _, _) = gate::decide(&policy, &cmp, 3);
     assert!(verdict.codes.contains(&"significant_drop"), "{verdict:?}");
     let mut with = compare(&gold, &b, &c, 3, 1000, 0);
-    segments::attach(&mut with, &gold, segments::MIN_QUERIES, (1000, 0));
+    let resampling = crate::stats::Resampling {
+        resamples: 1000,
+        seed: 0,
+    };
+    segments::attach(&mut with, &gold, segments::MIN_QUERIES, resampling);
     assert_eq!(format!("{:?}", cmp.means), format!("{:?}", with.means));
     assert!(cmp.means.rr.p_adjusted.is_some_and(|p| p < gate::ALPHA));
 }

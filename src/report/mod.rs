@@ -440,7 +440,7 @@ impl CompareReport {
         runs: Side<&RunMeta>,
         cmp: Comparison,
         decided: Decided,
-        resampling: (u32, u64),
+        resampling: crate::stats::Resampling,
     ) -> Self {
         let ids = |status| crate::compare::ids_with(&cmp.rows, status);
         let decided_by_candidate = decided_by_candidate(&cmp);
@@ -480,8 +480,8 @@ impl CompareReport {
             warnings: decided.warnings,
             notes: [crate::compare::holes::gold_notes(gold), decided.notes].concat(),
             gate: decided.verdict,
-            resamples: (resampling.0 != 0).then_some(resampling.0),
-            seed: resampling.1,
+            resamples: (resampling.resamples != 0).then_some(resampling.resamples),
+            seed: resampling.seed,
             label_queue: Vec::new(),
             min_segment_queries: crate::compare::segments::MIN_QUERIES,
             row_tags: Vec::new(),
