@@ -191,6 +191,58 @@ pub fn assert_code(out: &Output, expected: i32) {
     );
 }
 
+/// Assert that `out` (an [`Outcome`]) renders ([`render`]) as exit code `expected`,
+/// nothing on stdout and exactly `stderr` on stderr: what an inline snapshot of a
+/// refusal or a broken input pins, for a test that checks several in a loop or builds
+/// lines that repeat (one a gold query). Nothing is filtered ([`snapshot_settings`]):
+/// a path the message shows must be as written.
+#[track_caller]
+pub fn assert_stderr(out: impl Outcome, expected: i32, stderr: &str) {
+    let want = format!(
+        "success: {}\nexit_code: {expected}\n----- stdout -----\n\n----- stderr -----\n{stderr}",
+        expected == 0
+    );
+    let got = render(&out.outcome());
+    assert!(got == want, "expected\n{want}\ngot\n{got}");
+}
+
+/// `error: invalid input: N problem(s)` and `problems` under it, one an indented
+/// line: what ragdiff writes on stderr for broken inputs (docs/contract.md §11, exit 2).
+pub fn invalid_input<S: AsRef<str>>(problems: &[S]) -> String {
+    let n = problems.len();
+    let noun = if n == 1 { "problem" } else { "problems" };
+    let lines: String = problems
+        .iter()
+        .map(|p| format!("  {}\n", p.as_ref()))
+        .collect();
+    format!("error: invalid input: {n} {noun}\n{lines}")
+}
+
+/// Assert that `out` exited 2 with nothing on stdout and exactly [`invalid_input`] of
+/// `problems` on stderr.
+#[track_caller]
+pub fn assert_invalid<S: AsRef<str>>(out: impl Outcome, problems: &[S]) {
+    assert_stderr(out, 2, &invalid_input(problems));
+}
+
+/// The demo gold's queries (`gold/demo.csv`), in the order ragdiff lists them.
+pub const DEMO_QUERIES: [&str; 9] = [
+    "Q-17", "Q-18", "Q-21", "Q-22", "Q-23", "Q-24", "Q-25", "Q-26", "Q-27",
+];
+
+/// `file: gold query ID is missing from this repeat …` for each of `ids`: the
+/// problem a repeat of a run that lacks queries another repeat lists has, once a query.
+pub fn missing_from_repeat(file: &str, ids: &[&str]) -> Vec<String> {
+    ids.iter()
+        .map(|id| {
+            format!(
+                "{file}: gold query {id} is missing from this repeat although another \
+                 repeat of the run lists it; every repeat answers the same queries"
+            )
+        })
+        .collect()
+}
+
 /// Assert that `text` has a line equal to `line` once trimmed.
 #[track_caller]
 pub fn assert_line(text: &str, line: &str) {

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use rstest::rstest;
 
 use crate::common::{
-    Bump, CompareJson, FailureKind, Status, assert_close, assert_code, assert_line, compare_json,
-    crate_dir, fixture, ragdiff_snapshot, reference_dir, render, run, slug, stderr, stdout,
+    Bump, CompareJson, FailureKind, Status, assert_close, assert_code, assert_invalid, assert_line,
+    compare_json, crate_dir, fixture, ragdiff_snapshot, reference_dir, render, run, slug, stderr,
+    stdout,
 };
 
 const REFUSED: &str = "error: refusing to compare: the runs are not comparable";
@@ -828,16 +829,13 @@ fn max_drop_every_malformed_value_is_listed() {
             &["--max-drop", "foo=1", "--max-drop", "mrr=-1"],
         ),
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 2 problems
-      --max-drop: unknown measure `foo`; a gate rule takes rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name: RR@k, R@k, P@k, nDCG@k, AP, AP@k, Rprec (or RPrec), Bpref, Judged@k, Success@k; RR, R, nDCG and AP also without @k (the whole list); (rel=N) after RR, R, P, AP, Rprec, Bpref or Success; (judged_only=True) after RR, R, P, nDCG, AP, Rprec or Success
-      --max-drop mrr=-1: the value must be a number >= 0 (an absolute drop of the mean)
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "--max-drop: unknown measure `foo`; a gate rule takes rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name: RR@k, R@k, P@k, nDCG@k, AP, AP@k, Rprec (or RPrec), Bpref, Judged@k, Success@k; RR, R, nDCG and AP also without @k (the whole list); (rel=N) after RR, R, P, AP, Rprec, Bpref or Success; (judged_only=True) after RR, R, P, nDCG, AP, Rprec or Success",
+            "--max-drop mrr=-1: the value must be a number >= 0 (an absolute drop of the mean)",
+        ],
+    );
 }
 
 #[test]
@@ -907,15 +905,12 @@ fn allow_failed_id_not_in_the_gold_is_exit_2() {
             "Q-99",
         ],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      --allow-failed: allow-listed query Q-99 is not in the gold set; check the id or remove it from the allow-list
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "--allow-failed: allow-listed query Q-99 is not in the gold set; check the id or remove it from the allow-list",
+        ],
+    );
 }
 
 #[test]
@@ -928,15 +923,12 @@ fn allow_failed_file_id_not_in_the_gold_is_exit_2_with_file_and_line() {
             "tests/fixtures/compare/allow-unknown.csv",
         ],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      tests/fixtures/compare/allow-unknown.csv:3: allow-listed query Q-99 is not in the gold set; check the id or remove it from the allow-list
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "tests/fixtures/compare/allow-unknown.csv:3: allow-listed query Q-99 is not in the gold set; check the id or remove it from the allow-list",
+        ],
+    );
 }
 
 /// Q-22 regressed but did not newly fail: allow-listing it warns and accepts nothing.
@@ -1075,15 +1067,12 @@ fn require_frozen_refuses_an_unfrozen_gold() {
 #[test]
 fn k_is_refused_when_the_gold_pins_k() {
     let out = run(crate_dir(), &["compare", "--k", "3"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      --k is not allowed: the gold manifest pins k = 3 so nobody picks k after seeing results
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "--k is not allowed: the gold manifest pins k = 3 so nobody picks k after seeing results",
+        ],
+    );
 }
 
 /// Where the gold does not pin k, `--k` sets it: at k = 1 every drop30 query (first

@@ -4,7 +4,8 @@
 //! tests/fixtures/compare/d10-cand.toml, d4-cand.toml, depth-policy*.toml (README).
 
 use crate::common::{
-    CompareJson, assert_code, compare_json, fixture, ragdiff_snapshot, render, run, stderr, stdout,
+    CompareJson, assert_code, assert_invalid, compare_json, fixture, ragdiff_snapshot, render, run,
+    stderr, stdout,
 };
 
 fn args<'a>(candidate: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
@@ -86,15 +87,10 @@ fn the_policy_file_sets_the_depth() {
         &dir,
         &args("d10-cand.toml", &["--config", "depth-policy-zero.toml"]),
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      depth-policy-zero.toml:2: `depth`: 0 is not a whole number >= 1
-    ");
+    assert_invalid(
+        &out,
+        &["depth-policy-zero.toml:2: `depth`: 0 is not a whole number >= 1"],
+    );
 }
 
 /// Different depths without `--depth` are refused (exit 3), naming the flag; a depth
@@ -113,15 +109,12 @@ fn depth_rules() {
       depth:   baseline 4, candidate 10 (--depth N compares both at a common depth N <= 4)
     ");
     let out = run(&dir, &args("d10-cand.toml", &["--depth", "5"]));
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      --depth 5 is larger than the baseline's depth 4; a common depth is at most the smaller declared depth (4)
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "--depth 5 is larger than the baseline's depth 4; a common depth is at most the smaller declared depth (4)",
+        ],
+    );
     let out = run(&dir, &args("d10-cand.toml", &["--depth", "0"]));
     assert_code(&out, 2);
 }

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::common::{
-    FailureKind, Status, assert_code, compare_json, fixture, ragdiff_snapshot, run, temp_copy,
+    FailureKind, Status, assert_code, assert_invalid, compare_json, fixture, run, temp_copy,
 };
 
 pub(crate) fn chunks() -> PathBuf {
@@ -98,45 +98,36 @@ fn drift_compares_mapped_document_lists() {
 #[test]
 fn an_unmapped_chunk_is_an_input_error_at_its_line() {
     let out = run(chunks(), &compare("unmapped.toml", &[]));
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 2 problems
-      unmapped.csv:3: query Q-2: chunk D-2#p9 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map
-      unmapped.csv:6: query Q-5: chunk D-5#s1 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "unmapped.csv:3: query Q-2: chunk D-2#p9 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map",
+            "unmapped.csv:6: query Q-5: chunk D-5#s1 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map",
+        ],
+    );
 }
 
 #[test]
 fn a_chunk_mapped_twice_is_an_input_error_at_its_line() {
     let out = run(chunks(), &compare("map-twice.toml", &[]));
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      chunks-twice.csv:4: chunk D-1#s1 is mapped twice (first at line 2); a chunk belongs to one document
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "chunks-twice.csv:4: chunk D-1#s1 is mapped twice (first at line 2); a chunk belongs to one document",
+        ],
+    );
 }
 
 /// Six chunks of three documents under depth 5: depth applies to the chunk list.
 #[test]
 fn depth_applies_to_the_chunk_list() {
     let out = run(chunks(), &compare("too-deep.toml", &[]));
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      too-deep.csv:2: query Q-1 returned 6 docs, more than the run's depth 5; a list may be shorter than depth, never longer: fix the export or the manifest's depth
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "too-deep.csv:2: query Q-1 returned 6 docs, more than the run's depth 5; a list may be shorter than depth, never longer: fix the export or the manifest's depth",
+        ],
+    );
 }
 
 #[test]
@@ -144,15 +135,7 @@ fn a_missing_doc_map_is_named_with_its_key_line() {
     let dir = temp_copy(&chunks());
     std::fs::remove_file(dir.path().join("chunks-v2.csv")).unwrap();
     let out = run(dir.path(), &compare("cand.toml", &[]));
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      cand.toml:5: doc map chunks-v2.csv does not exist
-    ");
+    assert_invalid(&out, &["cand.toml:5: doc map chunks-v2.csv does not exist"]);
 }
 
 /// `eval` and `validate` read the map too.
@@ -174,14 +157,11 @@ fn eval_and_validate_map_chunks() {
         chunks(),
         &["validate", "--gold", "gold.toml", "unmapped.toml"],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 2 problems
-      unmapped.csv:3: query Q-2: chunk D-2#p9 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map
-      unmapped.csv:6: query Q-5: chunk D-5#s1 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "unmapped.csv:3: query Q-2: chunk D-2#p9 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map",
+            "unmapped.csv:6: query Q-5: chunk D-5#s1 is not in the doc map chunks-v2.csv; every retrieved id must be a `chunk_id` of the map",
+        ],
+    );
 }

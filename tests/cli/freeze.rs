@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use tempfile::TempDir;
 
 use crate::common::{
-    assert_code, assert_line, crate_dir, fixture, ragdiff_snapshot, run, stderr, stdout,
+    assert_code, assert_invalid, assert_line, crate_dir, fixture, run, stderr, stdout,
 };
 
 /// A gold manifest with comments, aligned keys and a blank line: freeze must keep them.
@@ -228,15 +228,10 @@ fn changed_data_is_refused_until_the_version_is_raised() {
 fn freeze_refuses_a_bare_data_file() {
     let dir = gold_dir(MANIFEST);
     let out = run(dir.path(), &["freeze", "demo.csv"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      freeze needs a gold manifest (.toml), not demo.csv
-    ");
+    assert_invalid(
+        &out,
+        &["freeze needs a gold manifest (.toml), not demo.csv"],
+    );
 }
 
 /// Every file under `dir` (recursively) with its bytes.

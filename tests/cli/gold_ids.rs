@@ -3,7 +3,9 @@
 //! warns, and an id cell holding a list is an input error at its line. Fixtures in
 //! tests/fixtures/gold_ids (its README says what each breaks).
 
-use crate::common::{assert_code, fixture, ragdiff_snapshot, reference_dir, run, stderr, stdout};
+use crate::common::{
+    assert_code, assert_invalid, fixture, ragdiff_snapshot, reference_dir, run, stderr, stdout,
+};
 
 fn compare(candidate: &str) -> std::process::Output {
     run(
@@ -17,15 +19,12 @@ const PREFIXED: &str = "prefixed.csv: none of the run's doc ids is judged anywhe
 #[test]
 fn a_run_whose_ids_carry_a_prefix_the_gold_lacks_is_refused() {
     let out = compare("prefixed.toml");
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      prefixed.csv: none of the run's doc ids is judged anywhere in the gold, which judges docs for 12 queries of it: run ids look like `doc-3001`, `doc-9001`, `doc-3002`, gold ids like `1701`, `3001`, `1702`; write the run's ids as the gold does (a prefix? another scheme?) or map them with `doc_map`
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "prefixed.csv: none of the run's doc ids is judged anywhere in the gold, which judges docs for 12 queries of it: run ids look like `doc-3001`, `doc-9001`, `doc-3002`, gold ids like `1701`, `3001`, `1702`; write the run's ids as the gold does (a prefix? another scheme?) or map them with `doc_map`",
+        ],
+    );
     assert_eq!(stdout(&out), "");
     // validate and eval say the same: the run is not valid
     for args in [

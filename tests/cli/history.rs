@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use crate::common::{
-    assert_code, assert_line, compare_json, demo_copy, ragdiff_snapshot, read, run, stderr, stdout,
+    assert_code, assert_invalid, assert_line, compare_json, demo_copy, ragdiff_snapshot, read, run,
+    stderr, stdout,
 };
 
 const HISTORY: &str = "runs/history.jsonl";
@@ -99,15 +100,10 @@ fn promote_refuses_a_history_that_is_not_a_regular_file_before_the_gate() {
     let dir = demo_copy();
     std::fs::create_dir(dir.path().join(HISTORY)).expect("a folder");
     let out = run(dir.path(), &["promote", "--force"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      runs/history.jsonl: history runs/history.jsonl is a directory, not a file
-    ");
+    assert_invalid(
+        &out,
+        &["runs/history.jsonl: history runs/history.jsonl is a directory, not a file"],
+    );
     assert!(stdout(&out).is_empty(), "the gate ran: {}", stdout(&out));
     assert_eq!(
         read(dir.path(), "runs/baseline.toml"),
@@ -173,26 +169,16 @@ fn a_line_that_does_not_parse_is_a_warning_naming_it() {
 fn history_without_a_file_is_exit_2_naming_it() {
     let dir = demo_copy();
     let out = run(dir.path(), &["history"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      runs/history.jsonl: history runs/history.jsonl does not exist
-    ");
+    assert_invalid(
+        &out,
+        &["runs/history.jsonl: history runs/history.jsonl does not exist"],
+    );
     // A file named on the command line.
     let out = run(dir.path(), &["history", "elsewhere.jsonl"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      elsewhere.jsonl: history elsewhere.jsonl does not exist
-    ");
+    assert_invalid(
+        &out,
+        &["elsewhere.jsonl: history elsewhere.jsonl does not exist"],
+    );
 }
 
 #[test]

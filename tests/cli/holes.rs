@@ -9,8 +9,8 @@
 //! failing (one doc id starts with `@`), S-6 unchanged.
 
 use crate::common::{
-    CompareJson, assert_close, assert_code, assert_line, compare_json, eval_json, fixture,
-    ragdiff_snapshot, render, run, stderr, stdout, temp_copy,
+    CompareJson, assert_close, assert_code, assert_invalid, assert_line, compare_json, eval_json,
+    fixture, ragdiff_snapshot, render, run, stderr, stdout, temp_copy,
 };
 
 const RELEVANT_ONLY: &str =
@@ -257,15 +257,12 @@ fn label_queue_never_overwrites_an_input() {
         dir.path(),
         &suspect_args(&["--export-label-queue", "cand.csv"]),
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      --export-label-queue cand.csv would overwrite the input cand.csv; write the report elsewhere
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "--export-label-queue cand.csv would overwrite the input cand.csv; write the report elsewhere",
+        ],
+    );
     assert_eq!(
         std::fs::read(dir.path().join("cand.csv")).expect("the run"),
         before

@@ -3,7 +3,8 @@
 //! format, parity of one run in all four formats, and ids in natural order.
 
 use crate::common::{
-    Case, EvalJson, eval_json, fixture, ragdiff_snapshot, reference_dir, run, stderr,
+    Case, EvalJson, assert_invalid, eval_json, fixture, ragdiff_snapshot, reference_dir, run,
+    stderr,
 };
 
 fn formats() -> std::path::PathBuf {
@@ -151,26 +152,18 @@ fn json_and_jsonl_runs_report_every_problem_at_its_line() {
     // A JSON run may leave a gold query out, as TREC does; queries not in the gold
     // are ignored and counted in a warning (they enter drift only).
     ragdiff_snapshot!(out);
-    ragdiff_snapshot!(run(bad(), &["eval", "gold.jsonl", "trunc.json"]), @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      trunc.json:3: malformed JSON: EOF while parsing a value
-    ");
+    assert_invalid(
+        run(bad(), &["eval", "gold.jsonl", "trunc.json"]),
+        &["trunc.json:3: malformed JSON: EOF while parsing a value"],
+    );
     // A broken row still answers its query: it is not also "missing" (§3).
-    ragdiff_snapshot!(run(bad(), &["eval", "gold.jsonl", "scores.jsonl"]), @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 2 problems
-      scores.jsonl:1: at /scores: query Q-1: 1 scores for 2 retrieved docs; `scores` must be as long as `retrieved_doc_ids`
-      scores.jsonl:2: at /scores/0: query Q-2, doc D-5: score is not a number; scores must be finite numbers
-    ");
+    assert_invalid(
+        run(bad(), &["eval", "gold.jsonl", "scores.jsonl"]),
+        &[
+            "scores.jsonl:1: at /scores: query Q-1: 1 scores for 2 retrieved docs; `scores` must be as long as `retrieved_doc_ids`",
+            "scores.jsonl:2: at /scores/0: query Q-2, doc D-5: score is not a number; scores must be finite numbers",
+        ],
+    );
 }
 
 /// Gold rules in JSON and JSONL: duplicate query, duplicate doc, non-integer grade,
@@ -250,15 +243,10 @@ fn eval_cutoffs_report_each_cutoff() {
         formats(),
         &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "1,4"],
     );
-    ragdiff_snapshot!(out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      --cutoffs: 4 is outside 1..=3 (the run's depth); each cutoff must lie in 1..=depth
-    ");
+    assert_invalid(
+        out,
+        &["--cutoffs: 4 is outside 1..=3 (the run's depth); each cutoff must lie in 1..=depth"],
+    );
     let out = run(
         formats(),
         &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "0"],

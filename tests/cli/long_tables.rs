@@ -3,7 +3,9 @@
 //! close to the known shape get one problem. Parity with the other formats is in
 //! inputs.rs. Fixtures: tests/fixtures/inputs/long-bad (README).
 
-use crate::common::{assert_code, assert_line, fixture, ragdiff_snapshot, run, stderr, stdout};
+use crate::common::{
+    assert_code, assert_invalid, assert_line, fixture, ragdiff_snapshot, run, stderr, stdout,
+};
 
 fn bad() -> std::path::PathBuf {
     fixture("inputs/long-bad")
@@ -25,15 +27,12 @@ fn long_run_rules_at_their_lines() {
         assert_line(&err, line);
     }
     let out = run(bad(), &["eval", "gold.qrels", "norank.csv"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      norank.csv:1: missing required column `score` (the header must contain a query column, a doc column and `score` or `rank`)
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "norank.csv:1: missing required column `score` (the header must contain a query column, a doc column and `score` or `rank`)",
+        ],
+    );
 }
 
 #[test]
@@ -169,15 +168,12 @@ fn a_named_column_the_header_lacks_is_a_problem_at_line_1() {
         columns_dir(),
         &["eval", "gold.qrels", "run-missing-column.toml"],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      run.renamed.csv:1: the manifest names column `document` for `doc` (`columns.doc`), and the header has no such column
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "run.renamed.csv:1: the manifest names column `document` for `doc` (`columns.doc`), and the header has no such column",
+        ],
+    );
 }
 
 #[test]
@@ -200,16 +196,13 @@ fn columns_keys_and_values_are_checked() {
         columns_dir(),
         &["eval", "gold.qrels", "run-bad-columns.toml"],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 2 problems
-      run-bad-columns.toml:7: `columns.query` must be a column name (a non-empty string)
-      run-bad-columns.toml:8: unknown key `columns.passage`; known keys: query, doc, rank, score, grade
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "run-bad-columns.toml:7: `columns.query` must be a column name (a non-empty string)",
+            "run-bad-columns.toml:8: unknown key `columns.passage`; known keys: query, doc, rank, score, grade",
+        ],
+    );
 }
 
 #[test]
@@ -253,15 +246,12 @@ fn a_long_column_name_is_cut_and_a_bare_cr_is_named() {
     let out = run(dir.path(), &["eval", "gold.qrels", "run.toml"]);
     let err = stderr(&out);
     assert!(err.len() < 1_000, "{} bytes of stderr", err.len());
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      run.renamed.csv:1: the manifest names column `xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…` for `doc` (`columns.doc`), and the header has no such column
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "run.renamed.csv:1: the manifest names column `xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…` for `doc` (`columns.doc`), and the header has no such column",
+        ],
+    );
     std::fs::write(
         dir.path().join("cr.csv"),
         "q,passage,pos,sim\rQ-1,D-1,1,1\r",
@@ -277,13 +267,8 @@ fn a_long_column_name_is_cut_and_a_bare_cr_is_named() {
             "query=q,doc=passage,rank=pos,score=sim",
         ],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      cr.csv:1: lines end in CR only; save the file with LF or CRLF line ends
-    ");
+    assert_invalid(
+        &out,
+        &["cr.csv:1: lines end in CR only; save the file with LF or CRLF line ends"],
+    );
 }

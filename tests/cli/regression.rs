@@ -17,15 +17,12 @@ fn an_export_onto_an_input_is_refused_and_the_input_kept() {
         dir.path(),
         &["compare", "--export-csv", "runs/baseline.csv"],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      --export-csv runs/baseline.csv would overwrite the input runs/baseline.csv; write the report elsewhere
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "--export-csv runs/baseline.csv would overwrite the input runs/baseline.csv; write the report elsewhere",
+        ],
+    );
     assert_eq!(
         std::fs::read(dir.path().join("runs/baseline.csv")).expect("read"),
         before
@@ -34,15 +31,12 @@ fn an_export_onto_an_input_is_refused_and_the_input_kept() {
         dir.path(),
         &["compare", "--export-markdown", "gold/../gold/demo.toml"],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      --export-markdown gold/../gold/demo.toml would overwrite the input gold/demo.toml; write the report elsewhere
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "--export-markdown gold/../gold/demo.toml would overwrite the input gold/demo.toml; write the report elsewhere",
+        ],
+    );
 }
 
 #[test]
@@ -58,15 +52,10 @@ fn two_exports_to_one_file_are_refused() {
             "./out.x",
         ],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      --export-json and --export-csv both write out.x; give each its own file
-    ");
+    assert_invalid(
+        &out,
+        &["--export-json and --export-csv both write out.x; give each its own file"],
+    );
     assert!(!dir.path().join("out.x").exists());
 }
 
@@ -202,15 +191,12 @@ fn a_version_below_frozen_version_is_an_input_error() {
     assert_ne!(lowered, manifest, "the demo gold is at 1.1.0");
     std::fs::write(&path, lowered).expect("written");
     let out = run(dir.path(), &["compare"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      gold/demo.toml:5: version 1.0.0 is lower than frozen_version 1.1.0; a gold set's version only goes up
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "gold/demo.toml:5: version 1.0.0 is lower than frozen_version 1.1.0; a gold set's version only goes up",
+        ],
+    );
 }
 
 #[test]
@@ -316,15 +302,12 @@ fn an_export_into_a_missing_folder_is_refused_up_front() {
     );
     crate::common::assert_code(&out, 2);
     let err = crate::common::stderr(&out);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      --export-json no-such-folder/report.json: the folder no-such-folder does not exist; ragdiff creates no folders
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "--export-json no-such-folder/report.json: the folder no-such-folder does not exist; ragdiff creates no folders",
+        ],
+    );
     assert!(!err.contains(".ragdiff-"), "{err}");
     assert!(
         !crate::common::stdout(&out).contains("FAIL"),

@@ -581,17 +581,14 @@ fn a_tags_file_must_list_exactly_the_gold_queries() {
     )
     .expect("written");
     let out = run(dir.path(), &BASIC);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 3 problems
-      tags.csv: gold query Q12 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv:4: query Q99 is not in the gold set; every id in a tags file must be a gold query
-      tags.csv:6: query Q3 appears more than once (first at line 5); each query id must be unique
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "tags.csv: gold query Q12 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)",
+            "tags.csv:4: query Q99 is not in the gold set; every id in a tags file must be a gold query",
+            "tags.csv:6: query Q3 appears more than once (first at line 5); each query id must be unique",
+        ],
+    );
 }
 
 #[test]
@@ -708,39 +705,28 @@ fn a_csv_gold_keeps_its_tags_in_its_column() {
     let dir = temp_copy(&basic());
     name_a_tags_file(dir.path());
     let out = run(dir.path(), &BASIC);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      gold.toml:6: a CSV gold keeps its tags in its `tags` column; remove `tags` from the manifest (a side file is for TREC qrels)
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "gold.toml:6: a CSV gold keeps its tags in its `tags` column; remove `tags` from the manifest (a side file is for TREC qrels)",
+        ],
+    );
 }
 
 #[test]
 fn segment_flags_are_checked() {
     let out = run(basic(), &with(&BASIC, &["--non-inferior", "ap=0.1"]));
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      --non-inferior: metric `ap` has no confidence interval; use rr, mrr, recall, hit or ndcg
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "--non-inferior: metric `ap` has no confidence interval; use rr, mrr, recall, hit or ndcg",
+        ],
+    );
     let out = run(basic(), &with(&BASIC, &["--max-drop-per-segment", "ndcg"]));
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      --max-drop-per-segment ndcg: expected METRIC=VALUE, like recall=0.02
-    ");
+    assert_invalid(
+        &out,
+        &["--max-drop-per-segment ndcg: expected METRIC=VALUE, like recall=0.02"],
+    );
     assert_code(
         &run(basic(), &with(&BASIC, &["--min-segment-queries", "1"])),
         2,
@@ -845,15 +831,12 @@ fn jsonl_tags_follow_the_label_rules() {
     let dir = jsonl_copy();
     name_a_tags_file(dir.path());
     let out = run(dir.path(), &BASIC);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      gold.jsonl: lines carry `tags` and the manifest names a tags file; keep one source of tags (remove the arrays or `tags` from the manifest)
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "gold.jsonl: lines carry `tags` and the manifest names a tags file; keep one source of tags (remove the arrays or `tags` from the manifest)",
+        ],
+    );
 }
 
 /// `basic/` in a temporary folder with `jsonl/`'s gold in place of the CSV one.

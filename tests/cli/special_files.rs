@@ -4,10 +4,29 @@
 
 use std::path::Path;
 
-use crate::common::{assert_code, demo_copy, fixture, ragdiff_snapshot, run, temp_copy};
+use crate::common::{
+    DEMO_QUERIES, assert_code, assert_invalid, demo_copy, fixture, missing_from_repeat,
+    ragdiff_snapshot, run, temp_copy,
+};
 
 fn write(dir: &Path, rel: &str, bytes: &[u8]) {
     std::fs::write(dir.join(rel), bytes).expect("the fixture file");
+}
+
+/// The problem of a CSV line at `at` (`file:line`) with a bare CR inside it.
+fn bare_cr(at: &str) -> String {
+    format!(
+        "{at}: a CR not followed by LF inside the line: CSV readers take it as a row break \
+         that git and GitHub do not show; remove it"
+    )
+}
+
+/// The problem of a header at `at` (`file:line`) that names `column` twice.
+fn twice_in_header(at: &str, column: &str) -> String {
+    format!(
+        "{at}: column `{column}` appears more than once in the header (ragdiff would read \
+         only the first); keep one"
+    )
 }
 
 #[test]
@@ -26,15 +45,7 @@ fn a_bare_cr_in_the_allow_list_hides_a_row_and_is_an_input_error() {
             "runs/accepted-failures.csv",
         ],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      runs/accepted-failures.csv:2: a CR not followed by LF inside the line: CSV readers take it as a row break that git and GitHub do not show; remove it
-    ");
+    assert_invalid(&out, &[bare_cr("runs/accepted-failures.csv:2")]);
 }
 
 #[test]
@@ -46,23 +57,9 @@ fn a_bare_cr_in_a_crlf_run_is_an_input_error() {
         b"id,retrieved_doc_ids\r\nQ-17,D-2;D-1;D-5\r\nQ-18,D-7;D-8\rQ-21,D-9\r\n",
     );
     let out = run(dir.path(), &["compare"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 9 problems
-      runs/candidate.csv: gold query Q-18 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-21 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-22 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-23 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-24 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-25 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-26 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-27 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv:3: a CR not followed by LF inside the line: CSV readers take it as a row break that git and GitHub do not show; remove it
-    ");
+    let mut problems = missing_from_repeat("runs/candidate.csv", &DEMO_QUERIES[1..]);
+    problems.push(bare_cr("runs/candidate.csv:3"));
+    assert_invalid(&out, &problems);
 }
 
 #[test]
@@ -80,15 +77,7 @@ fn a_bare_cr_in_the_gold_data_is_an_input_error() {
         .collect();
     write(dir.path(), "gold/demo.toml", manifest.as_bytes());
     let out = run(dir.path(), &["compare"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      gold/demo.csv:2: a CR not followed by LF inside the line: CSV readers take it as a row break that git and GitHub do not show; remove it
-    ");
+    assert_invalid(&out, &[bare_cr("gold/demo.csv:2")]);
 }
 
 #[test]
@@ -99,27 +88,16 @@ fn a_bare_cr_in_a_tags_file_is_an_input_error() {
         dir.path(),
         &["compare", "--gold", "gold.toml", "base.toml", "cand.toml"],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 13 problems
-      tags.csv: gold query Q1 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv: gold query Q2 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv: gold query Q3 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv: gold query Q4 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv: gold query Q5 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv: gold query Q6 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv: gold query Q7 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv: gold query Q8 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv: gold query Q9 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv: gold query Q10 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv: gold query Q11 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv: gold query Q12 has no row in the tags file; add a row for it (an empty `tags` cell when it has none)
-      tags.csv:2: a CR not followed by LF inside the line: CSV readers take it as a row break that git and GitHub do not show; remove it
-    ");
+    let mut problems: Vec<String> = (1..=12)
+        .map(|i| {
+            format!(
+                "tags.csv: gold query Q{i} has no row in the tags file; add a row for it \
+                 (an empty `tags` cell when it has none)"
+            )
+        })
+        .collect();
+    problems.push(bare_cr("tags.csv:2"));
+    assert_invalid(&out, &problems);
 }
 
 #[test]
@@ -132,15 +110,7 @@ fn a_bare_cr_in_a_doc_map_is_an_input_error() {
         dir.path(),
         &["compare", "--gold", "gold.toml", "base.toml", "cand.toml"],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      chunks-v2.csv:2: a CR not followed by LF inside the line: CSV readers take it as a row break that git and GitHub do not show; remove it
-    ");
+    assert_invalid(&out, &[bare_cr("chunks-v2.csv:2")]);
 }
 
 /// CRLF line ends stay legal: the demo with every CSV in CRLF gives the demo's verdict.
@@ -164,24 +134,9 @@ fn a_duplicate_header_column_in_a_run_is_an_input_error() {
         b"id,retrieved_doc_ids,retrieved_doc_ids\nQ-17,D-2;D-1;D-5,D-9\n",
     );
     let out = run(dir.path(), &["compare"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 10 problems
-      runs/candidate.csv: gold query Q-17 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-18 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-21 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-22 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-23 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-24 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-25 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-26 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv: gold query Q-27 is missing from this repeat although another repeat of the run lists it; every repeat answers the same queries
-      runs/candidate.csv:1: column `retrieved_doc_ids` appears more than once in the header (ragdiff would read only the first); keep one
-    ");
+    let mut problems = missing_from_repeat("runs/candidate.csv", &DEMO_QUERIES);
+    problems.push(twice_in_header("runs/candidate.csv:1", "retrieved_doc_ids"));
+    assert_invalid(&out, &problems);
 }
 
 #[test]
@@ -200,15 +155,10 @@ fn a_duplicate_header_column_in_the_allow_list_is_an_input_error() {
             "runs/accepted-failures.csv",
         ],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      runs/accepted-failures.csv:1: column `id` appears more than once in the header (ragdiff would read only the first); keep one
-    ");
+    assert_invalid(
+        &out,
+        &[twice_in_header("runs/accepted-failures.csv:1", "id")],
+    );
 }
 
 /// A results file that is a symlink to a kernel file (`/proc/kmsg` blocks in `read`
@@ -220,15 +170,12 @@ fn a_symlink_into_proc_is_refused() {
     std::fs::remove_file(&results).expect("removed");
     std::os::unix::fs::symlink("/proc/self/status", &results).expect("a link");
     let out = run(dir.path(), &["compare"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      runs/candidate.toml:5: run results runs/candidate.csv is a kernel file (on /proc or /sys), whose reads can block or never end; copy what you need into a regular file
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "runs/candidate.toml:5: run results runs/candidate.csv is a kernel file (on /proc or /sys), whose reads can block or never end; copy what you need into a regular file",
+        ],
+    );
 }
 
 #[test]
@@ -250,15 +197,12 @@ fn a_symlink_into_sys_is_refused_as_the_allow_list() {
             "runs/accepted-failures.csv",
         ],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      runs/accepted-failures.csv: allow-list runs/accepted-failures.csv is a kernel file (on /proc or /sys), whose reads can block or never end; copy what you need into a regular file
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "runs/accepted-failures.csv: allow-list runs/accepted-failures.csv is a kernel file (on /proc or /sys), whose reads can block or never end; copy what you need into a regular file",
+        ],
+    );
 }
 
 /// A repeat that links out of the folder the gate runs in (no git here: the working

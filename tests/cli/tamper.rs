@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use crate::common::{
-    Case, assert_code, demo_copy, edit, fixture, ragdiff_snapshot, read, run, stderr, stdout,
-    temp_copy,
+    Case, assert_code, assert_invalid, demo_copy, edit, fixture, ragdiff_snapshot, read, run,
+    stderr, stdout, temp_copy,
 };
 
 const DEMO: [&str; 3] = ["compare", "runs/baseline.toml", "runs/candidate.toml"];
@@ -19,26 +19,20 @@ fn k_edited_in_a_frozen_gold_is_an_input_error() {
     let dir = demo_copy();
     edit(dir.path(), "gold/demo.toml", "\nk = 3 ", "\nk = 2 ");
     let out = run(dir.path(), &DEMO);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      gold/demo.toml:9: k is 2 but the gold was frozen with k 3 (frozen_k); restore it, or raise `version` and run `ragdiff freeze`
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "gold/demo.toml:9: k is 2 but the gold was frozen with k 3 (frozen_k); restore it, or raise `version` and run `ragdiff freeze`",
+        ],
+    );
     // freeze refuses it without a raised version, and takes it with one.
     let out = run(dir.path(), &["freeze"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      gold/demo.toml: k (3 -> 2) changed since the gold was frozen but `version` 1.1.0 is not higher than frozen_version 1.1.0; raise `version` to freeze the new meaning
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "gold/demo.toml: k (3 -> 2) changed since the gold was frozen but `version` 1.1.0 is not higher than frozen_version 1.1.0; raise `version` to freeze the new meaning",
+        ],
+    );
     edit(
         dir.path(),
         "gold/demo.toml",
@@ -59,16 +53,13 @@ fn k_edited_in_a_frozen_gold_is_an_input_error() {
 fn min_grade_added_to_a_frozen_gold_is_an_input_error() {
     let case = Case::demo().edit("gold/demo.toml", "\nk = 3 ", "\nmin_grade = 2\nk = 3 ");
     let out = case.ragdiff(&DEMO);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 2 problems
-      gold/demo.toml:9: min_grade is 2 but the gold was frozen with min_grade 1 (frozen_min_grade); restore it, or raise `version` and run `ragdiff freeze`
-      gold/demo.csv: no query has a relevant doc (grade >= min_grade 2), so there is nothing to evaluate; check min_grade and the labels
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "gold/demo.toml:9: min_grade is 2 but the gold was frozen with min_grade 1 (frozen_min_grade); restore it, or raise `version` and run `ragdiff freeze`",
+            "gold/demo.csv: no query has a relevant doc (grade >= min_grade 2), so there is nothing to evaluate; check min_grade and the labels",
+        ],
+    );
 }
 
 #[test]
@@ -141,15 +132,12 @@ fn a_gold_frozen_before_the_meaning_was_recorded_warns_and_freeze_adds_it() {
 fn a_frozen_gold_missing_one_recorded_key_is_an_input_error() {
     let case = Case::demo().edit("gold/demo.toml", "frozen_k = 3\n", "");
     let out = case.ragdiff(&DEMO);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      gold/demo.toml:9: k is 3 but the gold was frozen with k (not recorded) (frozen_k); restore it, or raise `version` and run `ragdiff freeze`
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "gold/demo.toml:9: k is 3 but the gold was frozen with k (not recorded) (frozen_k); restore it, or raise `version` and run `ragdiff freeze`",
+        ],
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -173,15 +161,12 @@ fn results_that_are_a_link_to_the_gold_data_are_refused() {
     let case = json_gold();
     std::os::unix::fs::symlink("gold.json", case.path().join("cand.json")).expect("a link");
     let out = case.compare(&["--require-frozen"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gold's own files
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gold's own files",
+        ],
+    );
 }
 
 #[test]
@@ -189,15 +174,12 @@ fn results_that_copy_the_gold_datas_bytes_are_refused() {
     let case = json_gold();
     std::fs::copy(case.path().join("gold.json"), case.path().join("cand.json")).expect("copied");
     let out = case.compare(&["--require-frozen"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gold's own files
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gold's own files",
+        ],
+    );
 }
 
 #[test]
@@ -462,15 +444,12 @@ fn a_map_that_sends_a_judged_doc_elsewhere_is_an_input_error() {
     // D-4 is judged not relevant for Q-21: mapped to D-9, Q-21 would pass.
     candidate_map(dir.path(), &[("D-4", "D-9")]);
     let out = run(dir.path(), &DEMO);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      runs/map.csv:16: doc D-4 is judged by the gold, but the map sends it to D-9; a doc the gold judges keeps its id: map it to itself
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "runs/map.csv:16: doc D-4 is judged by the gold, but the map sends it to D-9; a doc the gold judges keeps its id: map it to itself",
+        ],
+    );
 }
 
 #[test]
@@ -565,13 +544,10 @@ fn the_policy_file_is_listed_by_changed_since_and_is_never_results() {
         "\"candidate-3.csv\", \"../ragdiff.toml\"]\nformat = \"csv\"",
     );
     let out = run(dir.path(), &DEMO);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      runs/../ragdiff.toml: run results are the policy file ragdiff.toml (the same file or the same bytes); a run's results are never one of the gold's own files
-    ");
+    assert_invalid(
+        &out,
+        &[
+            "runs/../ragdiff.toml: run results are the policy file ragdiff.toml (the same file or the same bytes); a run's results are never one of the gold's own files",
+        ],
+    );
 }
