@@ -1394,6 +1394,17 @@ pub fn edit(dir: &Path, rel: &str, from: &str, to: &str) {
 /// What [`Case::compare`] runs before its extra arguments.
 pub const COMPARE_CASE: [&str; 5] = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
 
+/// [`COMPARE_CASE`] with its report as JSON on stdout (`--format json`).
+pub const COMPARE_CASE_JSON: [&str; 7] = [
+    "compare",
+    "--gold",
+    "gold.toml",
+    "base.toml",
+    "cand.toml",
+    "--format",
+    "json",
+];
+
 /// `base` followed by `extra`: a test's fixed arguments and the ones it adds.
 pub fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
     base.iter().chain(extra).copied().collect()

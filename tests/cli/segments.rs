@@ -11,15 +11,7 @@ use std::path::Path;
 
 use crate::common::*;
 
-const BASIC: [&str; 7] = [
-    "compare",
-    "--gold",
-    "gold.toml",
-    "base.toml",
-    "cand.toml",
-    "--format",
-    "json",
-];
+const BASIC: [&str; 7] = COMPARE_CASE_JSON;
 
 fn basic() -> std::path::PathBuf {
     fixture("segments/basic")
@@ -465,18 +457,7 @@ fn table_and_markdown_show_by_segment() {
 
 #[test]
 fn csv_export_has_a_tags_column() {
-    let out = run(
-        basic(),
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--format",
-            "csv",
-        ],
-    );
+    let out = run(basic(), &with(&COMPARE_CASE, &["--format", "csv"]));
     let text = stdout(&out);
     let mut lines = text.lines();
     assert_eq!(
