@@ -35,20 +35,26 @@ fn fake_policy(dir: &Path, mode: &str, rest: &str) {
     );
 }
 
+/// A workspace whose `[record]` runs the fake retriever in `mode` with `rest`, after a
+/// `ragdiff record` with no flags that succeeded.
+#[track_caller]
+fn recorded(mode: &str, rest: &str) -> tempfile::TempDir {
+    let dir = workspace();
+    fake_policy(dir.path(), mode, rest);
+    assert_code(&record(dir.path(), &[]), 0);
+    dir
+}
+
 fn manifest(dir: &Path, rel: &str) -> toml_edit::DocumentMut {
     read(dir, rel).parse().expect("a TOML manifest")
 }
 
 #[test]
 fn the_file_sets_what_no_flag_gives_and_a_flag_wins() {
-    let dir = workspace();
-    fake_policy(
-        dir.path(),
+    let dir = recorded(
         "filters",
         "depth = 2\nfilter = { tenant = \"acme\", lang = \"en\" }\nresults_format = \"csv\"\nconcurrency = 2\nout = \"runs/team.toml\"\nretriever_log = \"runs/retriever.log\"\n",
     );
-    let out = record(dir.path(), &[]);
-    assert_code(&out, 0);
     let doc = manifest(dir.path(), "runs/team.toml");
     assert_eq!(doc["depth"].as_integer(), Some(2));
     assert_eq!(doc["results"].as_str(), Some("team.csv"));
@@ -97,33 +103,24 @@ fn paths_and_the_command_are_relative_to_the_file() {
             fake("good")
         ),
     );
-    let out = common::run(
-        dir.path().join("sub"),
-        &[
+    // `ragdiff record --config ../ragdiff.toml --index-version 1.0.0 EXTRA…` from sub/.
+    let record_in_sub = |extra: &[&str]| {
+        let base = [
             "record",
             "--config",
             "../ragdiff.toml",
             "--index-version",
             "1.0.0",
-        ],
-    );
+        ];
+        common::run(dir.path().join("sub"), &common::with(&base, extra))
+    };
+    let out = record_in_sub(&[]);
     assert_code(&out, 0);
     assert!(dir.path().join("runs/next.toml").is_file());
     assert!(dir.path().join("runs/r.log").is_file());
     assert!(!dir.path().join("sub/runs").exists());
     // A --command on the command line runs in the working directory, as always.
-    let out = common::run(
-        dir.path().join("sub"),
-        &[
-            "record",
-            "--config",
-            "../ragdiff.toml",
-            "--index-version",
-            "1.0.0",
-            "--command",
-            &fake("good"),
-        ],
-    );
+    let out = record_in_sub(&["--command", &fake("good")]);
     assert_code(&out, 4);
     assert!(stderr(&out).contains("No such file"), "{}", stderr(&out));
 }
@@ -416,38 +413,20 @@ fn a_retriever_log_of_dash_is_ragdiffs_stderr() {
 /// recordings and are not used; its filters must be the run's.
 #[test]
 fn append_repeat_takes_the_runs_own_settings() {
-    let dir = workspace();
-    fake_policy(
-        dir.path(),
-        "good",
-        "repeats = 2\nresults_format = \"csv\"\n",
-    );
-    let out = record(dir.path(), &[]);
-    assert_code(&out, 0);
+    let dir = recorded("good", "repeats = 2\nresults_format = \"csv\"\n");
     assert!(dir.path().join("runs/candidate-2.csv").is_file());
-    let out = common::run(
-        dir.path(),
-        &[
-            "record",
-            "--gold",
-            "gold.toml",
-            "--append-repeat",
-            "runs/candidate.toml",
-        ],
-    );
+    let append = [
+        "record",
+        "--gold",
+        "gold.toml",
+        "--append-repeat",
+        "runs/candidate.toml",
+    ];
+    let out = common::run(dir.path(), &append);
     assert_code(&out, 0);
     assert!(dir.path().join("runs/candidate-3.csv").is_file());
     fake_policy(dir.path(), "good", "filter = { tenant = \"acme\" }\n");
-    let out = common::run(
-        dir.path(),
-        &[
-            "record",
-            "--gold",
-            "gold.toml",
-            "--append-repeat",
-            "runs/candidate.toml",
-        ],
-    );
+    let out = common::run(dir.path(), &append);
     fails_with(
         &out,
         2,
