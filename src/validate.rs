@@ -114,6 +114,12 @@ pub enum ProblemKind {
     InvalidSemver { key: &'static str, value: String },
     #[error("index_version {reason}")]
     BadIndexVersion { reason: String },
+    #[error("{key} has {chars} characters, more than {max}")]
+    TooLong {
+        key: String,
+        chars: usize,
+        max: usize,
+    },
     #[error("[meta] has {count} keys, more than 64; keep the team's own metadata to 64 keys")]
     MetaTooMany { count: usize },
     #[error("frozen_at = {value:?} is not a date like \"2026-09-19\"")]
