@@ -313,7 +313,7 @@ pub enum ProblemKind {
     #[error("{message}")]
     Usage { message: String },
     #[error(
-        "run results are the {what} {input} (the same file or the same bytes); a run's results are never one of the gold's own files"
+        "run results are the {what} {input} (the same file or the same bytes); a run's results are never one of the gate's own files"
     )]
     ResultsAreInput { what: &'static str, input: String },
     #[error(
