@@ -96,13 +96,13 @@ pub struct EvalArgs {
     #[arg(value_name = "INPUT", num_args = 1..=2, required = true)]
     pub inputs: Vec<PathBuf>,
     /// Evaluation cutoff [default: the gold's k, else the run depth]; refused when the gold pins k
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_parser = at_least_one)]
     pub k: Option<u32>,
     /// Output format
     #[arg(long, value_enum, default_value_t = EvalFormat::Table)]
     pub format: EvalFormat,
     /// Also report RR, Recall, Hit, P and nDCG at each of these cutoffs (e.g. 1,3,10; each 1..=depth); never gating
-    #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = at_least_one)]
     pub cutoffs: Vec<u32>,
     /// Order of the per-query rows: by id (natural order) or worst first (RR, then Recall, then id)
     #[arg(long, value_enum, default_value_t = SortBy::Id)]
@@ -129,7 +129,7 @@ pub struct ValidateArgs {
     #[arg(value_name = "RUN")]
     pub runs: Vec<PathBuf>,
     /// Evaluation cutoff to check against each run's depth
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_parser = at_least_one)]
     pub k: Option<u32>,
     /// Treat an unfrozen gold set as a problem
     #[arg(long)]
@@ -172,7 +172,7 @@ pub struct CompareArgs {
     #[arg(value_names = ["BASELINE", "CANDIDATE"], num_args = 2)]
     pub runs: Vec<PathBuf>,
     /// Evaluation cutoff [default: the gold's k, else the depth]; refused when the gold pins k
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_parser = at_least_one)]
     pub k: Option<u32>,
     /// Output format on stdout [default: table]
     #[arg(long, value_enum)]
@@ -280,7 +280,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "NAME")]
     pub primary: Option<String>,
     /// Compare both runs at a common depth N: each list cut to its first N docs before anything is computed (N at most the smaller declared depth)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
     pub depth: Option<u32>,
     /// Persistence of rank-biased overlap (drift), 0 < P < 1 [default: 0.9]
     #[arg(long, value_name = "P", allow_negative_numbers = true)]
@@ -289,7 +289,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]
     pub min_rbo: Option<f64>,
     /// Also report RR, Recall, Hit, P and nDCG at each of these cutoffs (e.g. 1,3,10; each 1..=depth); never gating, statuses stay at k
-    #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_delimiter = ',', value_name = "C,C,...", value_parser = at_least_one)]
     pub cutoffs: Vec<u32>,
     /// Also report this measure with an interval and a p, by its ir_measures name (RR@10, R@100, P(rel=2)@10, nDCG@20, AP@100, Rprec, Bpref, Judged@10, Success@10, RR(judged_only=True)@10); repeatable; never gating
     #[arg(long = "measure", value_name = "NAME")]
@@ -336,7 +336,7 @@ pub struct AcceptArgs {
     #[arg(long, value_name = "FILE")]
     pub allow_failed_file: Option<PathBuf>,
     /// Evaluation cutoff, as for compare
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_parser = at_least_one)]
     pub k: Option<u32>,
     #[command(flatten)]
     pub config: ConfigArgs,
@@ -391,7 +391,7 @@ pub struct RecordArgs {
     #[arg(long, value_name = "MANIFEST", conflicts_with_all = ["out", "repeats", "results_format"])]
     pub append_repeat: Option<PathBuf>,
     /// Results asked for per query; longer lists are cut [default: 10]
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_parser = at_least_one)]
     pub depth: Option<u32>,
     /// An access filter sent with every request and written to the manifest's [filters] (repeatable)
     #[arg(long, value_name = "KEY=VALUE")]
@@ -432,4 +432,16 @@ pub struct RecordArgs {
 pub enum TopicField {
     Title,
     Desc,
+}
+
+/// A cutoff, a depth or k: a whole number of at least 1 (a rank position), in
+/// ragdiff's words rather than clap's `0 is not in 1..=4294967295`
+/// (docs/contract.md §3).
+fn at_least_one(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("0 is not a rank: cutoffs, k and depth count from 1".to_string()),
+        Ok(n) => u32::try_from(n)
+            .map_err(|_| format!("{n} is more than ragdiff takes (at most {})", u32::MAX)),
+        Err(_) => Err("not a whole number of at least 1".to_string()),
+    }
 }

@@ -228,8 +228,33 @@ fn eval_cutoffs_report_each_cutoff() {
         formats(),
         &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "0"],
     );
-    let refusal = "invalid value '0' for '--cutoffs <C,C,...>': 0 is not in 1..=4294967295";
+    let refusal = "invalid value '0' for '--cutoffs <C,C,...>': 0 is not a rank: cutoffs, k and depth count from 1";
     assert_stderr(out, 2, &usage_error(refusal));
+    for (flag, value, why) in [
+        (
+            "--k",
+            "0",
+            "0 is not a rank: cutoffs, k and depth count from 1",
+        ),
+        ("--k", "three", "not a whole number of at least 1"),
+        (
+            "--cutoffs",
+            "99999999999",
+            "99999999999 is more than ragdiff takes (at most 4294967295)",
+        ),
+    ] {
+        let out = run(
+            formats(),
+            &["eval", "gold.qrels", "run-trec.toml", flag, value],
+        );
+        let shown = if flag == "--k" {
+            "--k <K>"
+        } else {
+            "--cutoffs <C,C,...>"
+        };
+        let refusal = format!("invalid value '{value}' for '{shown}': {why}");
+        assert_stderr(out, 2, &usage_error(&refusal));
+    }
     // The table gains the columns.
     let out = run(
         formats(),
