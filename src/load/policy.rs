@@ -421,7 +421,7 @@ impl Keys<'_> {
         match v {
             Some(v) if v.is_finite() && ok(v) => Some(self.located(t, key, v)),
             Some(v) => {
-                self.bad_value(t, key, v.to_string(), expected);
+                self.bad_value(t, key, crate::text::shown_number(v), expected);
                 None
             }
             None => {

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::cli::{RecordArgs, TopicField};
 use crate::load::policy::{Located, PolicyFile};
-use crate::load::policy_record::{Pair, RecordKeys, origin};
+use crate::load::policy_record::{MAX_RPS, MAX_RPS_RANGE, Pair, RecordKeys, origin};
 use crate::record::command::Program;
 use crate::record::http;
 use crate::record::questions;
@@ -313,8 +313,13 @@ fn http_target(
     }
     let headers = headers(args, file, diag);
     let max_rps = either(args.max_rps, &k.max_rps);
-    if max_rps.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
-        diag.usage("--max-rps: a number of requests a second above 0");
+    if let Some(r) = args.max_rps
+        && !MAX_RPS.contains(&r)
+    {
+        diag.usage(format!(
+            "--max-rps {}: not {MAX_RPS_RANGE}",
+            crate::text::shown_number(r)
+        ));
     }
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         diag.usage(format!(

@@ -1057,7 +1057,29 @@ fn bad_http_flags_are_usage_errors() {
                 "--max-rps",
                 "0",
             ],
-            "--max-rps: a number of requests a second above 0",
+            "--max-rps 0: not a number of requests a second from 0.001 to 1000000",
+        ),
+        (
+            vec![
+                "--http",
+                "http://127.0.0.1:9/",
+                "--ids",
+                "/a",
+                "--max-rps",
+                "1e-300",
+            ],
+            "--max-rps 1e-300: not a number of requests a second from 0.001 to 1000000",
+        ),
+        (
+            vec![
+                "--http",
+                "http://127.0.0.1:9/",
+                "--ids",
+                "/a",
+                "--max-rps",
+                "1e-18",
+            ],
+            "--max-rps 0.000000000000000001: not a number of requests a second from 0.001 to 1000000",
         ),
     ] {
         let out = record(dir.path(), &args);

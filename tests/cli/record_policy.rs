@@ -166,7 +166,20 @@ fn each_broken_record_key_names_its_line() {
         ),
         (
             "max_rps = 0",
-            "ragdiff.toml:2: `max_rps`: 0 is not a number of requests a second above 0".into(),
+            "ragdiff.toml:2: `max_rps`: 0 is not a number of requests a second from 0.001 to 1000000".into(),
+        ),
+        // 1/RPS seconds between requests: a panic's Duration, or a wait of ages.
+        (
+            "max_rps = 1e-300",
+            "ragdiff.toml:2: `max_rps`: 1e-300 is not a number of requests a second from 0.001 to 1000000".into(),
+        ),
+        (
+            "max_rps = 0.0009",
+            "ragdiff.toml:2: `max_rps`: 0.0009 is not a number of requests a second from 0.001 to 1000000".into(),
+        ),
+        (
+            "max_rps = 1e7",
+            "ragdiff.toml:2: `max_rps`: 10000000 is not a number of requests a second from 0.001 to 1000000".into(),
         ),
         (
             "results_format = \"parquet\"",
