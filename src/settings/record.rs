@@ -39,6 +39,9 @@ pub struct Record {
     pub append_repeat: Option<PathBuf>,
     pub out: PathBuf,
     pub depth: u32,
+    /// `--depth` as given on the command line: under `--append-repeat` it must be the
+    /// run's (docs/contract.md §4.8).
+    pub depth_flag: Option<u32>,
     pub filters: BTreeMap<String, String>,
     /// Where the filters were given (`--filter`, or the file's key), when they were.
     pub filters_from: Option<String>,
@@ -50,6 +53,8 @@ pub struct Record {
     pub include_unlabelled: Option<PathBuf>,
     pub field: questions::TopicField,
     pub allow_errors: u32,
+    /// 1 under `--append-repeat`, which adds one repeat: the file's `repeats` describes
+    /// new recordings (docs/contract.md §4.8).
     pub repeats: u32,
     pub quiet: bool,
     /// The policy file that applied: an input no output may overwrite (§4.8).
@@ -118,6 +123,11 @@ impl Record {
                 _ => ResultsFormat::Jsonl,
             }
         });
+        // One more repeat under --append-repeat, whatever the file's `repeats`.
+        let repeats = match args.append_repeat {
+            Some(_) => 1,
+            None => either(args.repeats, &k.repeats).unwrap_or(1),
+        };
         diag.check()?;
         Ok(Self {
             gold: args
@@ -132,6 +142,7 @@ impl Record {
                 .or_else(|| policy.candidate.as_ref().map(|l| l.value.clone()))
                 .unwrap_or_else(|| PathBuf::from(crate::load::DEFAULT_CANDIDATE)),
             depth: either(args.depth, &k.depth).unwrap_or(DEPTH),
+            depth_flag: args.depth,
             filters,
             filters_from,
             results_format,
@@ -141,7 +152,7 @@ impl Record {
             include_unlabelled: either(args.include_unlabelled, &k.include_unlabelled),
             field,
             allow_errors: either(args.allow_errors, &k.allow_errors).unwrap_or(0),
-            repeats: either(args.repeats, &k.repeats).unwrap_or(1),
+            repeats,
             quiet: args.quiet,
             policy_file,
             compared: compared(policy),

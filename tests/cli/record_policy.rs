@@ -550,3 +550,59 @@ fn no_output_overwrites_the_policy_or_a_compared_run() {
         &["--out and --retriever-log both write runs/candidate.toml; give each its own file"],
     );
 }
+
+/// `record --gold gold.toml --append-repeat runs/candidate.toml EXTRA…`.
+fn append(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["record", "--gold", "gold.toml"];
+    args.extend_from_slice(&["--append-repeat", "runs/candidate.toml"]);
+    args.extend_from_slice(extra);
+    common::run(dir, &args)
+}
+
+/// --append-repeat adds one repeat: the file's `repeats` asks no more passes, its
+/// `depth` gives way to the run's, and a `--depth` other than the run's is exit 2
+/// (docs/contract.md §4.8).
+#[test]
+fn append_repeat_asks_once_at_the_runs_depth() {
+    let dir = workspace();
+    let asked = |dir: &Path| {
+        read(dir, "runs/r.log")
+            .lines()
+            .filter(|l| l.starts_with("asked "))
+            .count()
+    };
+    fake_policy(
+        dir.path(),
+        "good",
+        "depth = 2\nrepeats = 3\nretriever_log = \"runs/r.log\"\n",
+    );
+    assert_code(&record(dir.path(), &[]), 0);
+    // Four gold questions, three passes.
+    assert_eq!(asked(dir.path()), 12);
+    fake_policy(
+        dir.path(),
+        "good",
+        "depth = 1\nrepeats = 3\nretriever_log = \"runs/r.log\"\n",
+    );
+    assert_code(&append(dir.path(), &[]), 0);
+    assert_eq!(asked(dir.path()), 4, "one pass, not the file's three");
+    let rows = jsonl_rows(dir.path(), "runs/candidate-4.jsonl");
+    assert_eq!(
+        rows[0]["retrieved_doc_ids"],
+        serde_json::json!(["D-Q-1", "D-0"])
+    );
+    assert!(!dir.path().join("runs/candidate-5.jsonl").exists());
+    let doc = manifest(dir.path(), "runs/candidate.toml");
+    assert_eq!(doc["depth"].as_integer(), Some(2));
+    // The run's own depth on the command line is no conflict; another is.
+    assert_code(&append(dir.path(), &["--depth", "2"]), 0);
+    let before = read(dir.path(), "runs/candidate.toml");
+    common::assert_invalid(
+        append(dir.path(), &["--depth", "5"]),
+        &[
+            "--depth 5: runs/candidate.toml records depth 2; --append-repeat asks at the run's own depth (leave --depth out)",
+        ],
+    );
+    assert_eq!(read(dir.path(), "runs/candidate.toml"), before);
+    assert!(!dir.path().join("runs/candidate-6.jsonl").exists());
+}
