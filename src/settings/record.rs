@@ -242,13 +242,30 @@ fn via(args: &RecordArgs, file: &File, diag: &mut Diagnostics) -> Via {
                 .map(Path::to_path_buf);
             Via::Command(Program { argv, dir })
         }
-        (None, http) => Via::Http(Box::new(http_target(
-            args,
-            file,
-            &from,
-            http.unwrap_or_default(),
-            diag,
-        ))),
+        (None, http) => {
+            // The file's server keys go with its `http`, which --http replaces: its
+            // headers (a token meant for the team's server) are never sent to the
+            // flag's URL (docs/contract.md §4.8).
+            let server_keys_dropped = RecordKeys {
+                http_body: None,
+                ids: None,
+                scores: None,
+                header: None,
+                header_env: None,
+                ..k.clone()
+            };
+            let flag_file = File {
+                keys: &server_keys_dropped,
+                path: file.path,
+            };
+            let file = if args.http.is_some() {
+                &flag_file
+            } else {
+                file
+            };
+            let url = http.unwrap_or_default();
+            Via::Http(Box::new(http_target(args, file, &from, url, diag)))
+        }
     }
 }
 
@@ -318,8 +335,13 @@ fn http_target(
     let ids = pointer("--ids", args.ids.as_ref(), "ids", &k.ids);
     let scores = pointer("--scores", args.scores.as_ref(), "scores", &k.scores);
     if args.ids.is_none() && k.ids.is_none() {
+        // The file's `ids` goes with its `http`: with --http, the flag only.
+        let or_file = match args.http {
+            Some(_) => "",
+            None => " (or `ids` in ragdiff.toml's [record])",
+        };
         diag.usage(format!(
-            "{from} needs --ids POINTER (or `ids` in ragdiff.toml's [record]): where the doc ids are in an answer, e.g. /hits/hits/*/_id"
+            "{from} needs --ids POINTER{or_file}: where the doc ids are in an answer, e.g. /hits/hits/*/_id"
         ));
     }
     let headers = headers(args, file, diag);

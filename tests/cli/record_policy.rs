@@ -606,3 +606,55 @@ fn append_repeat_asks_once_at_the_runs_depth() {
     assert_eq!(read(dir.path(), "runs/candidate.toml"), before);
     assert!(!dir.path().join("runs/candidate-6.jsonl").exists());
 }
+
+/// `--http` replaces the file's `http` and the keys that describe that server: its
+/// `header` and `header_env` (a token meant for the team's server), `ids`, `scores`
+/// and `http_body` are not sent to, or applied for, the flag's URL (docs/contract.md
+/// §4.8). The fault server in `auth` mode answers 401 without the token.
+#[test]
+fn an_http_flag_drops_the_files_headers() {
+    let dir = workspace();
+    let s = fault_server(dir.path(), "auth", "");
+    policy(
+        dir.path(),
+        "[record]\nhttp = \"http://127.0.0.1:9/team\"\nids = \"/hits/hits/*/_id\"\nheader = { \"X-Team\" = \"search\" }\nheader_env = { Authorization = \"RAGDIFF_TEST_TOKEN\" }\nhttp_body = \"missing.json\"\n",
+    );
+    let url = format!(
+        "http://127.0.0.1:{}/search?id={{id}}&q={{question}}&size={{depth}}",
+        s.port
+    );
+    let flags = ["record", "--gold", "gold.toml", "--index-version", "1.0.0"];
+    let run = |extra: &[&str]| {
+        common::ragdiff(dir.path())
+            .args(flags)
+            .args(["--http", url.as_str(), "--retries", "0"])
+            .args(extra)
+            .env("RAGDIFF_TEST_TOKEN", "Bearer s3cret")
+            .output()
+            .expect("runs")
+    };
+    // The file's ids are the team server's: the flag's URL needs its own.
+    common::assert_invalid(
+        run(&[]),
+        &["--http needs --ids POINTER: where the doc ids are in an answer, e.g. /hits/hits/*/_id"],
+    );
+    // Not sent: the server refuses every query (and `missing.json` is not read).
+    let out = run(&["--ids", "/hits/hits/*/_id"]);
+    assert_code(&out, 4);
+    assert!(
+        stderr(&out)
+            .contains("4 queries errored: Q-1 (HTTP 401 (error.type security_exception)), Q-2"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("s3cret"), "{}", stderr(&out));
+    // A header given on the command line is sent.
+    let out = run(&[
+        "--ids",
+        "/hits/hits/*/_id",
+        "--header-env",
+        "Authorization=RAGDIFF_TEST_TOKEN",
+    ]);
+    assert_code(&out, 0);
+    assert_private(dir.path(), &out);
+}
