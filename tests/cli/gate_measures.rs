@@ -245,7 +245,8 @@ fn real_stemming_undone_fails_a_bpref_rule_only() {
     );
 }
 
-/// A named rule the gate cannot take is a usage error (exit 2) with its message.
+/// A named rule (or primary) the gate cannot take is a usage error (exit 2) with its
+/// message.
 #[rstest]
 #[case::unknown_measure(&["--max-drop", "MRR@10=0.02"], "--max-drop: unknown measure `MRR@10`; a gate rule takes rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name: RR@k, R@k, P@k")]
 #[case::value_not_a_number(&["--max-drop", "nDCG@20=x"], "--max-drop nDCG@20=x: the value must be a number >= 0 (an absolute drop of the mean)")]
@@ -257,7 +258,7 @@ fn real_stemming_undone_fails_a_bpref_rule_only() {
 #[case::p_at_k_has_no_interval(&["--non-inferior", "P@3=0.02"], "--non-inferior: metric `P@3` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)")]
 #[case::per_segment_drop(&["--max-drop-per-segment", "nDCG@20=0.1"], "--max-drop-per-segment: `nDCG@20` is a named measure, and segments report today's metrics only")]
 #[case::per_segment_non_inferior(&["--non-inferior-per-segment", "Bpref=0.1"], "--non-inferior-per-segment: `Bpref` is a named measure, and segments report today's metrics only")]
-#[case::named_primary(&["--primary", "nDCG@3"], "invalid value 'nDCG@3' for '--primary <PRIMARY>'")]
+#[case::unknown_primary(&["--primary", "MRR@10"], "--primary: unknown measure `MRR@10`; the primary takes rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name: RR@k")]
 fn a_bad_named_rule_is_a_usage_error(#[case] args: &[&str], #[case] message: &str) {
     let out = run(crate_dir(), &[&["compare"][..], args].concat());
     assert_code(&out, 2);
@@ -314,8 +315,8 @@ fn bad_named_keys_in_the_policy_file_name_their_line() {
             "--max-drop-per-segment: `nDCG@20` is a named measure",
         ),
         (
-            "[gate]\nprimary = \"nDCG@20\"\n",
-            ":2: `primary`: nDCG@20 is not",
+            "[gate]\nprimary = \"MRR@10\"\n",
+            ":2: `primary`: unknown measure `MRR@10`; the primary takes rr (mrr)",
         ),
     ] {
         std::fs::write(&policy, text).expect("written");
