@@ -120,7 +120,7 @@ pub struct PolicyFile {
     pub candidate: Option<Located<PathBuf>>,
     pub gate: GateKeys,
     pub compare: CompareKeys,
-    /// `[record]` (docs/contract.md §4.8): `record`'s settings, never read by the gate.
+    /// `[record]` (docs/contract.md §4.8): `record`'s settings, checked by every command, applied by `record` only.
     pub record: RecordKeys,
 }
 

@@ -290,7 +290,7 @@ fn pairs(keys: &mut Keys, t: &Table, key: &str, entry: Entry) -> Option<Located<
         if entry == Entry::Header && is_credential(name, &value) {
             let loc = keys.loc(t, key);
             let message = format!(
-                "`header` `{name}` looks like a credential, which a committed file would publish (its value is not shown); take it from the environment: header_env = {{ \"{name}\" = \"VAR\" }}"
+                "`header` `{name}` in [record] looks like a credential, which a committed file would publish (its value is not shown; every command that reads the file refuses it, compare too); take it from the environment: header_env = {{ \"{name}\" = \"VAR\" }}"
             );
             keys.diag.problem(loc, ProblemKind::Usage { message });
             return None;

@@ -283,10 +283,13 @@ fn a_credential_in_the_file_is_refused_without_showing_it() {
         let out = record(dir.path(), &[]);
         assert_code(&out, 2);
         let expected = format!(
-            "ragdiff.toml:4: `header` `{name}` looks like a credential, which a committed file would publish (its value is not shown); take it from the environment: header_env = {{ \"{name}\" = \"VAR\" }}"
+            "ragdiff.toml:4: `header` `{name}` in [record] looks like a credential, which a committed file would publish (its value is not shown; every command that reads the file refuses it, compare too); take it from the environment: header_env = {{ \"{name}\" = \"VAR\" }}"
         );
         assert!(stderr(&out).contains(&expected), "{}", stderr(&out));
         assert!(!stderr(&out).contains("s3cret"), "{}", stderr(&out));
+        // The gate applies nothing of [record] but refuses a credential in it: a
+        // committed secret is a leak whichever command reads the file (§8.6).
+        common::assert_invalid(common::run(dir.path(), &["compare"]), &[&expected]);
     }
 }
 
