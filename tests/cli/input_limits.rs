@@ -16,8 +16,8 @@ use std::time::Duration;
 use rstest::rstest;
 
 use crate::common::{
-    EvalJson, assert_close, assert_code, assert_invalid, assert_line, fixture, ragdiff,
-    ragdiff_snapshot, render, slug, stderr, temp_copy,
+    EvalJson, assert_close, assert_code, assert_invalid, assert_line, assert_stderr, demo_copy,
+    fixture, invalid_input, ragdiff, ragdiff_snapshot, render, slug, stderr, temp_copy,
 };
 
 /// Generous: a hang or quadratic code is caught, a slow CI machine is not.
@@ -89,33 +89,30 @@ impl Special {
 #[case::fifo(Special::Fifo)]
 #[case::directory(Special::Directory)]
 fn special_files_are_refused(#[case] special: Special) {
-    // run results named by a manifest
-    let dir = base();
-    special.make(dir.path(), "special.trec");
-    write(
-        dir.path(),
-        "run.toml",
-        "index_version = \"1.0.0\"\ncorpus = \"c\"\ndepth = 5\nresults = \"special.trec\"\n",
-    );
-    let out = run_limited(dir.path(), &["validate", "--gold", "gold.toml", "run.toml"]);
-    ragdiff_snapshot!(
-        format!("special_files_are_refused-{special:?}-run-results"),
-        &out
-    );
-
-    // gold data named by a manifest
-    let dir = base();
-    special.make(dir.path(), "special.csv");
-    write(
-        dir.path(),
-        "gold.toml",
-        "name = \"hostile\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"special.csv\"\n",
-    );
-    let out = run_limited(dir.path(), &["validate", "--gold", "gold.toml", "run.toml"]);
-    ragdiff_snapshot!(
-        format!("special_files_are_refused-{special:?}-gold-data"),
-        &out
-    );
+    // run results, then gold data, named by a manifest
+    for (file, manifest, text, what) in [
+        (
+            "special.trec",
+            "run.toml",
+            "index_version = \"1.0.0\"\ncorpus = \"c\"\ndepth = 5\nresults = \"special.trec\"\n",
+            "run-results",
+        ),
+        (
+            "special.csv",
+            "gold.toml",
+            "name = \"hostile\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"special.csv\"\n",
+            "gold-data",
+        ),
+    ] {
+        let dir = base();
+        special.make(dir.path(), file);
+        write(dir.path(), manifest, text);
+        let out = run_limited(dir.path(), &["validate", "--gold", "gold.toml", "run.toml"]);
+        ragdiff_snapshot!(
+            format!("special_files_are_refused-{special:?}-{what}"),
+            &out
+        );
+    }
 
     // bare files: a run, a gold, a one-file candidate, a manifest
     let dir = base();
@@ -479,24 +476,89 @@ fn one_file_layout_refuses_a_bad_index_version() {
     );
 }
 
+/// Item 5, docs/contract.md §2.2: a manifest string that reports show (a corpus, a
+/// filter's key or value, a `[meta]` key, an unknown key, the gold's name and
+/// version) of 70,000 characters is an input error at its line that does not repeat
+/// it (the table, the HTML report and the refusal printed it whole), exit 2.
+#[test]
+fn a_huge_shown_manifest_string_is_refused() {
+    let huge = "A".repeat(70_000);
+    let cases = [
+        (
+            "runs/candidate.toml",
+            "corpus = \"demo-questions\"",
+            format!("corpus = \"{huge}\""),
+            "runs/candidate.toml:3: corpus has 70000 characters, more than 128",
+        ),
+        (
+            "runs/candidate.toml",
+            "\"public\"",
+            format!("\"{huge}\""),
+            "runs/candidate.toml:8: filters.access has 70000 characters, more than 128",
+        ),
+        (
+            "runs/candidate.toml",
+            "access =",
+            format!("{huge} ="),
+            "runs/candidate.toml:8: a [filters] key has 70000 characters, more than 128",
+        ),
+        (
+            "runs/candidate.toml",
+            "depth = 5",
+            format!("depth = 5\n{huge} = 1"),
+            "runs/candidate.toml:5: an unknown key has 70000 characters, more than 128",
+        ),
+        (
+            "runs/candidate.toml",
+            "[filters]",
+            format!("[meta]\n{huge} = [1]\n[filters]"),
+            "runs/candidate.toml:8: a [meta] key has 70000 characters, more than 128",
+        ),
+        (
+            "gold/demo.toml",
+            "name = \"demo\"",
+            format!("name = \"{huge}\""),
+            "gold/demo.toml:4: name has 70000 characters, more than 128",
+        ),
+        (
+            "gold/demo.toml",
+            "version = \"1.1.0\"\nfrozen_at",
+            format!("version = \"1.1.0-{huge}\"\nfrozen_at"),
+            "gold/demo.toml:5: version has 70006 characters, more than 128",
+        ),
+    ];
+    for (file, from, to, problem) in cases {
+        let dir = demo_copy();
+        let path = dir.path().join(file);
+        let text = std::fs::read_to_string(&path).expect("the demo manifest");
+        assert!(text.contains(from), "{file} holds {from}");
+        write(dir.path(), file, text.replacen(from, &to, 1));
+        let out = run_limited(dir.path(), &["compare", "--format", "html"]);
+        assert_invalid(&out, &[problem]);
+    }
+}
+
 /// Item 13: a quote that never closes is one problem at its line, not a control
 /// character in every id it swallowed (nor "missing" queries it swallowed).
 #[test]
 fn an_unterminated_quote_is_one_problem() {
+    // What validate says of a bare gold CSV and an unterminated quote at `at`.
+    let unterminated = |at: &str| {
+        let problem = format!(
+            "{at}: unterminated quote: the quoted cell that starts on this line never \
+             closes, so it would take in the rest of the file; close the quote"
+        );
+        format!(
+            "warning: gold gold.csv is a bare data file, so it is not frozen: give it a \
+             manifest and run `ragdiff freeze` on it\n{}",
+            invalid_input(&[problem])
+        )
+    };
     let out = run_limited(
         &fixture("input_limits/unterminated-quote"),
         &["validate", "--gold", "gold.csv", "run.csv"],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    warning: gold gold.csv is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it
-    error: invalid input: 1 problem
-      run.csv:3: unterminated quote: the quoted cell that starts on this line never closes, so it would take in the rest of the file; close the quote
-    ");
+    assert_stderr(&out, 2, &unterminated("run.csv:3"));
     // a gold with one too
     let dir = tempfile::tempdir().expect("a temporary folder");
     write(
@@ -506,16 +568,7 @@ fn an_unterminated_quote_is_one_problem() {
     );
     write(dir.path(), "run.csv", "id,retrieved_doc_ids\nQ-1,D-1\n");
     let out = run_limited(dir.path(), &["validate", "--gold", "gold.csv", "run.csv"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    warning: gold gold.csv is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it
-    error: invalid input: 1 problem
-      gold.csv:3: unterminated quote: the quoted cell that starts on this line never closes, so it would take in the rest of the file; close the quote
-    ");
+    assert_stderr(&out, 2, &unterminated("gold.csv:3"));
 }
 
 /// Item 13: CR-only line ends (old Mac files) are an input error for a TREC run,
