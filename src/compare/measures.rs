@@ -44,20 +44,23 @@ impl Serialize for NamedMeans {
 
 /// Fill each row's `measures` (each side the mean over its repeats) and
 /// `cmp.means.measures` over the compared rows, drawn with `opts`' resamples and seed:
-/// `opts.measures`, then those of `opts.gated` not among them. The gated ones join the
-/// overall family (docs/contract.md §7.1). Nothing without either.
+/// `opts.measures`, then those of `opts.gated` and a named primary (§6.2) not among
+/// them. The gated ones and the primary join the overall family (docs/contract.md
+/// §7.1). Nothing without any.
 pub fn attach(
     cmp: &mut Comparison,
     gold: &GoldSet,
     runs: Side<&ObservedRun>,
     opts: &crate::compare::Options,
 ) {
+    let mut joined = opts.gated.to_vec();
+    joined.extend(opts.primary.named().filter(|m| !joined.contains(m)));
     let mut measures = opts.measures.to_vec();
-    measures.extend(opts.gated.iter().filter(|m| !opts.measures.contains(m)));
+    measures.extend(joined.iter().filter(|m| !opts.measures.contains(m)));
     if measures.is_empty() {
         return;
     }
-    let family = stats::METRICS + opts.gated.len();
+    let family = stats::METRICS + joined.len();
     let min_grade = gold.meta.min_grade;
     for row in &mut cmp.rows {
         let Some(qi) = gold.lookup(&row.id).map(|i| i as usize) else {
@@ -93,19 +96,19 @@ pub fn attach(
                 .collect();
             let test = match tested_at_k(m, opts.k) {
                 Some(metric) => Test::Same(cmp.means.get(metric)),
-                None => Test::Draw(draws(opts.gated.contains(&m))),
+                None => Test::Draw(draws(joined.contains(&m))),
             };
             (m, mean_delta(&pairs, test))
         })
         .collect();
     cmp.means.measures = NamedMeans(out);
-    if !opts.gated.is_empty() {
-        join_overall(cmp, opts.gated);
+    if !joined.is_empty() {
+        join_overall(cmp, &joined);
     }
 }
 
-/// The overall family grown by the named measures gate rules name (docs/contract.md
-/// §7.1): today's four tested metrics and these, Holm-adjusted together; every
+/// The overall family grown by the named measures gate rules name and a named
+/// primary (docs/contract.md §7.1): today's four tested metrics and these, Holm-adjusted together; every
 /// member's MDE at the family's first-step alpha (§7.3).
 fn join_overall(cmp: &mut Comparison, gated: &[Measure]) {
     let alpha = stats::first_step_alpha(stats::METRICS + gated.len());
