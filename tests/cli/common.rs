@@ -1415,6 +1415,15 @@ pub const EVAL_CAND_JSON: [&str; 6] = [
     "json",
 ];
 
+/// `compare` of the demo with its allow-list, as JSON on stdout.
+pub const DEMO_ALLOWED_JSON: [&str; 5] = [
+    "compare",
+    "--format",
+    "json",
+    "--allow-failed-file",
+    "runs/accepted-failures.csv",
+];
+
 /// `base` followed by `extra`: a test's fixed arguments and the ones it adds.
 pub fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
     base.iter().chain(extra).copied().collect()
