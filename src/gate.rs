@@ -344,30 +344,6 @@ pub enum Severity {
     Warn,
 }
 
-/// `--primary`: the metric that decides improved and regressed (docs/contract.md
-/// §6.2); newly failed and fixed stay RR-defined.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Primary {
-    #[default]
-    Rr,
-    Recall,
-    Hit,
-    Ndcg,
-    Ap,
-}
-
-impl Primary {
-    pub fn metric(self) -> Metric {
-        match self {
-            Primary::Rr => Metric::Rr,
-            Primary::Recall => Metric::Recall,
-            Primary::Hit => Metric::Hit,
-            Primary::Ndcg => Metric::Ndcg,
-            Primary::Ap => Metric::Ap,
-        }
-    }
-}
-
 /// The allow-list's entries with the two sides' index versions: an entry applies
 /// when it names the candidate's version or none (docs/contract.md §8.5).
 #[derive(Debug, Clone, Default)]
@@ -442,7 +418,7 @@ impl Verdict {
                 let has_margin = self
                     .non_inferiority
                     .iter()
-                    .any(|t| t.of == Target::Metric(u.of) && t.segment.is_none());
+                    .any(|t| t.of == u.of && t.segment.is_none());
                 let margin = if has_margin {
                     format!(", above its margin {}", u.drop)
                 } else {
@@ -470,7 +446,7 @@ pub const UNSEEN_DROP: f64 = 0.05;
 /// about (JSON `gate.unseen_drops[]`, docs/contract.md §7.3).
 #[derive(Debug, Clone, Serialize)]
 pub struct UnseenDrop {
-    pub metric: &'static str,
+    pub metric: String,
     /// The overall non-inferiority margin of the metric, else [`UNSEEN_DROP`].
     pub drop: f64,
     pub mde: f64,
@@ -479,43 +455,51 @@ pub struct UnseenDrop {
     pub queries: usize,
     /// The metric, for labels.
     #[serde(skip)]
-    pub of: Metric,
+    pub of: Target,
 }
 
 /// The metrics a PASS speaks for, each with the drop that matters: the primary
-/// metric (RR when the primary is not tested) and, under
-/// `--fail-on-significant-drop`, every tested metric, at 0.05; every metric with an
-/// overall non-inferiority margin, at its margin. Those whose MDE is larger are
-/// returned, in the tested metrics' order; an undefined MDE (nothing moved) is not.
-/// Only a PASS speaks for them: FAIL and INCONCLUSIVE name what to look at.
+/// metric (RR when the primary is P@k or MAP; a named primary after the tested
+/// metrics) and, under `--fail-on-significant-drop`, every tested metric, at 0.05;
+/// every metric with an overall non-inferiority margin, at its margin. Those whose
+/// MDE is larger are returned, in the tested metrics' order; an undefined MDE
+/// (nothing moved) is not. Only a PASS speaks for them: FAIL and INCONCLUSIVE name
+/// what to look at.
 fn unseen_drops(policy: &Policy, cmp: &Comparison, verdict: Outcome) -> Vec<UnseenDrop> {
     if verdict != Outcome::Pass {
         return Vec::new();
     }
-    let primary = if TESTED.contains(&cmp.primary) {
-        cmp.primary
-    } else {
-        Metric::Rr
+    let primary = match cmp.primary {
+        crate::compare::Primary::Metric(m) if TESTED.contains(&m) => Target::Metric(m),
+        crate::compare::Primary::Metric(_) => Target::Metric(Metric::Rr),
+        crate::compare::Primary::Named(m) => Target::Named(m),
     };
+    let named = primary.named().map(Target::Named);
     TESTED
         .into_iter()
-        .filter_map(|metric| {
+        .map(Target::Metric)
+        .chain(named)
+        .filter_map(|target| {
             let margin = policy
                 .non_inferior
                 .iter()
-                .find(|(t, _)| *t == Target::Metric(metric))
+                .find(|(t, _)| *t == target)
                 .map(|&(_, margin)| margin);
-            let judged = metric == primary || policy.fail_on_significant_drop;
+            let judged =
+                target == primary || (policy.fail_on_significant_drop && target.metric().is_some());
             let drop = margin.or(judged.then_some(UNSEEN_DROP))?;
-            let m = cmp.means.get(metric);
+            let m = match target {
+                Target::Metric(metric) => cmp.means.get(metric),
+                Target::Named(measure) => cmp.means.measures.get(measure)?,
+            };
             let (mde, mde_alpha) = (m.mde.flatten()?, m.mde_alpha?);
             (mde > drop).then_some(UnseenDrop {
-                metric: metric.key(),
+                metric: target.key(),
                 drop,
                 mde,
                 mde_alpha,
                 queries: cmp.rows.len(),
-                of: metric,
+                of: target,
             })
         })
         .collect()

@@ -177,7 +177,7 @@ fn options<'a>(
         measures: &s.measures,
         gated: &[],
         same_results,
-        primary: s.primary,
+        primary: s.primary.at_k(k),
         risk_alphas: &s.risk_alphas,
         release: s
             .release_memory

@@ -44,20 +44,23 @@ impl Serialize for NamedMeans {
 
 /// Fill each row's `measures` (each side the mean over its repeats) and
 /// `cmp.means.measures` over the compared rows, drawn with `opts`' resamples and seed:
-/// `opts.measures`, then those of `opts.gated` not among them. The gated ones join the
-/// overall family (docs/contract.md §7.1). Nothing without either.
+/// `opts.measures`, then those of `opts.gated` and a named primary (§6.2) not among
+/// them. The gated ones and the primary join the overall family (docs/contract.md
+/// §7.1). Nothing without any.
 pub fn attach(
     cmp: &mut Comparison,
     gold: &GoldSet,
     runs: Side<&ObservedRun>,
     opts: &crate::compare::Options,
 ) {
+    let mut joined = opts.gated.to_vec();
+    joined.extend(opts.primary.named().filter(|m| !joined.contains(m)));
     let mut measures = opts.measures.to_vec();
-    measures.extend(opts.gated.iter().filter(|m| !opts.measures.contains(m)));
+    measures.extend(joined.iter().filter(|m| !opts.measures.contains(m)));
     if measures.is_empty() {
         return;
     }
-    let family = stats::METRICS + opts.gated.len();
+    let family = stats::METRICS + joined.len();
     let min_grade = gold.meta.min_grade;
     for row in &mut cmp.rows {
         let Some(qi) = gold.lookup(&row.id).map(|i| i as usize) else {
@@ -91,17 +94,21 @@ pub fn attach(
                 .iter()
                 .map(|r| (r.measures.baseline.0[i].1, r.measures.candidate.0[i].1))
                 .collect();
-            (m, mean_delta(&pairs, draws(opts.gated.contains(&m))))
+            let test = match tested_at_k(m, opts.k) {
+                Some(metric) => Test::Same(cmp.means.get(metric)),
+                None => Test::Draw(draws(joined.contains(&m))),
+            };
+            (m, mean_delta(&pairs, test))
         })
         .collect();
     cmp.means.measures = NamedMeans(out);
-    if !opts.gated.is_empty() {
-        join_overall(cmp, opts.gated);
+    if !joined.is_empty() {
+        join_overall(cmp, &joined);
     }
 }
 
-/// The overall family grown by the named measures gate rules name (docs/contract.md
-/// §7.1): today's four tested metrics and these, Holm-adjusted together; every
+/// The overall family grown by the named measures gate rules name and a named
+/// primary (docs/contract.md §7.1): today's four tested metrics and these, Holm-adjusted together; every
 /// member's MDE at the family's first-step alpha (§7.3).
 fn join_overall(cmp: &mut Comparison, gated: &[Measure]) {
     let alpha = stats::first_step_alpha(stats::METRICS + gated.len());
@@ -145,17 +152,56 @@ pub fn deltas(row: &crate::compare::QueryRow) -> Named {
     )
 }
 
+/// How a named measure's mean delta gets its interval and p.
+enum Test<'a> {
+    /// Drawn by itself, over the queries it moved on (docs/contract.md §7).
+    Draw(stats::Draws),
+    /// The tested metric it is (at the gold's k): that metric's test.
+    Same(&'a MeanDelta),
+}
+
+/// The tested metric a measure is at the gold's k, if it is one (`RR@k`, `R@k`,
+/// `Success@k`, `nDCG@k`): its values per query are that metric's, so its test is
+/// that metric's test, the draws and extra draws included (docs/contract.md §5.4).
+fn tested_at_k(m: Measure, k: u32) -> Option<crate::model::Metric> {
+    match m.builtin() {
+        Some((metric, Some(c))) if c == k && crate::compare::TESTED.contains(&metric) => {
+            Some(metric)
+        }
+        _ => None,
+    }
+}
+
+/// A tested mean's statistics, as [`stats::paired`] gave them.
+fn stats_of(md: &MeanDelta) -> Option<stats::DeltaStats> {
+    Some(stats::DeltaStats {
+        ci_low: md.ci_low?,
+        ci_high: md.ci_high?,
+        ci_method: md.ci_method?,
+        p_value: md.p_value?,
+        p_method: md.p_method?,
+        p_mc_se: md.p_mc_se?,
+        resamples: md.resamples?,
+        extended: md.extended,
+    })
+}
+
 /// Both sides' means, the mean delta and its statistics, from (baseline, candidate)
 /// per query in id order.
-fn mean_delta(pairs: &[(f64, f64)], draws: stats::Draws) -> MeanDelta {
+fn mean_delta(pairs: &[(f64, f64)], test: Test) -> MeanDelta {
     let deltas: Vec<f64> = pairs.iter().map(|(b, c)| c - b).collect();
-    // `paired` takes the tested metrics' deltas side by side; one column of deltas
-    // with zeros beside it is tested as it would be alone
-    let columns: Vec<[f64; stats::METRICS]> = deltas
-        .iter()
-        .map(|&d| std::array::from_fn(|j| if j == 0 { d } else { 0.0 }))
-        .collect();
-    let st = stats::paired(&columns, draws)[0];
+    let st = match test {
+        Test::Same(tested) => stats_of(tested).expect("a tested metric has statistics"),
+        Test::Draw(draws) => {
+            // `paired` takes the tested metrics' deltas side by side; one column of
+            // deltas with zeros beside it is tested as it would be alone
+            let columns: Vec<[f64; stats::METRICS]> = deltas
+                .iter()
+                .map(|&d| std::array::from_fn(|j| if j == 0 { d } else { 0.0 }))
+                .collect();
+            stats::paired(&columns, draws)[0]
+        }
+    };
     MeanDelta {
         baseline: crate::metrics::mean(pairs.iter().map(|p| p.0)),
         candidate: crate::metrics::mean(pairs.iter().map(|p| p.1)),

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use crate::common::{
-    assert_code, assert_invalid, assert_line, demo_copy, fixture, run, stderr, temp_copy,
+    COMPARE_CASE, assert_code, assert_invalid, assert_line, demo_copy, fixture, run, stderr,
+    temp_copy, with,
 };
 
 fn bytes(path: &Path) -> Vec<u8> {
@@ -18,15 +19,7 @@ fn an_export_over_the_gold_tags_file_is_refused() {
     let before = bytes(&dir.path().join("tags.csv"));
     let out = run(
         dir.path(),
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--export-json",
-            "tags.csv",
-        ],
+        &with(&COMPARE_CASE, &["--export-json", "tags.csv"]),
     );
     assert_code(&out, 2);
     assert_line(
@@ -64,15 +57,7 @@ fn an_export_through_a_symlink_to_the_tags_file_is_refused() {
     std::os::unix::fs::symlink("tags.csv", dir.path().join("report.json")).expect("a link");
     let out = run(
         dir.path(),
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--export-json",
-            "report.json",
-        ],
+        &with(&COMPARE_CASE, &["--export-json", "report.json"]),
     );
     assert_code(&out, 2);
     assert_line(

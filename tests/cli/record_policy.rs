@@ -433,3 +433,107 @@ fn append_repeat_takes_the_runs_own_settings() {
         "`filter` in [record] (ragdiff.toml:3): runs/candidate.toml records other filters; --append-repeat asks with the run's own (record with the file's filters, or give --no-config)",
     );
 }
+
+/// No output lands on an input: the policy file read, or a file of a run `compare`
+/// reads (the policy's `baseline` and `candidate`) other than the run written; exit
+/// 2 before the retriever starts, nothing written (docs/contract.md §4.8).
+#[test]
+fn no_output_overwrites_the_policy_or_a_compared_run() {
+    let dir = workspace();
+    fake_policy(dir.path(), "good", "");
+    // Recording the baseline itself is how it is made: its own files are replaced.
+    let out = record(
+        dir.path(),
+        &["--out", "runs/baseline.toml", "--results-format", "csv"],
+    );
+    assert_code(&out, 0);
+    let baseline = read(dir.path(), "runs/baseline.csv");
+    let cases: [(&str, &[&str], &str); 5] = [
+        (
+            "",
+            &["--out", "ragdiff.toml"],
+            "--out ragdiff.toml would overwrite the input ragdiff.toml; write the report elsewhere",
+        ),
+        (
+            "retriever_log = \"ragdiff.toml\"\n",
+            &[],
+            "--retriever-log ragdiff.toml would overwrite the input ragdiff.toml; write the report elsewhere",
+        ),
+        (
+            "",
+            &["--retriever-log", "runs/baseline.csv"],
+            "--retriever-log runs/baseline.csv would overwrite the input runs/baseline.csv; write the report elsewhere",
+        ),
+        (
+            "",
+            &["--retriever-log", "runs/baseline-latency.csv"],
+            "--retriever-log runs/baseline-latency.csv would overwrite the input runs/baseline-latency.csv; write the report elsewhere",
+        ),
+        (
+            "",
+            &[
+                "--out",
+                "runs/baseline-latency.toml",
+                "--results-format",
+                "csv",
+            ],
+            "results runs/baseline-latency.csv would overwrite the input runs/baseline-latency.csv; write the report elsewhere",
+        ),
+    ];
+    for (rest, flags, problem) in cases {
+        fake_policy(dir.path(), "good", rest);
+        let policy_text = read(dir.path(), "ragdiff.toml");
+        common::assert_invalid(record(dir.path(), flags), &[problem]);
+        assert_eq!(read(dir.path(), "ragdiff.toml"), policy_text, "{problem}");
+        assert_eq!(read(dir.path(), "runs/baseline.csv"), baseline, "{problem}");
+        assert!(
+            !dir.path().join("runs/candidate.toml").exists(),
+            "{problem}"
+        );
+    }
+    // The policy's own `baseline` and `candidate` are the runs protected.
+    fake_policy(dir.path(), "good", "");
+    let text = format!(
+        "baseline = \"runs/base.toml\"\n{}",
+        read(dir.path(), "ragdiff.toml")
+    );
+    policy(dir.path(), &text);
+    let out = record(dir.path(), &["--retriever-log", "runs/baseline.csv"]);
+    assert_code(&out, 0);
+    common::assert_invalid(
+        record(
+            dir.path(),
+            &[
+                "--out",
+                "runs/other.toml",
+                "--retriever-log",
+                "runs/candidate.jsonl",
+            ],
+        ),
+        &[
+            "--retriever-log runs/candidate.jsonl would overwrite the input runs/candidate.jsonl; write the report elsewhere",
+        ],
+    );
+    // The log on the manifest written: two outputs, one file.
+    common::assert_invalid(
+        common::run(
+            dir.path(),
+            &[
+                "record",
+                "--gold",
+                "gold.toml",
+                "--append-repeat",
+                "runs/baseline.toml",
+                "--retriever-log",
+                "runs/baseline.toml",
+            ],
+        ),
+        &[
+            "--append-repeat and --retriever-log both write runs/baseline.toml; give each its own file",
+        ],
+    );
+    common::assert_invalid(
+        record(dir.path(), &["--retriever-log", "runs/candidate.toml"]),
+        &["--out and --retriever-log both write runs/candidate.toml; give each its own file"],
+    );
+}
