@@ -629,6 +629,13 @@ impl RunMeta {
             .chain(self.more_results.iter().map(|(_, p)| p.as_path()))
     }
 
+    /// The files beside the results that the run is read with: its doc map
+    /// (docs/contract.md §2.11) and its latency side file (§6.9).
+    pub fn side_files(&self) -> impl Iterator<Item = &std::path::Path> {
+        let latency = self.recording.latency.iter();
+        self.doc_map.iter().chain(latency).map(|(_, p)| p.as_path())
+    }
+
     /// One single-file run per repeat, the first being this run's `results`.
     /// The depth the comparison sees: the cut when there is one, else the declared
     /// (or measured) depth.

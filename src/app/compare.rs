@@ -323,7 +323,7 @@ fn failure_markdown(s: &settings::Compare, err: &anyhow::Error) {
     }
     for m in &runs {
         inputs.extend(m.results_paths());
-        inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
+        inputs.extend(m.side_files());
     }
     inputs.extend(s.allow_failed.file.as_deref());
     inputs.extend(s.titles.as_deref());
@@ -450,7 +450,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     inputs.extend(gold.meta.tags_file.iter().map(|t| t.path.as_path()));
     for m in &metas {
         inputs.extend(m.results_paths());
-        inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
+        inputs.extend(m.side_files());
         inputs.extend(m.manifest.as_deref());
     }
     inputs.extend(s.allow_failed.file.as_deref());

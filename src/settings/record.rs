@@ -39,6 +39,8 @@ pub struct Record {
     pub append_repeat: Option<PathBuf>,
     pub out: PathBuf,
     pub depth: u32,
+    /// `--depth` when given: under `--append-repeat` it must be the run's own.
+    pub depth_flag: Option<u32>,
     pub filters: BTreeMap<String, String>,
     /// Where the filters were given (`--filter`, or the file's key), when they were.
     pub filters_from: Option<String>,
@@ -132,6 +134,7 @@ impl Record {
                 .or_else(|| policy.candidate.as_ref().map(|l| l.value.clone()))
                 .unwrap_or_else(|| PathBuf::from(crate::load::DEFAULT_CANDIDATE)),
             depth: either(args.depth, &k.depth).unwrap_or(DEPTH),
+            depth_flag: args.depth,
             filters,
             filters_from,
             results_format,
