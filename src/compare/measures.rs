@@ -1,7 +1,9 @@
 //! `compare --measure` (docs/contract.md §5.4): each named measure's means on
 //! both sides, the mean delta, and its interval and sign-flip p as the
 //! tested metrics get them (§7), seeded the same way. A named measure joins no
-//! family unless a gate rule names it: then it joins the overall one (§7.1).
+//! family unless a gate rule names it: an overall rule's joins the overall one, a
+//! per-segment rule's is computed in every segment and joins the segment family
+//! (§6.6, §7.1).
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -44,8 +46,10 @@ impl Serialize for NamedMeans {
 
 /// Fill each row's `measures` (each side the mean over its repeats) and
 /// `cmp.means.measures` over the compared rows, drawn with `opts`' resamples and seed:
-/// `opts.measures`, then those of `opts.gated` not among them. The gated ones join the
-/// overall family (docs/contract.md §7.1). Nothing without either.
+/// `opts.measures`, then those of `opts.gated` and `opts.segment_gated` not among
+/// them. The gated ones join the overall family, the segment-gated ones are computed
+/// in every segment and join the segment family (docs/contract.md §7.1). Nothing
+/// without any.
 pub fn attach(
     cmp: &mut Comparison,
     gold: &GoldSet,
@@ -53,7 +57,11 @@ pub fn attach(
     opts: &crate::compare::Options,
 ) {
     let mut measures = opts.measures.to_vec();
-    measures.extend(opts.gated.iter().filter(|m| !opts.measures.contains(m)));
+    for &m in opts.gated.iter().chain(opts.segment_gated) {
+        if !measures.contains(&m) {
+            measures.push(m);
+        }
+    }
     if measures.is_empty() {
         return;
     }
@@ -91,12 +99,23 @@ pub fn attach(
                 .iter()
                 .map(|r| (r.measures.baseline.0[i].1, r.measures.candidate.0[i].1))
                 .collect();
-            (m, mean_delta(&pairs, draws(opts.gated.contains(&m))))
+            (m, mean_delta(&pairs, Some(draws(opts.gated.contains(&m)))))
         })
         .collect();
     cmp.means.measures = NamedMeans(out);
     if !opts.gated.is_empty() {
         join_overall(cmp, opts.gated);
+    }
+    if !opts.segment_gated.is_empty() {
+        let resampling = stats::Resampling {
+            resamples: opts.resamples,
+            seed: opts.seed,
+        };
+        let columns = crate::compare::segments::Columns {
+            computed: &measures,
+            gated: opts.segment_gated,
+        };
+        crate::compare::segments::attach_named(cmp, gold, columns, resampling);
     }
 }
 
@@ -145,10 +164,19 @@ pub fn deltas(row: &crate::compare::QueryRow) -> Named {
     )
 }
 
-/// Both sides' means, the mean delta and its statistics, from (baseline, candidate)
-/// per query in id order.
-fn mean_delta(pairs: &[(f64, f64)], draws: stats::Draws) -> MeanDelta {
+/// Both sides' means, the mean delta and, with `draws`, its statistics, from
+/// (baseline, candidate) per query in id order.
+pub(crate) fn mean_delta(pairs: &[(f64, f64)], draws: Option<stats::Draws>) -> MeanDelta {
     let deltas: Vec<f64> = pairs.iter().map(|(b, c)| c - b).collect();
+    let means = MeanDelta {
+        baseline: crate::metrics::mean(pairs.iter().map(|p| p.0)),
+        candidate: crate::metrics::mean(pairs.iter().map(|p| p.1)),
+        delta: crate::metrics::mean(deltas.iter().copied()),
+        ..MeanDelta::UNTESTED
+    };
+    let Some(draws) = draws else {
+        return means;
+    };
     // `paired` takes the tested metrics' deltas side by side; one column of deltas
     // with zeros beside it is tested as it would be alone
     let columns: Vec<[f64; stats::METRICS]> = deltas
@@ -157,9 +185,6 @@ fn mean_delta(pairs: &[(f64, f64)], draws: stats::Draws) -> MeanDelta {
         .collect();
     let st = stats::paired(&columns, draws)[0];
     MeanDelta {
-        baseline: crate::metrics::mean(pairs.iter().map(|p| p.0)),
-        candidate: crate::metrics::mean(pairs.iter().map(|p| p.1)),
-        delta: crate::metrics::mean(deltas.iter().copied()),
         ci_low: Some(st.ci_low),
         ci_high: Some(st.ci_high),
         ci_method: Some(st.ci_method),
@@ -176,5 +201,6 @@ fn mean_delta(pairs: &[(f64, f64)], draws: stats::Draws) -> MeanDelta {
         // no family, so no first-step alpha to detect at
         mde: None,
         mde_alpha: None,
+        ..means
     }
 }

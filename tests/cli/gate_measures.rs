@@ -280,14 +280,6 @@ fn bad_named_rules_are_usage_errors_with_bounded_messages() {
             "--non-inferior: metric `P@3` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)",
         ),
         (
-            vec!["--max-drop-per-segment", "nDCG@20=0.1"],
-            "--max-drop-per-segment: `nDCG@20` is a named measure, and segments report today's metrics only",
-        ),
-        (
-            vec!["--non-inferior-per-segment", "Bpref=0.1"],
-            "--non-inferior-per-segment: `Bpref` is a named measure, and segments report today's metrics only",
-        ),
-        (
             vec!["--primary", "nDCG@3"],
             "invalid value 'nDCG@3' for '--primary <PRIMARY>'",
         ),
@@ -296,7 +288,7 @@ fn bad_named_rules_are_usage_errors_with_bounded_messages() {
         assert_code(&out, 2);
         assert!(render(&out).contains(message), "{args:?}\n{}", render(&out));
     }
-    // a named rule at k on a per-segment rule is today's metric's: no refusal
+    // a per-segment rule takes a name at k (today's metric's rule) as any other
     let out = run(
         crate_dir(),
         &["compare", "--max-drop-per-segment", "nDCG@3=0.9"],
@@ -338,10 +330,6 @@ fn bad_named_keys_in_the_policy_file_name_their_line() {
         (
             "[gate]\nmax_drop = { \"nD\\nCG@20\" = 0.02 }\n",
             ":2: `max_drop`: unknown measure `nD\\nCG@20`",
-        ),
-        (
-            "[gate]\nmax_drop_per_segment = { \"nDCG@20\" = 0.02 }\n",
-            "--max-drop-per-segment: `nDCG@20` is a named measure",
         ),
         (
             "[gate]\nprimary = \"nDCG@20\"\n",
