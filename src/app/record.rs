@@ -1,7 +1,7 @@
 //! `record` (docs/contract.md §4.8): flags checked, the gold and its questions
 //! read, the retriever asked, the run written as one atomic set.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::app::print_warnings;
 use crate::exit::{self, RetrieverFailed};
@@ -199,25 +199,34 @@ fn ask(
     Ok(outcomes)
 }
 
-/// No output (the run's files, the retriever log) may overwrite an input (the
-/// gold's files, its queries file, the unlabelled questions).
+/// No output (the run's files, the retriever log) may overwrite an input: the policy
+/// file, the gold's files, its queries file, the unlabelled questions, the POST
+/// template, or the files of a run `compare` reads other than the one written here
+/// (docs/contract.md §4.8).
 fn check_outputs(
     paths: &Paths,
     gold: &GoldSet,
     queries: Option<&Path>,
     s: &Record,
 ) -> anyhow::Result<()> {
+    let compared = compared_files(&s.compared, &paths.manifest);
     let mut inputs: Vec<&Path> = vec![&gold.meta.data];
     inputs.extend(gold.meta.manifest.as_deref());
     inputs.extend(gold.meta.tags_file.iter().map(|t| t.path.as_path()));
     inputs.extend(queries);
+    inputs.extend(s.policy_file.as_deref());
+    inputs.extend(compared.iter().map(PathBuf::as_path));
     if let Some(u) = &s.include_unlabelled {
         inputs.push(u);
     }
     if let Some(b) = &s.http_body {
         inputs.push(b);
     }
-    let mut outputs: Vec<(&str, &Path)> = vec![("--out", &paths.manifest)];
+    let manifest = match s.append_repeat {
+        Some(_) => "--append-repeat",
+        None => "--out",
+    };
+    let mut outputs: Vec<(&str, &Path)> = vec![(manifest, &paths.manifest)];
     outputs.extend(paths.results.iter().map(|r| ("results", r.as_path())));
     if let Some(l) = &paths.latency {
         outputs.push(("latency", l));
@@ -228,6 +237,30 @@ fn check_outputs(
     }
     crate::output::check_exports(&outputs, &inputs)?;
     Ok(())
+}
+
+/// Every file of the compared runs (manifest, results, latency, chunk map) but those
+/// of the run at `writing`, which this recording replaces or adds to. A manifest that
+/// cannot be read yet protects itself only.
+fn compared_files(compared: &[PathBuf], writing: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for manifest in compared {
+        if crate::output::same_path(manifest, writing) {
+            continue;
+        }
+        files.push(manifest.clone());
+        let mut diag = Diagnostics::default();
+        let Some(meta) = load::manifest::read(manifest, &mut diag)
+            .and_then(|doc| load::manifest::run(&doc, &mut diag))
+        else {
+            continue;
+        };
+        files.push(meta.results);
+        files.extend(meta.more_results.into_iter().map(|(_, p)| p));
+        files.extend(meta.recording.latency.map(|(_, p)| p));
+        files.extend(meta.doc_map.map(|(_, p)| p));
+    }
+    files
 }
 
 fn errored_ids<'q>(questions: &'q [Question], outcomes: &[Outcome]) -> Vec<&'q str> {

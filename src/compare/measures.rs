@@ -99,7 +99,11 @@ pub fn attach(
                 .iter()
                 .map(|r| (r.measures.baseline.0[i].1, r.measures.candidate.0[i].1))
                 .collect();
-            (m, mean_delta(&pairs, Some(draws(opts.gated.contains(&m)))))
+            let test = match tested_at_k(m, opts.k) {
+                Some(metric) => Test::Same(cmp.means.get(metric)),
+                None => Test::Draw(draws(opts.gated.contains(&m))),
+            };
+            (m, mean_delta(&pairs, test))
         })
         .collect();
     cmp.means.measures = NamedMeans(out);
@@ -164,9 +168,45 @@ pub fn deltas(row: &crate::compare::QueryRow) -> Named {
     )
 }
 
-/// Both sides' means, the mean delta and, with `draws`, its statistics, from
+/// How a named measure's mean delta gets its interval and p.
+pub(crate) enum Test<'a> {
+    /// Drawn by itself, over the queries it moved on (docs/contract.md §7).
+    Draw(stats::Draws),
+    /// The tested metric it is (at the gold's k): that metric's test.
+    Same(&'a MeanDelta),
+    /// None: a segment too few to test (docs/contract.md §6.6).
+    Untested,
+}
+
+/// The tested metric a measure is at the gold's k, if it is one (`RR@k`, `R@k`,
+/// `Success@k`, `nDCG@k`): its values per query are that metric's, so its test is
+/// that metric's test, the draws and extra draws included (docs/contract.md §5.4).
+fn tested_at_k(m: Measure, k: u32) -> Option<crate::model::Metric> {
+    match m.builtin() {
+        Some((metric, Some(c))) if c == k && crate::compare::TESTED.contains(&metric) => {
+            Some(metric)
+        }
+        _ => None,
+    }
+}
+
+/// A tested mean's statistics, as [`stats::paired`] gave them.
+fn stats_of(md: &MeanDelta) -> Option<stats::DeltaStats> {
+    Some(stats::DeltaStats {
+        ci_low: md.ci_low?,
+        ci_high: md.ci_high?,
+        ci_method: md.ci_method?,
+        p_value: md.p_value?,
+        p_method: md.p_method?,
+        p_mc_se: md.p_mc_se?,
+        resamples: md.resamples?,
+        extended: md.extended,
+    })
+}
+
+/// Both sides' means, the mean delta and its statistics (none when `Untested`), from
 /// (baseline, candidate) per query in id order.
-pub(crate) fn mean_delta(pairs: &[(f64, f64)], draws: Option<stats::Draws>) -> MeanDelta {
+pub(crate) fn mean_delta(pairs: &[(f64, f64)], test: Test) -> MeanDelta {
     let deltas: Vec<f64> = pairs.iter().map(|(b, c)| c - b).collect();
     let means = MeanDelta {
         baseline: crate::metrics::mean(pairs.iter().map(|p| p.0)),
@@ -174,16 +214,19 @@ pub(crate) fn mean_delta(pairs: &[(f64, f64)], draws: Option<stats::Draws>) -> M
         delta: crate::metrics::mean(deltas.iter().copied()),
         ..MeanDelta::UNTESTED
     };
-    let Some(draws) = draws else {
-        return means;
+    let st = match test {
+        Test::Untested => return means,
+        Test::Same(tested) => stats_of(tested).expect("a tested metric has statistics"),
+        Test::Draw(draws) => {
+            // `paired` takes the tested metrics' deltas side by side; one column of
+            // deltas with zeros beside it is tested as it would be alone
+            let columns: Vec<[f64; stats::METRICS]> = deltas
+                .iter()
+                .map(|&d| std::array::from_fn(|j| if j == 0 { d } else { 0.0 }))
+                .collect();
+            stats::paired(&columns, draws)[0]
+        }
     };
-    // `paired` takes the tested metrics' deltas side by side; one column of deltas
-    // with zeros beside it is tested as it would be alone
-    let columns: Vec<[f64; stats::METRICS]> = deltas
-        .iter()
-        .map(|&d| std::array::from_fn(|j| if j == 0 { d } else { 0.0 }))
-        .collect();
-    let st = stats::paired(&columns, draws)[0];
     MeanDelta {
         ci_low: Some(st.ci_low),
         ci_high: Some(st.ci_high),

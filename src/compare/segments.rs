@@ -177,8 +177,13 @@ pub(crate) fn attach_named(
                     (sides.baseline.0[i].1, sides.candidate.0[i].1)
                 })
                 .collect();
-            let draws = (!s.too_few).then_some(draws);
-            Some((m, crate::compare::measures::mean_delta(&pairs, draws)))
+            use crate::compare::measures::{Test, mean_delta};
+            let test = if s.too_few {
+                Test::Untested
+            } else {
+                Test::Draw(draws)
+            };
+            Some((m, mean_delta(&pairs, test)))
         });
         s.means.measures = crate::compare::measures::NamedMeans(named.collect());
     }

@@ -52,6 +52,11 @@ pub struct Record {
     pub allow_errors: u32,
     pub repeats: u32,
     pub quiet: bool,
+    /// The policy file that applied: an input no output may overwrite (§4.8).
+    pub policy_file: Option<PathBuf>,
+    /// The run manifests `compare` reads (the policy's `baseline` and `candidate`, else
+    /// the defaults): inputs, but the run this recording writes (§4.8).
+    pub compared: Vec<PathBuf>,
 }
 
 /// The policy's `[record]` and where it is, for the messages.
@@ -76,6 +81,7 @@ impl Record {
         let mut diag = Diagnostics::default();
         let policy = super::find_policy(&args.config, &mut diag);
         diag.check()?;
+        let policy_file = policy.as_ref().map(|p| p.path.clone());
         let empty = PolicyFile::default();
         let policy = policy.as_ref().unwrap_or(&empty);
         let file = File {
@@ -137,8 +143,23 @@ impl Record {
             allow_errors: either(args.allow_errors, &k.allow_errors).unwrap_or(0),
             repeats: either(args.repeats, &k.repeats).unwrap_or(1),
             quiet: args.quiet,
+            policy_file,
+            compared: compared(policy),
         })
     }
+}
+
+/// The runs `compare` would read: the policy's `baseline` and `candidate`, a side it
+/// does not name at its default path (docs/contract.md §8.6).
+fn compared(policy: &PolicyFile) -> Vec<PathBuf> {
+    let or = |p: &Option<Located<PathBuf>>, d: &str| {
+        p.as_ref()
+            .map_or_else(|| PathBuf::from(d), |l| l.value.clone())
+    };
+    vec![
+        or(&policy.baseline, crate::load::DEFAULT_BASELINE),
+        or(&policy.candidate, crate::load::DEFAULT_CANDIDATE),
+    ]
 }
 
 /// `--filter KEY=VALUE` (each replacing the file's entry for its key) and the file's

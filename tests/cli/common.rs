@@ -225,6 +225,12 @@ pub fn assert_invalid<S: AsRef<str>>(out: impl Outcome, problems: &[S]) {
     assert_stderr(out, 2, &invalid_input(problems));
 }
 
+/// What clap writes on stderr for a command line it refuses (exit 2): `error: `
+/// `message`, then where to read more.
+pub fn usage_error(message: &str) -> String {
+    format!("error: {message}\n\nFor more information, try '--help'.\n")
+}
+
 /// The demo gold's queries (`gold/demo.csv`), in the order ragdiff lists them.
 pub const DEMO_QUERIES: [&str; 9] = [
     "Q-17", "Q-18", "Q-21", "Q-22", "Q-23", "Q-24", "Q-25", "Q-26", "Q-27",
@@ -1387,6 +1393,17 @@ pub fn edit(dir: &Path, rel: &str, from: &str, to: &str) {
 
 /// What [`Case::compare`] runs before its extra arguments.
 pub const COMPARE_CASE: [&str; 5] = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"];
+
+/// [`COMPARE_CASE`] with its report as JSON on stdout (`--format json`).
+pub const COMPARE_CASE_JSON: [&str; 7] = [
+    "compare",
+    "--gold",
+    "gold.toml",
+    "base.toml",
+    "cand.toml",
+    "--format",
+    "json",
+];
 
 /// `base` followed by `extra`: a test's fixed arguments and the ones it adds.
 pub fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use rstest::rstest;
 
 use crate::common::{
-    Bump, CompareJson, FailureKind, Status, assert_close, assert_code, assert_invalid, assert_line,
-    compare_json, crate_dir, fixture, ragdiff_snapshot, reference_dir, render, run, slug, stderr,
-    stdout,
+    Bump, COMPARE_CASE_JSON, CompareJson, FailureKind, Status, assert_close, assert_code,
+    assert_invalid, assert_line, compare_json, crate_dir, fixture, ragdiff_snapshot, reference_dir,
+    render, run, slug, stderr, stdout, with,
 };
 
 const REFUSED: &str = "error: refusing to compare: the runs are not comparable";
@@ -598,17 +598,25 @@ fn several_differences_in_one_message() {
 // ---------------------------------------------------------------------------------
 // Same index version: a reproducibility check
 
-#[test]
-fn same_version_identical_lists_pass_the_reproducibility_check() {
+/// `compare base.toml CANDIDATE` at the same index version, as JSON: a
+/// reproducibility check that finds nothing non-deterministic and passes.
+#[track_caller]
+fn reproduced(candidate: &str) -> CompareJson {
     let r = compare_json(
         small(),
-        &small_args("base.toml", "same.toml", &["--format", "json"]),
+        &small_args("base.toml", candidate, &["--format", "json"]),
         0,
     );
     assert!(r.reproducibility_check);
     assert_eq!(r.bump, Bump::Same);
     assert!(r.nondeterministic.is_empty());
     assert!(r.gate.passed, "{:?}", r.gate.reasons);
+    r
+}
+
+#[test]
+fn same_version_identical_lists_pass_the_reproducibility_check() {
+    let r = reproduced("same.toml");
     assert!(r.per_query.iter().all(|q| q.status == Status::Unchanged));
 }
 
@@ -617,21 +625,13 @@ fn same_version_identical_lists_pass_the_reproducibility_check() {
 /// passes (docs/contract.md §6.5; before, any other list failed it).
 #[test]
 fn same_version_reordered_list_is_drift_not_a_failure() {
-    let r = compare_json(
-        small(),
-        &small_args("base.toml", "same-reordered.toml", &["--format", "json"]),
-        0,
-    );
-    assert!(r.reproducibility_check);
-    assert_eq!(r.bump, Bump::Same);
-    assert!(r.nondeterministic.is_empty());
+    let r = reproduced("same-reordered.toml");
     assert_eq!(
         r.row("B").status,
         Status::Unchanged,
         "order only: same metrics"
     );
     assert!(r.row("B").rbo.is_some_and(|x| x < 1.0), "B drifted");
-    assert!(r.gate.passed, "{:?}", r.gate.reasons);
 }
 
 #[test]
@@ -959,15 +959,7 @@ fn allow_listed_id_that_did_not_newly_fail_warns() {
 /// nDCG (p = 1/1001), not for Recall and Hit, which do not move.
 #[test]
 fn fail_on_significant_drop_fails_when_every_query_drops() {
-    let args = [
-        "compare",
-        "--gold",
-        "gold.toml",
-        "base.toml",
-        "cand.toml",
-        "--format",
-        "json",
-    ];
+    let args = COMPARE_CASE_JSON;
     let dir = fixture("compare/drop30");
     let plain = compare_json(&dir, &args, 0);
     assert!(plain.gate.passed);
@@ -1081,17 +1073,7 @@ fn k_is_refused_when_the_gold_pins_k() {
 fn k_is_used_when_the_gold_does_not_pin_it() {
     let r = compare_json(
         fixture("compare/drop30"),
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--format",
-            "json",
-            "--k",
-            "1",
-        ],
+        &with(&COMPARE_CASE_JSON, &["--k", "1"]),
         1,
     );
     assert_eq!(r.k, 1);
@@ -1103,17 +1085,7 @@ fn k_is_used_when_the_gold_does_not_pin_it() {
     );
     // every newly failed id is accepted: exit 0
     let ids: Vec<String> = r.newly_failed.clone();
-    let mut args = vec![
-        "compare",
-        "--gold",
-        "gold.toml",
-        "base.toml",
-        "cand.toml",
-        "--format",
-        "json",
-        "--k",
-        "1",
-    ];
+    let mut args = with(&COMPARE_CASE_JSON, &["--k", "1"]);
     for id in &ids {
         args.extend(["--allow-failed", id.as_str()]);
     }

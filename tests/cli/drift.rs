@@ -3,8 +3,8 @@
 //! and the inputs repeats make bad. Fixtures: tests/fixtures/drift.
 
 use crate::common::{
-    Case, ReasonCode, Status, assert_code, assert_invalid, assert_line, compare_json, fixture, run,
-    stderr, stdout,
+    COMPARE_CASE_JSON, Case, ReasonCode, Status, assert_code, assert_invalid, assert_line,
+    compare_json, fixture, run, stderr, stdout, with,
 };
 
 const GOLD: [&str; 3] = ["compare", "--gold", "gold.toml"];
@@ -336,17 +336,7 @@ fn per_query_rbo_equals_the_rbo_package() {
         ] {
             std::fs::write(tmp.path().join(name), body).expect("written");
         }
-        let args = [
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--format",
-            "json",
-            "--rbo-p",
-            p,
-        ];
+        let args = with(&COMPARE_CASE_JSON, &["--rbo-p", p]);
         let j = compare_json(tmp.path(), &args, 0);
         for (i, r) in pairs.iter().enumerate() {
             let expected: f64 = r[4].parse().expect("a number");

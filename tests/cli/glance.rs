@@ -4,7 +4,7 @@
 
 use crate::common::{FailureKind, compare_json, ragdiff_snapshot, run};
 
-use crate::common::{Change, GENERATED, crate_dir, stdout, write_generated};
+use crate::common::{Change, GENERATED, crate_dir, stdout, with, write_generated};
 use crate::doc_maps::{chunks, compare};
 
 /// Every table of `md` as a GitHub-flavoured renderer (pulldown-cmark with tables)
@@ -83,21 +83,24 @@ fn markdown_tables_parse_as_gfm_with_at_most_8_per_query_columns() {
     assert_eq!(assert_tables_parse(&md), 4);
     ragdiff_snapshot!(&out);
     // Ids that are Markdown themselves stay one cell.
-    let tmp = tempfile::tempdir().unwrap();
-    let queries: Vec<(String, Change)> = [
+    let tmp = generated(&[
         ("a|b", Change::NewlyFailed),
         ("`tick`", Change::Regressed),
         ("<b>x</b>", Change::Improved),
         ("[l](u)", Change::Fixed),
-    ]
-    .iter()
-    .map(|(id, c)| (id.to_string(), *c))
-    .collect();
-    write_generated(tmp.path(), &queries);
-    let mut args = GENERATED.to_vec();
-    args.extend(["--format", "markdown"]);
+    ]);
+    let args = with(&GENERATED, &["--format", "markdown"]);
     let out = run(tmp.path(), &args);
     assert_eq!(assert_tables_parse(&stdout(&out)), 4, "{}", stdout(&out));
+}
+
+/// A generated case (`write_generated`) of `queries`.
+fn generated(queries: &[(&str, Change)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let queries: Vec<(String, Change)> =
+        queries.iter().map(|(id, c)| (id.to_string(), *c)).collect();
+    write_generated(tmp.path(), &queries);
+    tmp
 }
 
 /// 30 queries that all regress: the sign-flip test's p is at its floor.
@@ -220,19 +223,13 @@ fn the_context_line_shows_min_median_max_and_json_keeps_the_histogram() {
 /// A still-failing query moved nothing: not "changed", not in the per-query table.
 #[test]
 fn changed_counts_only_queries_whose_metrics_moved() {
-    let tmp = tempfile::tempdir().unwrap();
-    let queries: Vec<(String, Change)> = [
+    let tmp = generated(&[
         ("A", Change::StillFailing),
         ("B", Change::StillFailing),
         ("C", Change::Regressed),
         ("D", Change::Unchanged),
-    ]
-    .iter()
-    .map(|(id, c)| (id.to_string(), *c))
-    .collect();
-    write_generated(tmp.path(), &queries);
-    let mut args = GENERATED.to_vec();
-    args.extend(["--format", "markdown"]);
+    ]);
+    let args = with(&GENERATED, &["--format", "markdown"]);
     let md = stdout(&run(tmp.path(), &args));
     assert!(
         md.contains("Per-query changes: 1 changed, 3 unchanged (not listed)"),

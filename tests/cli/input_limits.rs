@@ -16,8 +16,8 @@ use std::time::Duration;
 use rstest::rstest;
 
 use crate::common::{
-    EvalJson, assert_close, assert_code, assert_invalid, assert_line, fixture, ragdiff,
-    ragdiff_snapshot, render, slug, stderr, temp_copy,
+    EvalJson, assert_close, assert_code, assert_invalid, assert_line, assert_stderr, fixture,
+    invalid_input, ragdiff, ragdiff_snapshot, render, slug, stderr, temp_copy,
 };
 
 /// Generous: a hang or quadratic code is caught, a slow CI machine is not.
@@ -89,33 +89,30 @@ impl Special {
 #[case::fifo(Special::Fifo)]
 #[case::directory(Special::Directory)]
 fn special_files_are_refused(#[case] special: Special) {
-    // run results named by a manifest
-    let dir = base();
-    special.make(dir.path(), "special.trec");
-    write(
-        dir.path(),
-        "run.toml",
-        "index_version = \"1.0.0\"\ncorpus = \"c\"\ndepth = 5\nresults = \"special.trec\"\n",
-    );
-    let out = run_limited(dir.path(), &["validate", "--gold", "gold.toml", "run.toml"]);
-    ragdiff_snapshot!(
-        format!("special_files_are_refused-{special:?}-run-results"),
-        &out
-    );
-
-    // gold data named by a manifest
-    let dir = base();
-    special.make(dir.path(), "special.csv");
-    write(
-        dir.path(),
-        "gold.toml",
-        "name = \"hostile\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"special.csv\"\n",
-    );
-    let out = run_limited(dir.path(), &["validate", "--gold", "gold.toml", "run.toml"]);
-    ragdiff_snapshot!(
-        format!("special_files_are_refused-{special:?}-gold-data"),
-        &out
-    );
+    // run results, then gold data, named by a manifest
+    for (file, manifest, text, what) in [
+        (
+            "special.trec",
+            "run.toml",
+            "index_version = \"1.0.0\"\ncorpus = \"c\"\ndepth = 5\nresults = \"special.trec\"\n",
+            "run-results",
+        ),
+        (
+            "special.csv",
+            "gold.toml",
+            "name = \"hostile\"\nversion = \"1.0.0\"\ncorpus = \"c\"\ndata = \"special.csv\"\n",
+            "gold-data",
+        ),
+    ] {
+        let dir = base();
+        special.make(dir.path(), file);
+        write(dir.path(), manifest, text);
+        let out = run_limited(dir.path(), &["validate", "--gold", "gold.toml", "run.toml"]);
+        ragdiff_snapshot!(
+            format!("special_files_are_refused-{special:?}-{what}"),
+            &out
+        );
+    }
 
     // bare files: a run, a gold, a one-file candidate, a manifest
     let dir = base();
@@ -483,20 +480,23 @@ fn one_file_layout_refuses_a_bad_index_version() {
 /// character in every id it swallowed (nor "missing" queries it swallowed).
 #[test]
 fn an_unterminated_quote_is_one_problem() {
+    // What validate says of a bare gold CSV and an unterminated quote at `at`.
+    let unterminated = |at: &str| {
+        let problem = format!(
+            "{at}: unterminated quote: the quoted cell that starts on this line never \
+             closes, so it would take in the rest of the file; close the quote"
+        );
+        format!(
+            "warning: gold gold.csv is a bare data file, so it is not frozen: give it a \
+             manifest and run `ragdiff freeze` on it\n{}",
+            invalid_input(&[problem])
+        )
+    };
     let out = run_limited(
         &fixture("input_limits/unterminated-quote"),
         &["validate", "--gold", "gold.csv", "run.csv"],
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    warning: gold gold.csv is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it
-    error: invalid input: 1 problem
-      run.csv:3: unterminated quote: the quoted cell that starts on this line never closes, so it would take in the rest of the file; close the quote
-    ");
+    assert_stderr(&out, 2, &unterminated("run.csv:3"));
     // a gold with one too
     let dir = tempfile::tempdir().expect("a temporary folder");
     write(
@@ -506,16 +506,7 @@ fn an_unterminated_quote_is_one_problem() {
     );
     write(dir.path(), "run.csv", "id,retrieved_doc_ids\nQ-1,D-1\n");
     let out = run_limited(dir.path(), &["validate", "--gold", "gold.csv", "run.csv"]);
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    warning: gold gold.csv is a bare data file, so it is not frozen: give it a manifest and run `ragdiff freeze` on it
-    error: invalid input: 1 problem
-      gold.csv:3: unterminated quote: the quoted cell that starts on this line never closes, so it would take in the rest of the file; close the quote
-    ");
+    assert_stderr(&out, 2, &unterminated("gold.csv:3"));
 }
 
 /// Item 13: CR-only line ends (old Mac files) are an input error for a TREC run,

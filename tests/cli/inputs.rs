@@ -3,8 +3,8 @@
 //! format, parity of one run in all four formats, and ids in natural order.
 
 use crate::common::{
-    Case, EvalJson, assert_invalid, eval_json, fixture, ragdiff_snapshot, reference_dir, run,
-    stderr,
+    Case, EvalJson, assert_invalid, assert_stderr, eval_json, fixture, ragdiff_snapshot,
+    reference_dir, run, stderr, usage_error,
 };
 
 fn formats() -> std::path::PathBuf {
@@ -91,48 +91,25 @@ fn vaswani_runs_same_numbers_in_every_format() {
 /// TREC, or as JSONL, is named as JSON instead of failing on its fields.
 #[test]
 fn content_that_does_not_fit_its_format_is_named() {
+    // `file` looks like `format` but was read as `read_as`.
+    let looks_like = |file: &str, format: &str, read_as: &str| {
+        let name = format.to_uppercase();
+        [format!(
+            "{file}: looks like {name}: set format = \"{format}\" in the manifest (or name \
+             the file .{format}); it was read as {read_as}"
+        )]
+    };
     // Named as JSON, not failed on its fields.
     let out = run(formats(), &["eval", "gold.json", "run-json-as-trec.toml"]);
-    ragdiff_snapshot!(out, @r#"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      run.json: looks like JSON: set format = "json" in the manifest (or name the file .json); it was read as trec
-    "#);
+    assert_invalid(out, &looks_like("run.json", "json", "trec"));
     let out = run(formats(), &["eval", "gold.json", "run-json-as-jsonl.toml"]);
-    ragdiff_snapshot!(out, @r#"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      run.json: looks like JSON: set format = "json" in the manifest (or name the file .json); it was read as jsonl
-    "#);
+    assert_invalid(out, &looks_like("run.json", "json", "jsonl"));
     // A bare `.trec` file holding a ranx run.
-    ragdiff_snapshot!(run(bad(), &["eval", "gold.jsonl", "ranx.trec"]), @r#"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      ranx.trec: looks like JSON: set format = "json" in the manifest (or name the file .json); it was read as trec
-    "#);
+    let out = run(bad(), &["eval", "gold.jsonl", "ranx.trec"]);
+    assert_invalid(out, &looks_like("ranx.trec", "json", "trec"));
     // JSONL lines read as JSON.
     let out = run(bad(), &["eval", "gold.jsonl", "--k", "1", "lines.json"]);
-    ragdiff_snapshot!(out, @r#"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      lines.json: looks like JSONL: set format = "jsonl" in the manifest (or name the file .jsonl); it was read as json
-    "#);
+    assert_invalid(out, &looks_like("lines.json", "jsonl", "json"));
 }
 
 /// Every run rule of docs/contract.md §6.1 in JSON and JSONL, all reported together:
@@ -251,16 +228,8 @@ fn eval_cutoffs_report_each_cutoff() {
         formats(),
         &["eval", "gold.qrels", "run-trec.toml", "--cutoffs", "0"],
     );
-    ragdiff_snapshot!(out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid value '0' for '--cutoffs <C,C,...>': 0 is not in 1..=4294967295
-
-    For more information, try '--help'.
-    ");
+    let refusal = "invalid value '0' for '--cutoffs <C,C,...>': 0 is not in 1..=4294967295";
+    assert_stderr(out, 2, &usage_error(refusal));
     // The table gains the columns.
     let out = run(
         formats(),

@@ -14,25 +14,21 @@ use std::time::{Duration, Instant};
 
 use rstest::rstest;
 
-use crate::common::{Change, write_generated};
+use crate::common::{COMPARE_CASE_JSON, Change, with, write_generated};
 
 /// `compare` with every export into `out/`, as both the interrupted and the
 /// uninterrupted run use it.
-const COMPARE_WITH_EXPORTS: [&str; 13] = [
-    "compare",
-    "--gold",
-    "gold.toml",
-    "base.toml",
-    "cand.toml",
-    "--format",
-    "json",
-    "--export-json",
-    "out/x.json",
-    "--export-csv",
-    "out/x.csv",
-    "--export-markdown",
-    "out/x.md",
-];
+fn compare_with_exports() -> Vec<&'static str> {
+    let exports = [
+        "--export-json",
+        "out/x.json",
+        "--export-csv",
+        "out/x.csv",
+        "--export-markdown",
+        "out/x.md",
+    ];
+    with(&COMPARE_CASE_JSON, &exports)
+}
 
 /// Whether process `pid` has `path` open (Linux: /proc/PID/fd).
 fn has_open(pid: u32, path: &Path) -> bool {
@@ -99,7 +95,7 @@ fn an_interrupted_compare_leaves_no_export_and_no_temporary_file(
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_ragdiff"))
         .current_dir(&root)
-        .args(COMPARE_WITH_EXPORTS)
+        .args(compare_with_exports())
         .env_remove("GITHUB_ACTIONS")
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
@@ -185,7 +181,7 @@ fn the_same_compare_uninterrupted_writes_every_export() {
         .collect();
     write_generated(root, &queries);
     std::fs::create_dir(root.join("out")).expect("out/");
-    let out = crate::common::run(root, &COMPARE_WITH_EXPORTS);
+    let out = crate::common::run(root, &compare_with_exports());
     crate::common::assert_code(&out, 1);
     assert_eq!(names(&root.join("out")), ["x.csv", "x.json", "x.md"]);
     assert!(

@@ -179,15 +179,12 @@ fn a_named_column_the_header_lacks_is_a_problem_at_line_1() {
 #[test]
 fn csv_long_of_a_wide_table_is_a_problem_at_line_1() {
     let out = run(columns_dir(), &["eval", "gold.qrels", "run-not-long.toml"]);
-    ragdiff_snapshot!(&out, @r#"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      run.wide.csv:1: the manifest says this is a long table (format = "csv-long" or `columns`), and its header has no query column and doc column: name them with `columns.query` and `columns.doc`
-    "#);
+    assert_invalid(
+        &out,
+        &[
+            "run.wide.csv:1: the manifest says this is a long table (format = \"csv-long\" or `columns`), and its header has no query column and doc column: name them with `columns.query` and `columns.doc`",
+        ],
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{assert_code, demo_copy, fixture, run};
+use crate::common::{COMPARE_CASE, assert_code, demo_copy, fixture, run, with};
 
 const DEMO: [&str; 5] = [
     "compare",
@@ -292,17 +292,10 @@ fn the_worst_case_keeps_the_verdict_the_first_ten_failures_and_the_warnings() {
 fn run_in(dir: &Path, cutoffs: &str) -> (i32, String) {
     let out = run(
         dir,
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--format",
-            "markdown",
-            "--cutoffs",
-            cutoffs,
-        ],
+        &with(
+            &COMPARE_CASE,
+            &["--format", "markdown", "--cutoffs", cutoffs],
+        ),
     );
     (
         out.status.code().unwrap_or(-1),

@@ -254,6 +254,22 @@ fn pair_paths(pair: &str, reference: &std::path::Path) -> (PathBuf, PathBuf) {
     }
 }
 
+/// The keys of a named mean that equal the tested metric's it is (docs/contract.md §5.4).
+const SAME_TEST: [&str; 12] = [
+    "baseline",
+    "candidate",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "p_value",
+    "p_method",
+    "p_mc_se",
+    "resamples",
+    "extended",
+    "effect_size",
+];
+
 /// `compare --measure`: both sides' means, the delta, an interval and a p, no
 /// adjusted p; `RR@k` gets exactly the built-in RR's figures (the same resampling).
 #[test]
@@ -277,14 +293,7 @@ fn compare_reports_named_measures_with_an_interval_and_a_p() {
         ["RR@3", "Bpref", "P(rel=2)@3"]
     );
     let rr = &json["means"]["rr"];
-    for key in [
-        "baseline",
-        "candidate",
-        "delta",
-        "ci_low",
-        "ci_high",
-        "p_value",
-    ] {
+    for key in SAME_TEST {
         assert_eq!(named["RR@3"][key], rr[key], "RR@3 {key}");
     }
     for (name, m) in named {
@@ -297,6 +306,49 @@ fn compare_reports_named_measures_with_an_interval_and_a_p() {
     // the demo's gold has no grade 2: nothing moves
     assert_eq!(named["P(rel=2)@3"]["delta"], 0.0);
     assert_eq!(named["P(rel=2)@3"]["p_value"], 1.0);
+}
+
+/// A named measure that is a tested metric at the gold's k is that metric's test,
+/// Monte Carlo included: 200 generated queries where RR and nDCG move on 145, Recall
+/// and Hit on 45 (each tested alone it would draw over its own 45 moved queries, not
+/// the 145 the four share, and get another p; docs/contract.md §5.4, §7).
+#[test]
+fn named_tested_metrics_get_the_built_in_monte_carlo_test() {
+    use crate::common::{Change, GENERATED, write_generated};
+    let mix = [
+        (Change::Regressed, 60),
+        (Change::Improved, 40),
+        (Change::NewlyFailed, 25),
+        (Change::Fixed, 20),
+        (Change::Unchanged, 40),
+        (Change::StillFailing, 15),
+    ];
+    let queries: Vec<(String, Change)> = mix
+        .iter()
+        .flat_map(|&(change, n)| std::iter::repeat_n(change, n))
+        .enumerate()
+        .map(|(i, change)| (format!("q{i:03}"), change))
+        .collect();
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    write_generated(tmp.path(), &queries);
+    let mut args = with_measures(&GENERATED, &["RR@3", "R@3", "nDCG@3", "Success@3"]);
+    args.extend(["--no-gate", "--format", "json"]);
+    let out = run(tmp.path(), &args);
+    assert_code(&out, 0);
+    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let means = &json["means"];
+    for (name, metric) in [
+        ("RR@3", "rr"),
+        ("R@3", "recall"),
+        ("nDCG@3", "ndcg"),
+        ("Success@3", "hit"),
+    ] {
+        let (named, tested) = (&means["measures"][name], &means[metric]);
+        assert_eq!(tested["p_method"], "monte_carlo", "{metric}");
+        for key in SAME_TEST {
+            assert_eq!(named[key], tested[key], "{name} {key}");
+        }
+    }
 }
 
 #[test]

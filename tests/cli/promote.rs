@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use crate::common::{
-    Bump, CompareJson, Status, assert_code, assert_invalid, assert_line, compare_json, demo_copy,
-    ragdiff_snapshot, read, render, run, stdout,
+    Bump, COMPARE_CASE_JSON, CompareJson, Status, assert_code, assert_invalid, assert_line,
+    compare_json, demo_copy, ragdiff_snapshot, read, render, run, stdout, with,
 };
 
 use crate::common::{fixture, temp_copy};
@@ -15,6 +15,16 @@ const ALLOW: [&str; 3] = [
     "promote",
     "--allow-failed-file",
     "runs/accepted-failures.csv",
+];
+
+/// `promote --force` of a case folder's `cand.toml` over its `base.toml`.
+const FORCE_CASE: [&str; 6] = [
+    "promote",
+    "--force",
+    "--gold",
+    "gold.toml",
+    "base.toml",
+    "cand.toml",
 ];
 
 /// Every file of `runs/`, name and bytes.
@@ -270,17 +280,7 @@ fn promote_of_a_single_results_file_writes_a_string() {
 #[test]
 fn promote_copies_the_results_and_the_doc_map() {
     let dir = temp_copy(&chunks());
-    let out = run(
-        dir.path(),
-        &[
-            "promote",
-            "--force",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-        ],
-    );
+    let out = run(dir.path(), &FORCE_CASE);
     assert_code(&out, 0);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
@@ -317,17 +317,7 @@ fn promote_copies_the_results_and_the_doc_map() {
 #[test]
 fn promote_copies_every_repeat() {
     let dir = temp_copy(&fixture("drift"));
-    let out = run(
-        dir.path(),
-        &[
-            "promote",
-            "--force",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-        ],
-    );
+    let out = run(dir.path(), &FORCE_CASE);
     assert_code(&out, 0);
     // The first copy keeps the baseline's plain name; repeats follow as -2, -3.
     for i in 1..=3 {
@@ -349,18 +339,8 @@ fn promote_copies_every_repeat() {
     );
     let j = compare_json(
         dir.path(),
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--format",
-            "json",
-            // Pooled under one version, the candidate's own repeats disagree on Q-2.
-            "--nondeterminism",
-            "warn",
-        ],
+        // Pooled under one version, the candidate's own repeats disagree on Q-2.
+        &with(&COMPARE_CASE_JSON, &["--nondeterminism", "warn"]),
         0,
     );
     assert_eq!((j.baseline.repeats, j.candidate.repeats), (3, 3));
@@ -373,17 +353,7 @@ fn promote_writes_nothing_when_a_copy_cannot_be_placed() {
     std::fs::create_dir(dir.path().join("base-doc-map.csv")).unwrap();
     let before = read(dir.path(), "base.toml");
     let base = read(dir.path(), "base.csv");
-    let out = run(
-        dir.path(),
-        &[
-            "promote",
-            "--force",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-        ],
-    );
+    let out = run(dir.path(), &FORCE_CASE);
     assert_ne!(out.status.code(), Some(0), "{}", render(&out));
     assert_eq!(read(dir.path(), "base.toml"), before);
     assert_eq!(read(dir.path(), "base.csv"), base);

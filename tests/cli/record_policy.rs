@@ -35,20 +35,26 @@ fn fake_policy(dir: &Path, mode: &str, rest: &str) {
     );
 }
 
+/// A workspace whose `[record]` runs the fake retriever in `mode` with `rest`, after a
+/// `ragdiff record` with no flags that succeeded.
+#[track_caller]
+fn recorded(mode: &str, rest: &str) -> tempfile::TempDir {
+    let dir = workspace();
+    fake_policy(dir.path(), mode, rest);
+    assert_code(&record(dir.path(), &[]), 0);
+    dir
+}
+
 fn manifest(dir: &Path, rel: &str) -> toml_edit::DocumentMut {
     read(dir, rel).parse().expect("a TOML manifest")
 }
 
 #[test]
 fn the_file_sets_what_no_flag_gives_and_a_flag_wins() {
-    let dir = workspace();
-    fake_policy(
-        dir.path(),
+    let dir = recorded(
         "filters",
         "depth = 2\nfilter = { tenant = \"acme\", lang = \"en\" }\nresults_format = \"csv\"\nconcurrency = 2\nout = \"runs/team.toml\"\nretriever_log = \"runs/retriever.log\"\n",
     );
-    let out = record(dir.path(), &[]);
-    assert_code(&out, 0);
     let doc = manifest(dir.path(), "runs/team.toml");
     assert_eq!(doc["depth"].as_integer(), Some(2));
     assert_eq!(doc["results"].as_str(), Some("team.csv"));
@@ -97,33 +103,24 @@ fn paths_and_the_command_are_relative_to_the_file() {
             fake("good")
         ),
     );
-    let out = common::run(
-        dir.path().join("sub"),
-        &[
+    // `ragdiff record --config ../ragdiff.toml --index-version 1.0.0 EXTRA…` from sub/.
+    let record_in_sub = |extra: &[&str]| {
+        let base = [
             "record",
             "--config",
             "../ragdiff.toml",
             "--index-version",
             "1.0.0",
-        ],
-    );
+        ];
+        common::run(dir.path().join("sub"), &common::with(&base, extra))
+    };
+    let out = record_in_sub(&[]);
     assert_code(&out, 0);
     assert!(dir.path().join("runs/next.toml").is_file());
     assert!(dir.path().join("runs/r.log").is_file());
     assert!(!dir.path().join("sub/runs").exists());
     // A --command on the command line runs in the working directory, as always.
-    let out = common::run(
-        dir.path().join("sub"),
-        &[
-            "record",
-            "--config",
-            "../ragdiff.toml",
-            "--index-version",
-            "1.0.0",
-            "--command",
-            &fake("good"),
-        ],
-    );
+    let out = record_in_sub(&["--command", &fake("good")]);
     assert_code(&out, 4);
     assert!(stderr(&out).contains("No such file"), "{}", stderr(&out));
 }
@@ -416,41 +413,127 @@ fn a_retriever_log_of_dash_is_ragdiffs_stderr() {
 /// recordings and are not used; its filters must be the run's.
 #[test]
 fn append_repeat_takes_the_runs_own_settings() {
-    let dir = workspace();
-    fake_policy(
-        dir.path(),
-        "good",
-        "repeats = 2\nresults_format = \"csv\"\n",
-    );
-    let out = record(dir.path(), &[]);
-    assert_code(&out, 0);
+    let dir = recorded("good", "repeats = 2\nresults_format = \"csv\"\n");
     assert!(dir.path().join("runs/candidate-2.csv").is_file());
-    let out = common::run(
-        dir.path(),
-        &[
-            "record",
-            "--gold",
-            "gold.toml",
-            "--append-repeat",
-            "runs/candidate.toml",
-        ],
-    );
+    let append = [
+        "record",
+        "--gold",
+        "gold.toml",
+        "--append-repeat",
+        "runs/candidate.toml",
+    ];
+    let out = common::run(dir.path(), &append);
     assert_code(&out, 0);
     assert!(dir.path().join("runs/candidate-3.csv").is_file());
     fake_policy(dir.path(), "good", "filter = { tenant = \"acme\" }\n");
-    let out = common::run(
-        dir.path(),
-        &[
-            "record",
-            "--gold",
-            "gold.toml",
-            "--append-repeat",
-            "runs/candidate.toml",
-        ],
-    );
+    let out = common::run(dir.path(), &append);
     fails_with(
         &out,
         2,
         "`filter` in [record] (ragdiff.toml:3): runs/candidate.toml records other filters; --append-repeat asks with the run's own (record with the file's filters, or give --no-config)",
+    );
+}
+
+/// No output lands on an input: the policy file read, or a file of a run `compare`
+/// reads (the policy's `baseline` and `candidate`) other than the run written; exit
+/// 2 before the retriever starts, nothing written (docs/contract.md §4.8).
+#[test]
+fn no_output_overwrites_the_policy_or_a_compared_run() {
+    let dir = workspace();
+    fake_policy(dir.path(), "good", "");
+    // Recording the baseline itself is how it is made: its own files are replaced.
+    let out = record(
+        dir.path(),
+        &["--out", "runs/baseline.toml", "--results-format", "csv"],
+    );
+    assert_code(&out, 0);
+    let baseline = read(dir.path(), "runs/baseline.csv");
+    let cases: [(&str, &[&str], &str); 5] = [
+        (
+            "",
+            &["--out", "ragdiff.toml"],
+            "--out ragdiff.toml would overwrite the input ragdiff.toml; write the report elsewhere",
+        ),
+        (
+            "retriever_log = \"ragdiff.toml\"\n",
+            &[],
+            "--retriever-log ragdiff.toml would overwrite the input ragdiff.toml; write the report elsewhere",
+        ),
+        (
+            "",
+            &["--retriever-log", "runs/baseline.csv"],
+            "--retriever-log runs/baseline.csv would overwrite the input runs/baseline.csv; write the report elsewhere",
+        ),
+        (
+            "",
+            &["--retriever-log", "runs/baseline-latency.csv"],
+            "--retriever-log runs/baseline-latency.csv would overwrite the input runs/baseline-latency.csv; write the report elsewhere",
+        ),
+        (
+            "",
+            &[
+                "--out",
+                "runs/baseline-latency.toml",
+                "--results-format",
+                "csv",
+            ],
+            "results runs/baseline-latency.csv would overwrite the input runs/baseline-latency.csv; write the report elsewhere",
+        ),
+    ];
+    for (rest, flags, problem) in cases {
+        fake_policy(dir.path(), "good", rest);
+        let policy_text = read(dir.path(), "ragdiff.toml");
+        common::assert_invalid(record(dir.path(), flags), &[problem]);
+        assert_eq!(read(dir.path(), "ragdiff.toml"), policy_text, "{problem}");
+        assert_eq!(read(dir.path(), "runs/baseline.csv"), baseline, "{problem}");
+        assert!(
+            !dir.path().join("runs/candidate.toml").exists(),
+            "{problem}"
+        );
+    }
+    // The policy's own `baseline` and `candidate` are the runs protected.
+    fake_policy(dir.path(), "good", "");
+    let text = format!(
+        "baseline = \"runs/base.toml\"\n{}",
+        read(dir.path(), "ragdiff.toml")
+    );
+    policy(dir.path(), &text);
+    let out = record(dir.path(), &["--retriever-log", "runs/baseline.csv"]);
+    assert_code(&out, 0);
+    common::assert_invalid(
+        record(
+            dir.path(),
+            &[
+                "--out",
+                "runs/other.toml",
+                "--retriever-log",
+                "runs/candidate.jsonl",
+            ],
+        ),
+        &[
+            "--retriever-log runs/candidate.jsonl would overwrite the input runs/candidate.jsonl; write the report elsewhere",
+        ],
+    );
+    // The log on the manifest written: two outputs, one file.
+    common::assert_invalid(
+        common::run(
+            dir.path(),
+            &[
+                "record",
+                "--gold",
+                "gold.toml",
+                "--append-repeat",
+                "runs/baseline.toml",
+                "--retriever-log",
+                "runs/baseline.toml",
+            ],
+        ),
+        &[
+            "--append-repeat and --retriever-log both write runs/baseline.toml; give each its own file",
+        ],
+    );
+    common::assert_invalid(
+        record(dir.path(), &["--retriever-log", "runs/candidate.toml"]),
+        &["--out and --retriever-log both write runs/candidate.toml; give each its own file"],
     );
 }

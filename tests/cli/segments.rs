@@ -11,15 +11,7 @@ use std::path::Path;
 
 use crate::common::*;
 
-const BASIC: [&str; 7] = [
-    "compare",
-    "--gold",
-    "gold.toml",
-    "base.toml",
-    "cand.toml",
-    "--format",
-    "json",
-];
+const BASIC: [&str; 7] = COMPARE_CASE_JSON;
 
 fn basic() -> std::path::PathBuf {
     fixture("segments/basic")
@@ -197,15 +189,8 @@ fn the_policy_file_sets_the_segment_correction() {
         basic(),
         &with(&BASIC, &["--config", bad.to_str().expect("utf-8")]),
     );
-    ragdiff_snapshot!(&out, @r#"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      [CRATE]/tests/fixtures/policy/bad-segment-correction.toml:2: `segment_correction`: bonferroni is not "holm" or "bh"
-    "#);
+    let problem = "`segment_correction`: bonferroni is not \"holm\" or \"bh\"";
+    assert_invalid(&out, &[format!("{}:2: {problem}", bad.display())]);
 }
 
 #[test]
@@ -214,17 +199,9 @@ fn an_unknown_segment_correction_is_refused() {
         basic(),
         &with(&BASIC, &["--segment-correction", "bonferroni"]),
     );
-    ragdiff_snapshot!(&out, @"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid value 'bonferroni' for '--segment-correction <METHOD>'
-      [possible values: holm, bh]
-
-    For more information, try '--help'.
-    ");
+    let refusal = "invalid value 'bonferroni' for '--segment-correction <METHOD>'\n  \
+                   [possible values: holm, bh]";
+    assert_stderr(&out, 2, &usage_error(refusal));
 }
 
 /// On real runs (two HNSW builds, Vaswani, k = 20): a tags file added to the gold
@@ -480,18 +457,7 @@ fn table_and_markdown_show_by_segment() {
 
 #[test]
 fn csv_export_has_a_tags_column() {
-    let out = run(
-        basic(),
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--format",
-            "csv",
-        ],
-    );
+    let out = run(basic(), &with(&COMPARE_CASE, &["--format", "csv"]));
     let text = stdout(&out);
     let mut lines = text.lines();
     assert_eq!(
@@ -688,16 +654,13 @@ fn a_tags_file_added_after_freeze_is_refused() {
     )
     .expect("written");
     let out = run(dir.path(), &BASIC);
-    ragdiff_snapshot!(&out, @r#"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 2 problems
-      gold.toml: tags changed since the gold was frozen: the manifest records no tags_sha256 for tags.csv; raise `version` and run `ragdiff freeze`
-      gold.toml:12: tags is "tags.csv" but the gold was frozen with tags none (frozen_tags); restore it, or raise `version` and run `ragdiff freeze`
-    "#);
+    assert_invalid(
+        &out,
+        &[
+            "gold.toml: tags changed since the gold was frozen: the manifest records no tags_sha256 for tags.csv; raise `version` and run `ragdiff freeze`",
+            "gold.toml:12: tags is \"tags.csv\" but the gold was frozen with tags none (frozen_tags); restore it, or raise `version` and run `ragdiff freeze`",
+        ],
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! column twice. Every CSV ragdiff reads refuses both (exit 2 at file:line).
 
 use std::path::Path;
+use std::process::Output;
 
 use crate::common::{
     DEMO_QUERIES, assert_code, assert_invalid, demo_copy, fixture, missing_from_repeat,
@@ -11,6 +12,27 @@ use crate::common::{
 
 fn write(dir: &Path, rel: &str, bytes: &[u8]) {
     std::fs::write(dir.join(rel), bytes).expect("the fixture file");
+}
+
+/// `ragdiff compare --allow-failed-file runs/accepted-failures.csv` in the demo `dir`.
+fn compare_with_allow_list(dir: &Path) -> Output {
+    run(
+        dir,
+        &[
+            "compare",
+            "--allow-failed-file",
+            "runs/accepted-failures.csv",
+        ],
+    )
+}
+
+/// The problem of `what` (`run results FILE`, `allow-list FILE`) at `at` being a
+/// kernel file.
+fn kernel_file(at: &str, what: &str) -> String {
+    format!(
+        "{at}: {what} is a kernel file (on /proc or /sys), whose reads can block or never \
+         end; copy what you need into a regular file"
+    )
 }
 
 /// The problem of a CSV line at `at` (`file:line`) with a bare CR inside it.
@@ -37,14 +59,7 @@ fn a_bare_cr_in_the_allow_list_hides_a_row_and_is_an_input_error() {
         "runs/accepted-failures.csv",
         b"id,reason\nQ-24,fixed typo\rQ-21,ok\n",
     );
-    let out = run(
-        dir.path(),
-        &[
-            "compare",
-            "--allow-failed-file",
-            "runs/accepted-failures.csv",
-        ],
-    );
+    let out = compare_with_allow_list(dir.path());
     assert_invalid(&out, &[bare_cr("runs/accepted-failures.csv:2")]);
 }
 
@@ -147,14 +162,7 @@ fn a_duplicate_header_column_in_the_allow_list_is_an_input_error() {
         "runs/accepted-failures.csv",
         b"id,id,reason\nQ-24,Q-21,fixed typo\n",
     );
-    let out = run(
-        dir.path(),
-        &[
-            "compare",
-            "--allow-failed-file",
-            "runs/accepted-failures.csv",
-        ],
-    );
+    let out = compare_with_allow_list(dir.path());
     assert_invalid(
         &out,
         &[twice_in_header("runs/accepted-failures.csv:1", "id")],
@@ -172,9 +180,10 @@ fn a_symlink_into_proc_is_refused() {
     let out = run(dir.path(), &["compare"]);
     assert_invalid(
         &out,
-        &[
-            "runs/candidate.toml:5: run results runs/candidate.csv is a kernel file (on /proc or /sys), whose reads can block or never end; copy what you need into a regular file",
-        ],
+        &[kernel_file(
+            "runs/candidate.toml:5",
+            "run results runs/candidate.csv",
+        )],
     );
 }
 
@@ -189,19 +198,13 @@ fn a_symlink_into_sys_is_refused_as_the_allow_list() {
         crate::common::say_skipped("skipped: no /sys/kernel/mm/transparent_hugepage/enabled");
         return;
     }
-    let out = run(
-        dir.path(),
-        &[
-            "compare",
-            "--allow-failed-file",
-            "runs/accepted-failures.csv",
-        ],
-    );
+    let out = compare_with_allow_list(dir.path());
     assert_invalid(
         &out,
-        &[
-            "runs/accepted-failures.csv: allow-list runs/accepted-failures.csv is a kernel file (on /proc or /sys), whose reads can block or never end; copy what you need into a regular file",
-        ],
+        &[kernel_file(
+            "runs/accepted-failures.csv",
+            "allow-list runs/accepted-failures.csv",
+        )],
     );
 }
 

@@ -82,15 +82,12 @@ fn removing_a_frozen_golds_tags_is_an_input_error() {
         dir.path(),
         &["compare", "--gold", "gold.toml", "base.toml", "cand.toml"],
     );
-    ragdiff_snapshot!(&out, @r#"
-    success: false
-    exit_code: 2
-    ----- stdout -----
-
-    ----- stderr -----
-    error: invalid input: 1 problem
-      gold.toml:10: tags is none but the gold was frozen with tags "tags.csv" (frozen_tags); restore it, or raise `version` and run `ragdiff freeze`
-    "#);
+    assert_invalid(
+        &out,
+        &[
+            "gold.toml:10: tags is none but the gold was frozen with tags \"tags.csv\" (frozen_tags); restore it, or raise `version` and run `ragdiff freeze`",
+        ],
+    );
 }
 
 #[test]
