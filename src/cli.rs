@@ -276,9 +276,9 @@ pub struct CompareArgs {
     /// Fail when a latency statistic of the candidate grows by more than LIMIT over the baseline's: STAT is p50|p95|p99|max, LIMIT a percentage (p95=20%) or milliseconds (p95=50ms); applied only when both runs were recorded with the same concurrency on the same host; repeatable
     #[arg(long, value_name = "STAT=LIMIT")]
     pub max_latency_increase: Vec<String>,
-    /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG; newly failed and fixed stay RR@k-defined [default: rr]
-    #[arg(long, value_enum)]
-    pub primary: Option<crate::gate::Primary>,
+    /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG: rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name (nDCG@20, P(rel=2)@10), which then also shows in the means and joins the overall test; newly failed and fixed stay RR@k-defined [default: rr]
+    #[arg(long, value_name = "NAME")]
+    pub primary: Option<String>,
     /// Compare both runs at a common depth N: each list cut to its first N docs before anything is computed (N at most the smaller declared depth)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub depth: Option<u32>,

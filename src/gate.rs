@@ -348,30 +348,6 @@ pub enum Severity {
     Warn,
 }
 
-/// `--primary`: the metric that decides improved and regressed (docs/contract.md
-/// §6.2); newly failed and fixed stay RR-defined.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Primary {
-    #[default]
-    Rr,
-    Recall,
-    Hit,
-    Ndcg,
-    Ap,
-}
-
-impl Primary {
-    pub fn metric(self) -> Metric {
-        match self {
-            Primary::Rr => Metric::Rr,
-            Primary::Recall => Metric::Recall,
-            Primary::Hit => Metric::Hit,
-            Primary::Ndcg => Metric::Ndcg,
-            Primary::Ap => Metric::Ap,
-        }
-    }
-}
-
 /// The allow-list's entries with the two sides' index versions: an entry applies
 /// when it names the candidate's version or none (docs/contract.md §8.5).
 #[derive(Debug, Clone, Default)]
@@ -526,7 +502,8 @@ pub struct UnseenDrop {
 }
 
 /// What a PASS speaks for, each with the drop that matters: the primary metric
-/// (RR when the primary is not tested) and, under `--fail-on-significant-drop`,
+/// (RR when the primary is P@k or MAP; a named primary among the named measures)
+/// and, under `--fail-on-significant-drop`,
 /// every member of a family (the tested metrics and the named measures a rule
 /// names; in segments, the named ones only), at 0.05; every measure with a
 /// non-inferiority margin in its place, at its margin. Those whose MDE is larger
@@ -537,10 +514,10 @@ fn unseen_drops(policy: &Policy, cmp: &Comparison, verdict: Outcome) -> Vec<Unse
     if verdict != Outcome::Pass {
         return Vec::new();
     }
-    let primary = if TESTED.contains(&cmp.primary) {
-        cmp.primary
-    } else {
-        Metric::Rr
+    let primary = match cmp.primary {
+        crate::compare::Primary::Metric(m) if TESTED.contains(&m) => Target::Metric(m),
+        crate::compare::Primary::Metric(_) => Target::Metric(Metric::Rr),
+        crate::compare::Primary::Named(m) => Target::Named(m),
     };
     let overall = Place {
         segment: None,
@@ -549,13 +526,18 @@ fn unseen_drops(policy: &Policy, cmp: &Comparison, verdict: Outcome) -> Vec<Unse
         fail_on_significant_drop: policy.fail_on_significant_drop,
     };
     let tested = TESTED.into_iter().filter_map(|metric| {
-        let judged = metric == primary;
-        overall.unseen(Target::Metric(metric), cmp.means.get(metric), judged)
+        let target = Target::Metric(metric);
+        overall.unseen(target, cmp.means.get(metric), target == primary)
     });
-    let named = cmp.means.measures.0.iter();
-    let named = named.filter(|(_, md)| md.family.is_some());
+    let named = cmp
+        .means
+        .measures
+        .0
+        .iter()
+        .map(|(n, md)| (Target::Named(*n), md));
+    let named = named.filter(|(t, md)| md.family.is_some() || *t == primary);
     let mut out: Vec<UnseenDrop> = tested
-        .chain(named.filter_map(|(n, md)| overall.unseen(Target::Named(*n), md, false)))
+        .chain(named.filter_map(|(t, md)| overall.unseen(t, md, t == primary)))
         .collect();
     for s in cmp.segments.iter().filter(|s| !s.too_few) {
         let place = Place {

@@ -10,6 +10,7 @@ use crate::cli::{
     CompareArgs, ConfigArgs, EvalArgs, EvalFormat, FreezeArgs, HistoryArgs, HistoryFormat,
     PromoteArgs, ValidateArgs,
 };
+use crate::compare::Primary;
 use crate::gate::{Policy, Rule, Severity, Suspects, Target};
 use crate::load;
 use crate::load::policy::{GateKeys, Located, PolicyFile, RuleName};
@@ -114,14 +115,39 @@ pub fn named_measures(
     measures
 }
 
-/// `[gate] primary` of the policy file; RR without one.
-fn file_primary(g: &GateKeys) -> Metric {
-    match value(&g.primary).as_deref() {
-        Some("recall") => Metric::Recall,
-        Some("hit") => Metric::Hit,
-        Some("ndcg") => Metric::Ndcg,
-        Some("ap") => Metric::Ap,
-        _ => Metric::Rr,
+/// `--primary`, else `[gate] primary` of the policy file, else RR: one of today's
+/// short names (any case, as a gate rule takes them) or a measure by name, resolved
+/// at the gold's k later ([`crate::compare::Primary::at_k`], docs/contract.md §6.2).
+/// A bad name is a usage problem listing the known ones, at the file's line.
+fn primary(flag: Option<&str>, file: &PolicyFile, diag: &mut Diagnostics) -> Primary {
+    let (text, at) = match (flag, &file.gate.primary) {
+        (Some(text), _) => (text.to_string(), "--primary".to_string()),
+        (None, Some(l)) => (
+            l.value.clone(),
+            format!("{}: `primary`", at_line(&file.path, l.line)),
+        ),
+        (None, None) => return Primary::default(),
+    };
+    if let Some(metric) = short_metric(&text) {
+        return Primary::Metric(metric);
+    }
+    match Measure::parse(&text) {
+        Ok(m) => Primary::Named(m),
+        Err(e) => {
+            diag.usage(format!(
+                "{at}: {e}; the primary takes rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name: {}",
+                crate::metrics::named::KNOWN
+            ));
+            Primary::default()
+        }
+    }
+}
+
+/// A place in the policy file, `path:line` (the path alone without a line).
+fn at_line(path: &Path, line: Option<u64>) -> String {
+    match line {
+        Some(line) => format!("{}:{line}", path.display()),
+        None => path.display().to_string(),
     }
 }
 
@@ -148,10 +174,7 @@ fn policy_measures(
     diag: &mut Diagnostics,
 ) -> Vec<crate::metrics::named::Measure> {
     let (measures, problems) = crate::metrics::named::parse_all(names.iter().map(String::as_str));
-    let at = match line {
-        Some(l) => format!("{}:{l}", path.display()),
-        None => path.display().to_string(),
-    };
+    let at = at_line(path, line);
     for p in problems {
         diag.usage(format!("{at}: [compare] measures: {p}"));
     }
@@ -410,8 +433,8 @@ pub struct Compare {
     pub require_frozen: bool,
     /// The `ragdiff.toml` that applied, if any (docs/contract.md §8.6).
     pub policy: Option<PolicyFile>,
-    /// `--primary` (docs/contract.md §6.2).
-    pub primary: Metric,
+    /// `--primary` (docs/contract.md §6.2), not yet resolved at k.
+    pub primary: Primary,
     /// `--min-segment-queries` (docs/contract.md §6.6).
     pub min_segment_queries: usize,
     /// `--segment-correction` (docs/contract.md §7.1).
@@ -544,10 +567,7 @@ impl ThresholdFlag {
         let Some(l) = file else {
             return Vec::new();
         };
-        let at = match l.line {
-            Some(line) => format!("{}:{line}", path.display()),
-            None => path.display().to_string(),
-        };
+        let at = at_line(path, l.line);
         let key = self.name.trim_start_matches("--").replace('-', "_");
         let mut out = Vec::new();
         for (name, v) in &l.value {
@@ -807,11 +827,8 @@ impl Compare {
         let rbo_p = args.rbo_p.or(value(&c.rbo_p)).unwrap_or(0.9);
         check_drift_flags(rbo_p, gate.min_rbo, &mut diag);
         let risk_alphas = risk_alphas(&args.risk_alpha, &c.risk_alpha, &mut diag);
+        let primary = primary(args.primary.as_deref(), file, &mut diag);
         diag.check()?;
-        let primary = match args.primary {
-            Some(p) => p.metric(),
-            None => file_primary(g),
-        };
         Ok(Self {
             columns: args.columns.as_deref().map(parse_columns).transpose()?,
             gold: args.gold.gold.or(value(&file.gold)),

@@ -114,6 +114,12 @@ pub enum ProblemKind {
     InvalidSemver { key: &'static str, value: String },
     #[error("index_version {reason}")]
     BadIndexVersion { reason: String },
+    #[error("{key} has {chars} characters, more than {max}")]
+    TooLong {
+        key: String,
+        chars: usize,
+        max: usize,
+    },
     #[error("[meta] has {count} keys, more than 64; keep the team's own metadata to 64 keys")]
     MetaTooMany { count: usize },
     #[error("frozen_at = {value:?} is not a date like \"2026-09-19\"")]
@@ -307,7 +313,7 @@ pub enum ProblemKind {
     #[error("{message}")]
     Usage { message: String },
     #[error(
-        "run results are the {what} {input} (the same file or the same bytes); a run's results are never one of the gold's own files"
+        "run results are the {what} {input} (the same file or the same bytes); a run's results are never one of the gate's own files"
     )]
     ResultsAreInput { what: &'static str, input: String },
     #[error(

@@ -180,7 +180,7 @@ fn options<'a>(
         gated: &[],
         segment_gated: &[],
         same_results,
-        primary: s.primary,
+        primary: s.primary.at_k(k),
         risk_alphas: &s.risk_alphas,
         release: s
             .release_memory
@@ -581,7 +581,8 @@ fn policy_file() -> Option<&'static Path> {
     path.is_file().then_some(path)
 }
 
-/// The gold's own files, which no run's results may be (docs/contract.md §12.1).
+/// The gate's own files (the gold's, the allow-list, the policy), which no run's
+/// results may be (docs/contract.md §12.1).
 fn own_files<'a>(
     gold: &'a GoldSet,
     runs: Side<&'a RunMeta>,

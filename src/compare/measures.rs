@@ -46,18 +46,20 @@ impl Serialize for NamedMeans {
 
 /// Fill each row's `measures` (each side the mean over its repeats) and
 /// `cmp.means.measures` over the compared rows, drawn with `opts`' resamples and seed:
-/// `opts.measures`, then those of `opts.gated` and `opts.segment_gated` not among
-/// them. The gated ones join the overall family, the segment-gated ones are computed
-/// in every segment and join the segment family (docs/contract.md §7.1). Nothing
-/// without any.
+/// `opts.measures`, then those of `opts.gated`, a named primary (§6.2) and
+/// `opts.segment_gated` not among them. The gated ones and the primary join the
+/// overall family, the segment-gated ones are computed in every segment and join the
+/// segment family (docs/contract.md §7.1). Nothing without any.
 pub fn attach(
     cmp: &mut Comparison,
     gold: &GoldSet,
     runs: Side<&ObservedRun>,
     opts: &crate::compare::Options,
 ) {
+    let mut joined = opts.gated.to_vec();
+    joined.extend(opts.primary.named().filter(|m| !joined.contains(m)));
     let mut measures = opts.measures.to_vec();
-    for &m in opts.gated.iter().chain(opts.segment_gated) {
+    for &m in joined.iter().chain(opts.segment_gated) {
         if !measures.contains(&m) {
             measures.push(m);
         }
@@ -65,7 +67,7 @@ pub fn attach(
     if measures.is_empty() {
         return;
     }
-    let family = stats::METRICS + opts.gated.len();
+    let family = stats::METRICS + joined.len();
     let min_grade = gold.meta.min_grade;
     for row in &mut cmp.rows {
         let Some(qi) = gold.lookup(&row.id).map(|i| i as usize) else {
@@ -101,14 +103,14 @@ pub fn attach(
                 .collect();
             let test = match tested_at_k(m, opts.k) {
                 Some(metric) => Test::Same(cmp.means.get(metric)),
-                None => Test::Draw(draws(opts.gated.contains(&m))),
+                None => Test::Draw(draws(joined.contains(&m))),
             };
             (m, mean_delta(&pairs, test))
         })
         .collect();
     cmp.means.measures = NamedMeans(out);
-    if !opts.gated.is_empty() {
-        join_overall(cmp, opts.gated);
+    if !joined.is_empty() {
+        join_overall(cmp, &joined);
     }
     if !opts.segment_gated.is_empty() {
         let resampling = stats::Resampling {
@@ -123,8 +125,8 @@ pub fn attach(
     }
 }
 
-/// The overall family grown by the named measures gate rules name (docs/contract.md
-/// §7.1): today's four tested metrics and these, Holm-adjusted together; every
+/// The overall family grown by the named measures gate rules name and a named
+/// primary (docs/contract.md §7.1): today's four tested metrics and these, Holm-adjusted together; every
 /// member's MDE at the family's first-step alpha (§7.3).
 fn join_overall(cmp: &mut Comparison, gated: &[Measure]) {
     let alpha = stats::first_step_alpha(stats::METRICS + gated.len());

@@ -7,7 +7,9 @@ use serde::Serialize;
 
 pub mod drift;
 
+use crate::eval::measures::Spread;
 use crate::eval::{Means, Repeated};
+use crate::metrics::named::Measure;
 use crate::metrics::{self, Metric, Scores};
 use crate::model::{GoldSet, Id, Observed, ObservedRun, Role, RunMeta, Side};
 use crate::stats;
@@ -55,28 +57,40 @@ impl Status {
     /// Newly failed and fixed by RR@k; otherwise regressed or improved by RR, then
     /// Recall, then nDCG (the default primary metric, RR).
     pub fn classify(b: &Scores, c: &Scores) -> Status {
-        Self::classify_by(b, c, Metric::Rr)
+        Self::classify_by(b, c, Primary::default(), None)
     }
 
-    /// Newly failed and fixed by RR@k; otherwise regressed or improved by `primary`,
-    /// ties broken by the others in [`TIE_BREAK`] order (docs/contract.md §6.2).
-    pub fn classify_by(b: &Scores, c: &Scores, primary: Metric) -> Status {
+    /// Newly failed and fixed by RR@k; otherwise regressed or improved by `primary`
+    /// (`named`: a named primary's values on each side), ties broken by the others
+    /// in [`TIE_BREAK`] order (docs/contract.md §6.2).
+    pub fn classify_by(
+        b: &Scores,
+        c: &Scores,
+        primary: Primary,
+        named: Option<Side<f64>>,
+    ) -> Status {
         match (b.rr > 0.0, c.rr > 0.0) {
             (true, false) => Status::NewlyFailed,
             (false, true) => Status::Fixed,
             (false, false) => Status::StillFailing,
-            (true, true) => Self::moved_by(b, c, primary),
+            (true, true) => Self::moved_by(b, c, primary, named),
         }
     }
 
-    /// Regressed, improved or unchanged by `primary`, then the others in
-    /// [`TIE_BREAK`] order.
-    fn moved_by(b: &Scores, c: &Scores, primary: Metric) -> Status {
-        let order = std::iter::once(primary)
-            .chain(TIE_BREAK.into_iter().filter(|m| *m != primary))
-            .fold(std::cmp::Ordering::Equal, |o, m| {
-                o.then(m.of(c).total_cmp(&m.of(b)))
+    /// Regressed, improved or unchanged by `primary` (a named one by its values
+    /// `named`), then the others in [`TIE_BREAK`] order.
+    fn moved_by(b: &Scores, c: &Scores, primary: Primary, named: Option<Side<f64>>) -> Status {
+        // a named primary's means over repeats that differ by rounding alone tie (§6.2)
+        let first = named
+            .filter(|v| (v.candidate - v.baseline).abs() > 1e-12)
+            .map_or(std::cmp::Ordering::Equal, |v| {
+                v.candidate.total_cmp(&v.baseline)
             });
+        let metric = primary.metric();
+        let order = metric
+            .into_iter()
+            .chain(TIE_BREAK.into_iter().filter(|m| Some(*m) != metric))
+            .fold(first, |o, m| o.then(m.of(c).total_cmp(&m.of(b))));
         match order {
             std::cmp::Ordering::Less => Status::Regressed,
             std::cmp::Ordering::Greater => Status::Improved,
@@ -90,12 +104,53 @@ impl Status {
 /// the order regressed and improved always had: RR, Recall, nDCG.
 pub const TIE_BREAK: [Metric; 3] = [Metric::Rr, Metric::Recall, Metric::Ndcg];
 
+/// What decides improved and regressed (`--primary`, docs/contract.md §6.2): one of
+/// today's metrics at k, or a measure by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Primary {
+    Metric(Metric),
+    Named(Measure),
+}
+
+impl Default for Primary {
+    fn default() -> Self {
+        Primary::Metric(Metric::Rr)
+    }
+}
+
+impl Primary {
+    /// Today's metric it is, if it is one.
+    pub fn metric(self) -> Option<Metric> {
+        match self {
+            Primary::Metric(m) => Some(m),
+            Primary::Named(_) => None,
+        }
+    }
+
+    /// The named measure it is, if it is one.
+    pub fn named(self) -> Option<Measure> {
+        match self {
+            Primary::Named(m) => Some(m),
+            Primary::Metric(_) => None,
+        }
+    }
+
+    /// At the gold's k: a name that denotes one of today's metrics there (`nDCG@10`
+    /// when k = 10, `AP`) is that metric, as a gate rule's is (docs/contract.md §5.4).
+    pub fn at_k(self, k: u32) -> Primary {
+        match self.named().and_then(|m| m.builtin()) {
+            Some((metric, cutoff)) if cutoff.is_none_or(|c| c == k) => Primary::Metric(metric),
+            _ => self,
+        }
+    }
+}
+
 /// How a query's status is decided: under one index version the repeats of both
 /// sides are pooled (docs/contract.md §6.5); improved and regressed by `primary`.
 #[derive(Debug, Clone, Copy)]
 pub struct Rule {
     pub bump: Bump,
-    pub primary: Metric,
+    pub primary: Primary,
 }
 
 impl Rule {
@@ -104,15 +159,21 @@ impl Rule {
         self.bump == Bump::Same
     }
 
-    /// The status from each side's repeats (docs/contract.md §6.5).
-    pub fn status(self, b: &Repeated, c: &Repeated) -> Status {
+    /// The status from each side's repeats (docs/contract.md §6.5), `named` a named
+    /// primary's values over each side's repeats.
+    pub fn status(self, b: &Repeated, c: &Repeated, named: Option<Side<Spread>>) -> Status {
+        let means = named.map(|s| s.map(|v| v.mean));
         if self.pooled() {
-            if b.varies || c.varies || crate::eval::scored_otherwise(&b.first, &c.first) {
+            // A named primary that differs between any two pooled repeats (§6.4).
+            let spread = named.is_some_and(|s| {
+                s.baseline.max.max(s.candidate.max) - s.baseline.min.min(s.candidate.min) > 1e-12
+            });
+            if spread || b.varies || c.varies || crate::eval::scored_otherwise(&b.first, &c.first) {
                 return Status::Flaky;
             }
             // The primary metric joins the test for "changed": a move in it alone is
             // non-determinism too.
-            return match Status::classify_by(&b.scores, &c.scores, self.primary) {
+            return match Status::classify_by(&b.scores, &c.scores, self.primary, means) {
                 Status::Regressed | Status::Improved => Status::Flaky,
                 other => other,
             };
@@ -126,7 +187,7 @@ impl Rule {
             } else if zc > 0 {
                 Status::Flaky
             } else {
-                Status::moved_by(&b.scores, &c.scores, self.primary)
+                Status::moved_by(&b.scores, &c.scores, self.primary, means)
             }
         } else if zb == nb {
             let found = nc - zc;
@@ -142,8 +203,6 @@ impl Rule {
         }
     }
 }
-
-impl Status {}
 
 /// Which side's retriever failed on a query (its manifest's `errored`,
 /// docs/contract.md §6.8).
@@ -629,8 +688,8 @@ pub struct Options<'a> {
     pub segment_gated: &'a [crate::metrics::named::Measure],
     /// Baseline and candidate read the same results (docs/contract.md §12.11).
     pub same_results: bool,
-    /// `--primary` (docs/contract.md §6.2).
-    pub primary: Metric,
+    /// `--primary` (docs/contract.md §6.2), resolved at k ([`Primary::at_k`]).
+    pub primary: Primary,
     /// `--risk-alpha`, in the order given (docs/contract.md §7.4).
     pub risk_alphas: &'a [f64],
     /// Nothing after the comparison reads the runs' observations: drop each query's
@@ -668,7 +727,8 @@ impl Comparison {
                 if opts.cutoffs.is_empty()
                     && opts.measures.is_empty()
                     && opts.gated.is_empty()
-                    && opts.segment_gated.is_empty() =>
+                    && opts.segment_gated.is_empty()
+                    && opts.primary.named().is_none() =>
             {
                 let runs = runs.as_mut().map(|run| &mut **run);
                 compare_releasing(gold, runs, opts.k, resampling, opts.primary, release)
@@ -749,7 +809,7 @@ pub struct Comparison {
     pub drift: drift::Drift,
     pub bump: Bump,
     /// The metric that decides improved and regressed (docs/contract.md §6.2).
-    pub primary: Metric,
+    pub primary: Primary,
     /// Baseline and candidate read the same results: one file, identical bytes, or
     /// (under different index versions) a candidate repeat whose every ranked list
     /// is a baseline repeat's (docs/contract.md §12.1).
@@ -830,7 +890,7 @@ pub fn compare(
     seed: u64,
 ) -> Comparison {
     let resampling = stats::Resampling { resamples, seed };
-    compare_with(gold, Side::new(b, c), k, resampling, Metric::Rr)
+    compare_with(gold, Side::new(b, c), k, resampling, Primary::default())
 }
 
 /// [`compare`] with improved and regressed decided by `primary` (docs/contract.md §6.2).
@@ -839,7 +899,7 @@ pub fn compare_with(
     runs: Side<&ObservedRun>,
     k: u32,
     resampling: stats::Resampling,
-    primary: Metric,
+    primary: Primary,
 ) -> Comparison {
     let rule = Rule {
         bump: Bump::between(runs.baseline, runs.candidate),
@@ -866,7 +926,7 @@ pub fn compare_releasing(
     mut runs: Side<&mut ObservedRun>,
     k: u32,
     resampling: stats::Resampling,
-    primary: Metric,
+    primary: Primary,
     release: &dyn Fn(),
 ) -> Comparison {
     let rule = Rule {
@@ -1097,7 +1157,11 @@ fn rows_in(
         }
         let observed = runs.map(|run| run.observed[qi].as_ref());
         let sides = runs.map(|run| crate::eval::over_repeats(q, run, qi, k, min_grade));
-        let mut row = query_row(q, observed, sides, k, min_grade, rule);
+        let named = rule
+            .primary
+            .named()
+            .map(|m| runs.map(|run| crate::eval::measures::spread(q, run, qi, m, min_grade)));
+        let mut row = query_row(q, observed, Scored { sides, named }, k, min_grade, rule);
         row.holes = holes::holes(q, observed, k, row.status);
         holes::bounds(&mut row.holes, q, runs, qi, k, min_grade, row.status);
         if row.holes.suspect {
@@ -1127,17 +1191,24 @@ pub fn moved(row: &QueryRow) -> bool {
         .any(|m| (m.of(&row.candidate) - m.of(&row.baseline)).abs() > 1e-12)
 }
 
+/// One query's scores on each side over its repeats, and a named primary's values.
+struct Scored {
+    sides: Side<Repeated>,
+    named: Option<Side<Spread>>,
+}
+
 /// One query's pair of scores, its status and what moved in its top k.
 fn query_row(
     q: &crate::model::GoldQuery,
     observed: Side<Option<&Observed>>,
-    sides: Side<Repeated>,
+    scored: Scored,
     k: u32,
     min_grade: i64,
     rule: Rule,
 ) -> QueryRow {
+    let sides = scored.sides;
     let (bs, cs) = (sides.baseline.scores, sides.candidate.scores);
-    let status = rule.status(&sides.baseline, &sides.candidate);
+    let status = rule.status(&sides.baseline, &sides.candidate, scored.named);
     let failure_kind = (status == Status::NewlyFailed).then(|| {
         if cs.first_relevant_rank.is_some() {
             FailureKind::Ranking

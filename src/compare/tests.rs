@@ -489,7 +489,7 @@ fn comparing_while_releasing_the_runs_gives_the_same_comparison() {
             resamples: 50,
             seed: 7,
         },
-        Metric::Rr,
+        Primary::default(),
         &|| released.set(released.get() + 1),
     );
     assert_eq!(format!("{kept:?}"), format!("{again:?}"));
@@ -548,6 +548,25 @@ fn classify_ignores_precision_and_ap() {
         ..b
     };
     assert_eq!(Status::classify(&b, &c), Status::Unchanged);
+}
+
+/// A named primary decides before the tie-break; a difference within 1e-12 (means
+/// over repeats rounding) is a tie (docs/contract.md §6.2).
+#[test]
+fn a_named_primary_decides_and_rounding_ties() {
+    let p = Primary::Named(crate::metrics::named::Measure::parse("nDCG@20").expect("a name"));
+    let (b, c) = (s(1.0, 0.5, 0.6), s(0.5, 0.5, 0.6));
+    // RR falls, the named primary rises: improved
+    assert_eq!(
+        Status::classify_by(&b, &c, p, Some(Side::new(0.4, 0.7))),
+        Status::Improved
+    );
+    // the named primary ties by rounding: RR decides
+    let x = 0.877_215_315_338_049_3;
+    assert_eq!(
+        Status::classify_by(&b, &c, p, Some(Side::new(x, x - 1e-16))),
+        Status::Regressed
+    );
 }
 
 #[test]

@@ -64,3 +64,31 @@ pub fn of_query(
             .collect(),
     )
 }
+
+/// One measure's values over a side's repeats of one query: their mean, lowest and
+/// highest (a named primary metric's, docs/contract.md §6.2 and §6.4).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// Gold query `qi`'s values of `measure` over the repeats of `run`.
+pub fn spread(
+    q: &GoldQuery,
+    run: &ObservedRun,
+    qi: usize,
+    measure: Measure,
+    min_grade: i64,
+) -> Spread {
+    let values: Vec<f64> = run
+        .observed_in_repeats(qi)
+        .map(|o| measure.value(q, o, min_grade))
+        .collect();
+    Spread {
+        mean: crate::metrics::mean(values.iter().copied()),
+        min: values.iter().copied().fold(f64::INFINITY, f64::min),
+        max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    }
+}

@@ -17,6 +17,21 @@ use crate::validate::{Diagnostics, Location, ProblemKind};
 const GOLD_KEYS: &str = "name, version, frozen_at, corpus, data, format, k, min_grade, sha256, frozen_version, tags, tags_sha256, frozen_k, frozen_min_grade, frozen_tags, queries, queries_sha256, columns";
 const RUN_KEYS: &str = "index_version, corpus, depth, results, format, doc_map, approximate, filters, errored, latency, record, meta, columns";
 
+/// The most characters of a manifest string that reports show (the gold's name and
+/// versions, a corpus, a filter's key and value, a `[meta]` key, an unknown key),
+/// as many as an index version may have (docs/contract.md §2.1).
+const MAX_SHOWN_CHARS: usize = IndexVersion::MAX_CHARS;
+
+/// The problem of a manifest string longer than [`MAX_SHOWN_CHARS`], named `key`.
+fn too_long(key: &str, text: &str) -> Option<ProblemKind> {
+    let chars = text.chars().count();
+    (chars > MAX_SHOWN_CHARS).then(|| ProblemKind::TooLong {
+        key: key.to_string(),
+        chars,
+        max: MAX_SHOWN_CHARS,
+    })
+}
+
 /// A parsed manifest with its raw text, for line numbers.
 pub struct ManifestDoc {
     pub path: PathBuf,
@@ -188,6 +203,19 @@ impl Keys<'_> {
         }
     }
 
+    /// A string that reports show: at most [`MAX_SHOWN_CHARS`] characters.
+    fn shown(&mut self, key: &'static str, required: bool) -> Option<String> {
+        let s = self.string(key, required)?;
+        match too_long(key, &s) {
+            None => Some(s),
+            Some(problem) => {
+                let loc = self.loc(key);
+                self.diag.problem(loc, problem);
+                None
+            }
+        }
+    }
+
     fn integer(&mut self, key: &'static str, required: bool) -> Option<i64> {
         match self.table.get(key) {
             None => {
@@ -224,7 +252,7 @@ impl Keys<'_> {
     }
 
     fn semver(&mut self, key: &'static str, required: bool) -> Option<Version> {
-        let s = self.string(key, required)?;
+        let s = self.shown(key, required)?;
         match Version::parse(s.trim()) {
             Ok(v) => Some(v),
             Err(_) => {
@@ -326,13 +354,11 @@ impl Keys<'_> {
         for (key, _) in self.table.iter() {
             if !names.contains(&key) {
                 let loc = self.loc(key);
-                self.diag.problem(
-                    loc,
-                    ProblemKind::UnknownKey {
-                        key: key.to_string(),
-                        known,
-                    },
-                );
+                let problem = too_long("an unknown key", key).unwrap_or(ProblemKind::UnknownKey {
+                    key: key.to_string(),
+                    known,
+                });
+                self.diag.problem(loc, problem);
             }
         }
     }
@@ -499,7 +525,7 @@ pub fn gold_unchecked(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMet
     let table = m.doc.as_table();
     let mut keys = Keys { m, table, diag };
     keys.unknown(GOLD_KEYS);
-    let name = keys.string("name", false).unwrap_or_else(|| {
+    let name = keys.shown("name", false).unwrap_or_else(|| {
         m.path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -507,7 +533,7 @@ pub fn gold_unchecked(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMet
     });
     let version = keys.semver("version", true);
     let frozen_at = keys.date("frozen_at");
-    let corpus = keys.string("corpus", true);
+    let corpus = keys.shown("corpus", true);
     let data = keys.data_path("data", "gold data");
     let format = keys.format();
     let long = keys.long(format.flatten());
@@ -586,7 +612,7 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
     keys.unknown(RUN_KEYS);
     let index_version = keys.index_version();
     let team_meta = team_meta(m, table, keys.diag);
-    let corpus = keys.string("corpus", true);
+    let corpus = keys.shown("corpus", true);
     let depth = keys.positive("depth", true);
     let format = keys.format();
     let long = keys.long(format.flatten());
@@ -602,34 +628,7 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
             false
         }),
     };
-    let mut filters = BTreeMap::new();
-    match table.get("filters") {
-        None => {}
-        Some(item) => match item.as_table_like() {
-            None => keys.wrong("filters", "a table of key = \"value\" strings"),
-            Some(t) => {
-                for (k, v) in t.iter() {
-                    match v.as_str() {
-                        Some(s) => {
-                            filters.insert(k.to_string(), s.to_string());
-                        }
-                        None => {
-                            let line = t
-                                .get_key_value(k)
-                                .and_then(|(key, _)| m.line_of(key.span()));
-                            keys.diag.problem(
-                                Location::at(m.display.clone(), line),
-                                ProblemKind::WrongType {
-                                    key: format!("filters.{k}"),
-                                    expected: "a string",
-                                },
-                            );
-                        }
-                    }
-                }
-            }
-        },
-    }
+    let filters = filters(m, table, keys.diag);
     let recording = recording_keys(&mut keys);
     if diag.problems.len() > before {
         return None;
@@ -656,6 +655,45 @@ pub fn run(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<RunMeta> {
         cut: None,
         recording,
     })
+}
+
+/// A run's `[filters]`: a table of strings, each key and value at most
+/// [`MAX_SHOWN_CHARS`] characters (docs/contract.md §2.2).
+fn filters(m: &ManifestDoc, table: &Table, diag: &mut Diagnostics) -> BTreeMap<String, String> {
+    let mut filters = BTreeMap::new();
+    let Some(item) = table.get("filters") else {
+        return filters;
+    };
+    let Some(t) = item.as_table_like() else {
+        diag.problem(
+            m.key_location(table, "filters"),
+            ProblemKind::WrongType {
+                key: "filters".into(),
+                expected: "a table of key = \"value\" strings",
+            },
+        );
+        return filters;
+    };
+    for (k, v) in t.iter() {
+        let line = t
+            .get_key_value(k)
+            .and_then(|(key, _)| m.line_of(key.span()));
+        let problem = too_long("a [filters] key", k).or_else(|| match v.as_str() {
+            None => Some(ProblemKind::WrongType {
+                key: format!("filters.{k}"),
+                expected: "a string",
+            }),
+            Some(s) => too_long(&format!("filters.{k}"), s),
+        });
+        match (problem, v.as_str()) {
+            (Some(problem), _) => diag.problem(Location::at(m.display.clone(), line), problem),
+            (None, Some(s)) => {
+                filters.insert(k.to_string(), s.to_string());
+            }
+            (None, None) => {}
+        }
+    }
+    filters
 }
 
 /// `errored` (an array of query ids), `latency` (a side file) and `[record]`
@@ -717,6 +755,13 @@ fn team_meta(m: &ManifestDoc, table: &Table, diag: &mut Diagnostics) -> TeamMeta
         return out;
     }
     for (k, v) in t.iter() {
+        if let Some(problem) = too_long("a [meta] key", k) {
+            let line = t
+                .get_key_value(k)
+                .and_then(|(key, _)| m.line_of(key.span()));
+            diag.problem(Location::at(m.display.clone(), line), problem);
+            continue;
+        }
         let value = match v.as_value() {
             Some(toml_edit::Value::String(s)) => Some(MetaValue::Text(s.value().clone())),
             Some(toml_edit::Value::Integer(i)) => Some(MetaValue::Int(*i.value())),

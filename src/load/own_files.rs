@@ -1,4 +1,4 @@
-//! A run's results are never one of the gold's own files (docs/contract.md §12.1,
+//! A run's results are never one of the gate's own files (docs/contract.md §12.1,
 //! "Tamper-evident"): a repeat that is the gold data, the tags file, a doc map, the
 //! allow-list or the policy file (the same file through any link, or the same bytes)
 //! would let a candidate's results be whatever the gold says.

@@ -248,12 +248,12 @@ impl Scale {
 }
 
 /// The margin drawn beside an interval: the overall non-inferiority margin of the
-/// metric, when one was asked.
-fn margin_of(r: &CompareReport, m: Metric) -> Option<f64> {
+/// metric or named measure (docs/contract.md §9.10), when one was asked.
+fn margin_of(r: &CompareReport, of: crate::gate::Target) -> Option<f64> {
     r.gate
         .non_inferiority
         .iter()
-        .find(|t| t.of == crate::gate::Target::Metric(m) && t.segment.is_none())
+        .find(|t| t.of == of && t.segment.is_none())
         .map(|t| t.margin)
 }
 
@@ -301,8 +301,14 @@ fn means(out: &mut String, r: &CompareReport) {
     let named = &r.means.measures.0;
     let rows: Vec<(String, &crate::compare::MeanDelta, Option<f64>)> = Metric::ALL
         .iter()
-        .map(|&m| (m.label(r.k), r.means.get(m), margin_of(r, m)))
-        .chain(named.iter().map(|(m, md)| (m.name(), md, None)))
+        .map(|&m| {
+            let margin = margin_of(r, crate::gate::Target::Metric(m));
+            (m.label(r.k), r.means.get(m), margin)
+        })
+        .chain(named.iter().map(|(m, md)| {
+            let margin = margin_of(r, crate::gate::Target::Named(*m));
+            (m.name(), md, margin)
+        }))
         .collect();
     let scale = Scale::over(
         rows.iter().flat_map(|&(_, md, margin)| {

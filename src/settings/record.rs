@@ -172,11 +172,11 @@ fn filters(
     let mut out = BTreeMap::new();
     for f in flags {
         match f.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() => {
+            Some((k, v)) if !k.trim().is_empty() && !f.chars().any(char::is_control) => {
                 out.insert(k.trim().to_string(), v.trim().to_string());
             }
             _ => diag.usage(format!(
-                "--filter {}: expected KEY=VALUE",
+                "--filter {}: expected KEY=VALUE (without control characters, as the file's `filter`)",
                 crate::text::shown(f)
             )),
         }

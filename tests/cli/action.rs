@@ -56,23 +56,28 @@ pub fn gate_step(dir: &Path, fake: &Path) -> Command {
     cmd
 }
 
-#[test]
-fn the_gate_step_passes_every_line_of_a_multi_line_args() {
+/// The arguments the gate step gives a fake `ragdiff` (no gold, no allow-list) for
+/// the action input `args`, one a line; the step must succeed.
+#[track_caller]
+fn gate_step_argv(args: &str) -> String {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let argv = dir.path().join("argv.txt");
     let out = gate_step(dir.path(), &root.join("tests/fixtures/action/fake-ragdiff"))
         .env("RAGDIFF_GOLD", "")
         .env("RAGDIFF_ALLOW_FAILED_FILE", "")
-        .env(
-            "RAGDIFF_ARGS",
-            "--max-drop mrr=0.02\n--strict-flaky\n\t--fail-on-significant-drop  \n",
-        )
+        .env("RAGDIFF_ARGS", args)
         .env("FAKE_ARGV", &argv)
         .output()
         .expect("bash runs");
     assert!(out.status.success(), "the step failed: {out:?}");
-    let args = std::fs::read_to_string(&argv).expect("the fake ragdiff ran");
+    std::fs::read_to_string(&argv).expect("the fake ragdiff ran")
+}
+
+#[test]
+fn the_gate_step_passes_every_line_of_a_multi_line_args() {
+    let args =
+        gate_step_argv("--max-drop mrr=0.02\n--strict-flaky\n\t--fail-on-significant-drop  \n");
     let args: Vec<&str> = args.lines().collect();
     let extra = &args[..args.iter().position(|a| *a == "--export-markdown").unwrap()];
     assert_eq!(
@@ -94,18 +99,7 @@ fn the_gate_step_passes_every_line_of_a_multi_line_args() {
 
 #[test]
 fn the_gate_step_passes_no_extra_argument_for_an_empty_args() {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let argv = dir.path().join("argv.txt");
-    let out = gate_step(dir.path(), &root.join("tests/fixtures/action/fake-ragdiff"))
-        .env("RAGDIFF_GOLD", "")
-        .env("RAGDIFF_ALLOW_FAILED_FILE", "")
-        .env("RAGDIFF_ARGS", "")
-        .env("FAKE_ARGV", &argv)
-        .output()
-        .expect("bash runs");
-    assert!(out.status.success(), "the step failed: {out:?}");
-    let args = std::fs::read_to_string(&argv).expect("the fake ragdiff ran");
+    let args = gate_step_argv("");
     assert_eq!(args.lines().nth(2), Some("--export-markdown"), "{args}");
 }
 

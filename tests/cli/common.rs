@@ -1405,6 +1405,16 @@ pub const COMPARE_CASE_JSON: [&str; 7] = [
     "json",
 ];
 
+/// `eval` of a case folder's `cand.toml` against `gold.toml`, as JSON on stdout.
+pub const EVAL_CAND_JSON: [&str; 6] = [
+    "eval",
+    "--gold",
+    "gold.toml",
+    "cand.toml",
+    "--format",
+    "json",
+];
+
 /// `base` followed by `extra`: a test's fixed arguments and the ones it adds.
 pub fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
     base.iter().chain(extra).copied().collect()

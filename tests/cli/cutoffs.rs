@@ -1,7 +1,7 @@
 //! `compare --cutoffs` (docs/contract.md §6.7): each side at each cutoff, rows of the
 //! means table, never the verdict. Fixtures: tests/fixtures/doc_maps.
 
-use crate::common::{assert_code, assert_invalid, compare_json, run};
+use crate::common::{EVAL_CAND_JSON, assert_code, assert_invalid, compare_json, run, with};
 
 use crate::doc_maps::{chunks, compare};
 
@@ -24,19 +24,7 @@ fn compare_cutoffs_report_each_side_at_each_cutoff_and_the_means() {
     assert_eq!(at(&q2.candidate, "1").rr, 1.0);
     assert_eq!(at(&q2.baseline, "5").precision, 0.2);
     // The candidate's values agree with `eval --cutoffs` on the candidate alone.
-    let e = crate::common::eval_json(
-        chunks(),
-        &[
-            "eval",
-            "--gold",
-            "gold.toml",
-            "cand.toml",
-            "--format",
-            "json",
-            "--cutoffs",
-            "1,5",
-        ],
-    );
+    let e = crate::common::eval_json(chunks(), &with(&EVAL_CAND_JSON, &["--cutoffs", "1,5"]));
     for row in &e.per_query {
         let mine = j.row(&row.id).candidate.at.as_ref().unwrap();
         assert_eq!(row.at.as_ref().unwrap(), mine, "{}", row.id);

@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use crate::common::{assert_code, assert_line, demo_copy, fixture, run, stderr, temp_copy};
+use crate::common::{
+    COMPARE_CASE, assert_code, assert_line, demo_copy, fixture, run, stderr, temp_copy, with,
+};
 
 fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -16,15 +18,7 @@ fn an_export_over_the_gold_tags_file_is_refused() {
     let before = bytes(&dir.path().join("tags.csv"));
     let out = run(
         dir.path(),
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--export-json",
-            "tags.csv",
-        ],
+        &with(&COMPARE_CASE, &["--export-json", "tags.csv"]),
     );
     assert_code(&out, 2);
     assert_line(
@@ -41,15 +35,7 @@ fn an_export_through_a_symlink_to_the_tags_file_is_refused() {
     std::os::unix::fs::symlink("tags.csv", dir.path().join("report.json")).expect("a link");
     let out = run(
         dir.path(),
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--export-json",
-            "report.json",
-        ],
+        &with(&COMPARE_CASE, &["--export-json", "report.json"]),
     );
     assert_code(&out, 2);
     assert_line(

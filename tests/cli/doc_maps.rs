@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use crate::common::{
-    FailureKind, Status, assert_code, assert_invalid, compare_json, fixture, run, temp_copy,
+    EVAL_CAND_JSON, FailureKind, Status, assert_code, assert_invalid, compare_json, fixture, run,
+    temp_copy,
 };
 
 pub(crate) fn chunks() -> PathBuf {
@@ -141,17 +142,7 @@ fn a_missing_doc_map_is_named_with_its_key_line() {
 /// `eval` and `validate` read the map too.
 #[test]
 fn eval_and_validate_map_chunks() {
-    let out = run(
-        chunks(),
-        &[
-            "eval",
-            "--gold",
-            "gold.toml",
-            "cand.toml",
-            "--format",
-            "json",
-        ],
-    );
+    let out = run(chunks(), &EVAL_CAND_JSON);
     assert_code(&out, 0);
     let out = run(
         chunks(),

@@ -3,8 +3,8 @@
 //! and the inputs repeats make bad. Fixtures: tests/fixtures/drift.
 
 use crate::common::{
-    COMPARE_CASE_JSON, Case, ReasonCode, Status, assert_code, assert_invalid, assert_line,
-    compare_json, fixture, run, stderr, stdout, with,
+    COMPARE_CASE_JSON, Case, EVAL_CAND_JSON, ReasonCode, Status, assert_code, assert_invalid,
+    assert_line, compare_json, fixture, run, stderr, stdout, with,
 };
 
 const GOLD: [&str; 3] = ["compare", "--gold", "gold.toml"];
@@ -353,17 +353,7 @@ fn per_query_rbo_equals_the_rbo_package() {
 /// `eval` of a run with repeats reports each query's mean over the repeats.
 #[test]
 fn eval_averages_over_repeats() {
-    let out = run(
-        dir(),
-        &[
-            "eval",
-            "--gold",
-            "gold.toml",
-            "cand.toml",
-            "--format",
-            "json",
-        ],
-    );
+    let out = run(dir(), &EVAL_CAND_JSON);
     assert_code(&out, 0);
     let j: crate::common::EvalJson = serde_json::from_slice(&out.stdout).expect("eval JSON");
     assert_eq!(j.run.repeats, 3);

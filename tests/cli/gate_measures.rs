@@ -280,8 +280,8 @@ fn bad_named_rules_are_usage_errors_with_bounded_messages() {
             "--non-inferior: metric `P@3` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)",
         ),
         (
-            vec!["--primary", "nDCG@3"],
-            "invalid value 'nDCG@3' for '--primary <PRIMARY>'",
+            vec!["--primary", "MRR@10"],
+            "--primary: unknown measure `MRR@10`; the primary takes rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name: RR@k",
         ),
     ] {
         let out = run(crate_dir(), &[&["compare"][..], &args].concat());
@@ -332,8 +332,8 @@ fn bad_named_keys_in_the_policy_file_name_their_line() {
             ":2: `max_drop`: unknown measure `nD\\nCG@20`",
         ),
         (
-            "[gate]\nprimary = \"nDCG@20\"\n",
-            ":2: `primary`: nDCG@20 is not",
+            "[gate]\nprimary = \"MRR@10\"\n",
+            ":2: `primary`: unknown measure `MRR@10`; the primary takes rr (mrr)",
         ),
     ] {
         std::fs::write(&policy, text).expect("written");

@@ -207,6 +207,39 @@ fn an_html_export_over_the_titles_file_is_refused() {
     );
 }
 
+/// The means table draws each overall `--non-inferior` margin (dashed) in its rule's
+/// row, a named measure's included, and none elsewhere (docs/contract.md §9.10).
+#[test]
+fn the_means_table_draws_a_named_rules_margin_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("margins.html");
+    let out = run(
+        crate_dir(),
+        &[
+            "compare",
+            "--no-gate",
+            "--non-inferior",
+            "nDCG@5=0.05",
+            "--non-inferior",
+            "recall=0.1",
+            "--export-html",
+            page.to_str().unwrap(),
+        ],
+    );
+    assert_code(&out, 0);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let with_margin: Vec<&str> = html
+        .lines()
+        .filter(|l| l.contains("<line class=\"margin\""))
+        .map(|l| l.split("</td>").next().unwrap())
+        .collect();
+    assert_eq!(
+        with_margin,
+        ["<tr><td>Recall@3", "<tr><td>nDCG@5"],
+        "{html}"
+    );
+}
+
 #[test]
 fn promote_writes_the_html_report_too() {
     let dir = tempfile::tempdir().unwrap();

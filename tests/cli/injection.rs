@@ -7,7 +7,8 @@ use std::path::Path;
 use std::process::Output;
 
 use crate::common::{
-    Change, assert_code, assert_line, demo_copy, fixture, ragdiff, stderr, stdout, write_generated,
+    COMPARE_CASE, Change, assert_code, assert_line, demo_copy, fixture, ragdiff, stderr, stdout,
+    with, write_generated,
 };
 
 /// `ragdiff ARGS` from `dir` as GitHub Actions runs it.
@@ -256,21 +257,19 @@ fn hostile_values_in_exports_eval_and_validate() {
     let (md, js, csv) = (file("r.md"), file("r.json"), file("r.csv"));
     let out = gha(
         &dir,
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "base.toml",
-            "cand.toml",
-            "--allow-failed-file",
-            "allow.csv",
-            "--export-markdown",
-            &md,
-            "--export-json",
-            &js,
-            "--export-csv",
-            &csv,
-        ],
+        &with(
+            &COMPARE_CASE,
+            &[
+                "--allow-failed-file",
+                "allow.csv",
+                "--export-markdown",
+                &md,
+                "--export-json",
+                &js,
+                "--export-csv",
+                &csv,
+            ],
+        ),
     );
     assert_code(&out, 0);
     let own = assert_no_injection(&out);

@@ -16,8 +16,8 @@ use std::time::Duration;
 use rstest::rstest;
 
 use crate::common::{
-    EvalJson, assert_close, assert_code, assert_invalid, assert_line, assert_stderr, fixture,
-    invalid_input, ragdiff, ragdiff_snapshot, render, slug, stderr, temp_copy,
+    EvalJson, assert_close, assert_code, assert_invalid, assert_line, assert_stderr, demo_copy,
+    fixture, invalid_input, ragdiff, ragdiff_snapshot, render, slug, stderr, temp_copy,
 };
 
 /// Generous: a hang or quadratic code is caught, a slow CI machine is not.
@@ -474,6 +474,68 @@ fn one_file_layout_refuses_a_bad_index_version() {
         &out,
         &["cases.csv:3: index_version has 130 characters, more than 128"],
     );
+}
+
+/// Item 5, docs/contract.md §2.2: a manifest string that reports show (a corpus, a
+/// filter's key or value, a `[meta]` key, an unknown key, the gold's name and
+/// version) of 70,000 characters is an input error at its line that does not repeat
+/// it (the table, the HTML report and the refusal printed it whole), exit 2.
+#[test]
+fn a_huge_shown_manifest_string_is_refused() {
+    let huge = "A".repeat(70_000);
+    let cases = [
+        (
+            "runs/candidate.toml",
+            "corpus = \"demo-questions\"",
+            format!("corpus = \"{huge}\""),
+            "runs/candidate.toml:3: corpus has 70000 characters, more than 128",
+        ),
+        (
+            "runs/candidate.toml",
+            "\"public\"",
+            format!("\"{huge}\""),
+            "runs/candidate.toml:8: filters.access has 70000 characters, more than 128",
+        ),
+        (
+            "runs/candidate.toml",
+            "access =",
+            format!("{huge} ="),
+            "runs/candidate.toml:8: a [filters] key has 70000 characters, more than 128",
+        ),
+        (
+            "runs/candidate.toml",
+            "depth = 5",
+            format!("depth = 5\n{huge} = 1"),
+            "runs/candidate.toml:5: an unknown key has 70000 characters, more than 128",
+        ),
+        (
+            "runs/candidate.toml",
+            "[filters]",
+            format!("[meta]\n{huge} = [1]\n[filters]"),
+            "runs/candidate.toml:8: a [meta] key has 70000 characters, more than 128",
+        ),
+        (
+            "gold/demo.toml",
+            "name = \"demo\"",
+            format!("name = \"{huge}\""),
+            "gold/demo.toml:4: name has 70000 characters, more than 128",
+        ),
+        (
+            "gold/demo.toml",
+            "version = \"1.1.0\"\nfrozen_at",
+            format!("version = \"1.1.0-{huge}\"\nfrozen_at"),
+            "gold/demo.toml:5: version has 70006 characters, more than 128",
+        ),
+    ];
+    for (file, from, to, problem) in cases {
+        let dir = demo_copy();
+        let path = dir.path().join(file);
+        let text = std::fs::read_to_string(&path).expect("the demo manifest");
+        assert!(text.contains(from), "{file} holds {from}");
+        write(dir.path(), file, text.replacen(from, &to, 1));
+        let out = run_limited(dir.path(), &["compare", "--format", "html"]);
+        assert_invalid(&out, &[problem]);
+    }
 }
 
 /// Item 13: a quote that never closes is one problem at its line, not a control

@@ -40,6 +40,7 @@ mod policy_changed;
 mod policy_file;
 mod policy_rest;
 mod power;
+mod primary;
 mod privacy;
 mod promote;
 mod record;

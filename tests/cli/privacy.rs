@@ -10,7 +10,7 @@ use std::process::Output;
 
 use rstest::rstest;
 
-use crate::common::{Change, code, ragdiff, render};
+use crate::common::{Change, EVAL_CAND_JSON, code, ragdiff, render};
 
 const QUESTION: &str = "ZEBRA-QUESTION-7731 what is my salary";
 const SECRET: &str = "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c";
@@ -207,14 +207,7 @@ fn commands() -> Vec<Vec<&'static str>> {
         vec!["validate", "--gold", "gold.toml", "base.toml", "cand.toml"],
         vec!["validate", "--gold", "gold.csv", "base.csv"],
         vec!["eval", "--gold", "gold.toml", "base.toml"],
-        vec![
-            "eval",
-            "--gold",
-            "gold.toml",
-            "cand.toml",
-            "--format",
-            "json",
-        ],
+        EVAL_CAND_JSON.to_vec(),
         vec!["eval", "gold.csv", "base.csv", "--k", "3"],
         vec!["eval", "cases.csv"],
         vec!["eval", "cases.csv", "--format", "json"],

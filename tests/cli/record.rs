@@ -548,7 +548,11 @@ fn bad_flags_are_usage_errors() {
         ),
         (
             vec!["--command", "true", "--filter", "novalue"],
-            "--filter novalue: expected KEY=VALUE",
+            "--filter novalue: expected KEY=VALUE (without control characters, as the file's `filter`)",
+        ),
+        (
+            vec!["--command", "true", "--filter", "ten\u{1b}[2Jant=acme"],
+            "--filter ten\\u{1b}[2Jant=acme: expected KEY=VALUE (without control characters, as the file's `filter`)",
         ),
         (
             vec!["--command", "true", "--timeout", "0"],

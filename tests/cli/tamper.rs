@@ -138,7 +138,7 @@ fn a_frozen_gold_missing_one_recorded_key_is_an_input_error() {
 }
 
 // ---------------------------------------------------------------------------------
-// A run's results are never the gold's own files (docs/contract.md §12).
+// A run's results are never the gate's own files (docs/contract.md §12).
 
 /// A frozen JSON gold with a baseline, in a temporary folder.
 fn json_gold() -> Case {
@@ -161,7 +161,7 @@ fn results_that_are_a_link_to_the_gold_data_are_refused() {
     assert_invalid(
         &out,
         &[
-            "cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gold's own files",
+            "cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gate's own files",
         ],
     );
 }
@@ -174,7 +174,7 @@ fn results_that_copy_the_gold_datas_bytes_are_refused() {
     assert_invalid(
         &out,
         &[
-            "cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gold's own files",
+            "cand.json: run results are the gold data gold.json (the same file or the same bytes); a run's results are never one of the gate's own files",
         ],
     );
 }
@@ -200,8 +200,8 @@ fn a_repeat_that_is_the_allow_list_or_the_gold_is_refused_on_either_side() {
     assert_code(&out, 2);
     let err = stderr(&out);
     for line in [
-        "runs/../gold/demo.csv: run results are the gold data gold/demo.csv (the same file or the same bytes); a run's results are never one of the gold's own files",
-        "runs/accepted-failures.csv: run results are the allow-list runs/accepted-failures.csv (the same file or the same bytes); a run's results are never one of the gold's own files",
+        "runs/../gold/demo.csv: run results are the gold data gold/demo.csv (the same file or the same bytes); a run's results are never one of the gate's own files",
+        "runs/accepted-failures.csv: run results are the allow-list runs/accepted-failures.csv (the same file or the same bytes); a run's results are never one of the gate's own files",
     ] {
         assert!(err.contains(line), "no {line}\nin\n{err}");
     }
@@ -544,7 +544,7 @@ fn the_policy_file_is_listed_by_changed_since_and_is_never_results() {
     assert_invalid(
         &out,
         &[
-            "runs/../ragdiff.toml: run results are the policy file ragdiff.toml (the same file or the same bytes); a run's results are never one of the gold's own files",
+            "runs/../ragdiff.toml: run results are the policy file ragdiff.toml (the same file or the same bytes); a run's results are never one of the gate's own files",
         ],
     );
 }

@@ -351,7 +351,8 @@ fn primary_ndcg_decides_regressed_and_improved() {
     assert_code(&out, 1);
     let report = json(&out);
     assert_eq!(status_of(&report, "Q-21"), "newly_failed");
-    let out = run(crate_dir(), &[&DEMO[..], &["--primary", "mrr"]].concat());
+    // a bad name is a usage error listing the known ones (tests/cli/primary.rs)
+    let out = run(crate_dir(), &[&DEMO[..], &["--primary", "mrr@x"]].concat());
     assert_code(&out, 2);
 }
 
