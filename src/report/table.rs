@@ -114,7 +114,16 @@ pub fn render_eval(r: &EvalReport) -> String {
     header.extend(Metric::ALL.iter().map(|m| m.label(r.k)));
     header.push(format!("Judged@{}", r.k));
     header.extend(cutoff_header(&r.means_at));
-    header.extend(r.means.measures.0.iter().map(|(m, _)| m.name()));
+    // a named measure whose printed name is a column already (`nDCG@k`, `P@k`,
+    // `Judged@k`, or at an extra cutoff) has its values: shown once (§5.4)
+    let shown: Vec<usize> = (r.means.measures.0.iter().enumerate())
+        .filter(|(_, (m, _))| !header.contains(&m.name()))
+        .map(|(i, _)| i)
+        .collect();
+    let named = |n: &crate::eval::measures::Named| -> Vec<String> {
+        shown.iter().map(|&i| num(n.0[i].1)).collect()
+    };
+    header.extend(shown.iter().map(|&i| r.means.measures.0[i].0.name()));
     let width = target_width();
     // An id wider than the room beside the first rank is cut (docs/contract.md §9.9).
     let id_room = width.map_or(usize::MAX, |w| w.saturating_sub(2 + "first rel".len()));
@@ -125,14 +134,14 @@ pub fn render_eval(r: &EvalReport) -> String {
         cells.extend(Metric::ALL.iter().map(|m| num(m.of(&row.scores))));
         cells.push(num(row.judged));
         cells.extend(cutoff_cells(&row.at));
-        cells.extend(row.measures.0.iter().map(|(_, v)| num(*v)));
+        cells.extend(named(&row.measures));
         rows.push(cells);
     }
     let mut cells = vec![format!("mean ({})", r.per_query.len()), String::new()];
     cells.extend(Metric::ALL.iter().map(|m| num(r.means.get(*m))));
     cells.push(num(r.means.judged));
     cells.extend(cutoff_cells(&r.means_at));
-    cells.extend(r.means.measures.0.iter().map(|(_, v)| num(*v)));
+    cells.extend(named(&r.means.measures));
     rows.push(cells);
     plain_table(&mut out, &header, &rows, width);
     judged_only_table(&mut out, r, id_room, width);

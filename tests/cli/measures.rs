@@ -131,6 +131,45 @@ fn the_table_gains_a_column_per_named_measure() {
     );
 }
 
+/// A named measure whose printed name is a column already (`Judged@3`, `nDCG@3` at
+/// the gold's k, `P@5` at an extra cutoff) shows once; `RR@3` beside `MRR@3` shows
+/// (another label); JSON keeps every measure (docs/contract.md §5.4).
+#[test]
+fn a_named_measure_that_is_a_column_already_shows_once() {
+    let given = ["Judged@3", "RR@3", "nDCG@3", "P@5"];
+    let args = with_measures(&["eval", "runs/candidate.toml", "--cutoffs", "5"], &given);
+    let out = run(crate_dir(), &args);
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    let lines: Vec<Vec<&str>> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("id "))
+        .take_while(|l| !l.is_empty())
+        .filter(|l| !l.starts_with('─'))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let header: Vec<&str> = lines[0].iter().skip(3).copied().collect();
+    assert_eq!(
+        header,
+        [
+            "MRR@3", "Recall@3", "Hit@3", "P@3", "nDCG@3", "MAP", "Judged@3", "MRR@5", "Recall@5",
+            "Hit@5", "P@5", "nDCG@5", "RR@3"
+        ],
+        "{text}"
+    );
+    // every row has a cell per column (the mean's label takes two words)
+    assert!(lines[1..].iter().all(|l| l.len() == 15), "{text}");
+    let json = eval_measures(crate_dir(), &["eval", "runs/candidate.toml"], &given);
+    assert_eq!(
+        json["means"]["measures"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        given
+    );
+}
+
 #[test]
 fn an_unknown_measure_is_exit_2_listing_the_known_ones() {
     let given = ["MRR@10", "P", "RR@10"];
