@@ -13,57 +13,7 @@ use crate::text::{name_ids, name_ids_with, plural, safe_id};
 /// Significance level of `--fail-on-significant-drop`.
 pub const ALPHA: f64 = 0.05;
 
-/// What a gate rule reads (docs/contract.md §5.4): one of today's metrics at the
-/// gold's k, or a named measure (`nDCG@20`, `P(rel=2)@10`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
-    Metric(Metric),
-    Named(Measure),
-}
-
-impl Target {
-    /// As reasons name it: `MRR@k`, `nDCG@k` for today's metrics, else the
-    /// ir_measures name.
-    pub fn label(&self, k: u32) -> String {
-        match self {
-            Target::Metric(m) => m.label(k),
-            Target::Named(m) => m.name(),
-        }
-    }
-
-    /// As JSON names it: `rr`, `ndcg` for today's metrics, else the ir_measures name.
-    pub fn key(&self) -> String {
-        match self {
-            Target::Metric(m) => m.key().to_string(),
-            Target::Named(m) => m.name(),
-        }
-    }
-
-    /// Today's metric it reads, if it is one.
-    pub fn metric(&self) -> Option<Metric> {
-        match self {
-            Target::Metric(m) => Some(*m),
-            Target::Named(_) => None,
-        }
-    }
-
-    /// The named measure it reads, if it is one.
-    pub fn named(&self) -> Option<Measure> {
-        match self {
-            Target::Named(m) => Some(*m),
-            Target::Metric(_) => None,
-        }
-    }
-
-    /// At the gold's k: a name that denotes one of today's metrics there (`RR@10`
-    /// when k = 10, `AP`) is that metric's rule.
-    fn at_k(self, k: u32) -> Target {
-        match self.named().and_then(|m| m.builtin()) {
-            Some((metric, cutoff)) if cutoff.is_none_or(|c| c == k) => Target::Metric(metric),
-            _ => self,
-        }
-    }
-}
+pub use crate::model::threshold::Target;
 
 /// A gate rule: what it reads and its value (a drop or a margin).
 pub type Rule = (Target, f64);

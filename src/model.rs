@@ -10,8 +10,10 @@ use semver::Version;
 mod allow;
 pub mod history;
 pub mod latency;
+pub mod measure;
 mod per_metric;
 mod side;
+pub mod threshold;
 
 pub use allow::{AllowEntry, AllowSource};
 pub use per_metric::{Metric, PerMetric};

@@ -70,9 +70,7 @@ pub fn attach(
     let family = stats::METRICS + joined.len();
     let min_grade = gold.meta.min_grade;
     for row in &mut cmp.rows {
-        let Some(qi) = gold.lookup(&row.id).map(|i| i as usize) else {
-            continue;
-        };
+        let qi = gold.lookup(&row.id).expect("every row is a gold query's") as usize;
         let q = &gold.queries[qi];
         row.measures = Side::new(
             of_query(q, runs.baseline, qi, &measures, min_grade),
@@ -80,11 +78,7 @@ pub fn attach(
         );
     }
     // in byte order of id, as every other mean's resampling walks the rows (§7)
-    let mut rows: Vec<&crate::compare::QueryRow> = cmp
-        .rows
-        .iter()
-        .filter(|r| gold.lookup(&r.id).is_some())
-        .collect();
+    let mut rows: Vec<&crate::compare::QueryRow> = cmp.rows.iter().collect();
     rows.sort_unstable_by_key(|&r| r.id.as_str());
     let draws = |gated: bool| stats::Draws {
         resamples: opts.resamples,
