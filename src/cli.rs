@@ -241,10 +241,10 @@ pub struct CompareArgs {
     /// Fail unless the 95% CI of the mean delta lies above -MARGIN; METRIC is rr|mrr|recall|hit|ndcg at the gold's k, or a measure by name (repeatable)
     #[arg(long, value_name = "METRIC=MARGIN", value_parser = given(&threshold::NON_INFERIOR))]
     pub non_inferior: Vec<GivenThreshold>,
-    /// The same non-inferiority test in every segment that is not too few; METRIC at the gold's k only (repeatable)
+    /// The same non-inferiority test in every segment that is not too few; METRIC as for --non-inferior (a measure by name is computed in every segment and joins the segment significance test) (repeatable)
     #[arg(long, value_name = "METRIC=MARGIN", value_parser = given(&threshold::NON_INFERIOR_PER_SEGMENT))]
     pub non_inferior_per_segment: Vec<GivenThreshold>,
-    /// Fail when a segment that is not too few drops by more than VALUE; METRIC as for --max-drop, at the gold's k only (repeatable)
+    /// Fail when a segment that is not too few drops by more than VALUE; METRIC as for --max-drop (a measure by name is computed in every segment and joins the segment significance test) (repeatable)
     #[arg(long, value_name = "METRIC=VALUE", value_parser = given(&threshold::MAX_DROP_PER_SEGMENT))]
     pub max_drop_per_segment: Vec<GivenThreshold>,
     /// Refuse an unfrozen gold set (exit 2)

@@ -85,8 +85,10 @@ pub(super) fn report(
     phases.mark("read");
     let phase_done = |phase: &str| phases.mark(phase);
     let gated = inputs.policy.named_measures();
+    let segment_gated = inputs.policy.segment_measures();
     let mut opts = options(s, inputs.k, same_results, &phase_done);
     opts.gated = &gated;
+    opts.segment_gated = &segment_gated;
     let mut cmp = Comparison::build(&gold, runs.as_mut(), pairing.results(), &opts);
     confirm_suspects(&gold, &runs.baseline.meta, &mut cmp, phases)?;
     let allowed = gate::AllowList {
@@ -176,6 +178,7 @@ fn options<'a>(
         cutoffs: &s.cutoffs,
         measures: &s.measures,
         gated: &[],
+        segment_gated: &[],
         same_results,
         primary: s.primary.at_k(k),
         risk_alphas: &s.risk_alphas,
