@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use crate::common::{
-    Case, assert_close, assert_code, crate_dir, fixture, json_value, ragdiff_snapshot, run,
+    Case, assert_close, assert_code, compare_json, crate_dir, fixture, json_value,
+    ragdiff_snapshot, run,
 };
 
 /// The demo with segments of three queries tested (its largest has seven).
@@ -72,24 +73,36 @@ fn a_per_segment_named_rule_that_holds_passes_and_says_what_it_cannot_see() {
     let out = case.ragdiff(&args);
     assert_code(&out, 0);
     ragdiff_snapshot!(&out);
-    let report = json_value(&case.ragdiff(&[&args[..], &["--format", "json"]].concat()));
+    let json = [&args[..], &["--format", "json"]].concat();
+    let report = json_value(&case.ragdiff(&json));
     let unseen = report["gate"]["unseen_drops"].as_array().expect("unseen");
-    let named: Vec<(&Value, &Value)> = unseen
+    // a builtin's entry has no `segment` key (JSON as before)
+    assert!(unseen[0].get("segment").is_none(), "{}", unseen[0]);
+    // every key as the typed structs know them (docs/contract.md §10)
+    let typed = compare_json(case.path(), &json, 0);
+    let named: Vec<(Option<&str>, usize)> = typed
+        .gate
+        .unseen_drops
         .iter()
-        .filter(|u| u["metric"] == "nDCG@5")
-        .map(|u| (&u["segment"], &u["queries"]))
+        .filter(|u| u.metric == "nDCG@5")
+        .map(|u| (u.segment.as_deref(), u.queries))
         .collect();
     assert_eq!(
         named,
         [
-            (&Value::Null, &Value::from(8)),
-            (&Value::from("intent:billing"), &Value::from(3)),
-            (&Value::from("lang:en"), &Value::from(7)),
-            (&Value::from("intent:account"), &Value::from(3)),
+            (None, 8),
+            (Some("intent:billing"), 3),
+            (Some("lang:en"), 7),
+            (Some("intent:account"), 3),
         ]
     );
-    // a builtin's entry has no `segment` key (JSON as before)
-    assert!(unseen[0].get("segment").is_none(), "{}", unseen[0]);
+    let billing = typed
+        .segments
+        .iter()
+        .find(|s| s.tag == "intent:billing")
+        .expect("intent:billing");
+    let measures = billing.means.measures.as_ref().expect("named means");
+    assert_eq!(measures["nDCG@5"]["family"], "segments");
 }
 
 /// Each segment's means of the named measures equal ir_measures' over the segment's
