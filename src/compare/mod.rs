@@ -701,10 +701,6 @@ pub struct Options<'a> {
     pub phase_done: &'a dyn Fn(&str),
 }
 
-/// Drift's pairs of lists, as the reader's pairing made them (`drift::Pairing::results`):
-/// the RBO of each gold query in drift, and of every other query in both runs.
-pub type DriftPairs = (Vec<Option<f64>>, Vec<(crate::model::Id, f64)>);
-
 impl Comparison {
     /// The whole comparison, in order: rows -> means -> the Holm family -> segments
     /// -> drift -> cutoffs. When `opts.release` is set the runs' observations are
@@ -713,7 +709,7 @@ impl Comparison {
     pub fn build(
         gold: &GoldSet,
         mut runs: Side<&mut ObservedRun>,
-        drift_pairs: DriftPairs,
+        drift_pairs: drift::Pairs,
         opts: &Options,
     ) -> Comparison {
         let resampling = stats::Resampling {

@@ -127,12 +127,6 @@ impl<T> From<[T; 2]> for Side<T> {
     }
 }
 
-impl<T> From<(T, T)> for Side<T> {
-    fn from((baseline, candidate): (T, T)) -> Self {
-        Self::new(baseline, candidate)
-    }
-}
-
 impl<T> IntoIterator for Side<T> {
     type Item = T;
     type IntoIter = std::array::IntoIter<T, 2>;
@@ -180,7 +174,7 @@ mod tests {
             vec![(Role::Baseline, 1), (Role::Candidate, 2)]
         );
         assert_eq!(s.into_iter().sum::<i32>(), 3);
-        assert_eq!(Side::from((7, 8)).into_array(), [7, 8]);
+        assert_eq!(Side::new(7, 8).into_array(), [7, 8]);
     }
 
     #[test]
