@@ -68,10 +68,16 @@ fn gold_questions(gold: &GoldSet, field: questions::TopicField, diag: &mut Diagn
 
 pub fn run(s: Record) -> anyhow::Result<u8> {
     let mut diag = Diagnostics::default();
-    let append = s
-        .append_repeat
-        .as_ref()
-        .and_then(|m| read_append(m, &s, &mut diag));
+    let append = s.append_repeat.as_ref().and_then(|m| {
+        write::Append::read(
+            m,
+            s.index_version.as_deref(),
+            s.depth_flag,
+            s.filters_from.as_deref(),
+            &s.filters,
+            &mut diag,
+        )
+    });
     let paths = match &append {
         Some(a) => a.paths(),
         None => Paths::beside(&s.out, s.results_format, s.repeats),
@@ -125,29 +131,6 @@ pub fn run(s: Record) -> anyhow::Result<u8> {
     }
     eprintln(&summary(&paths, &questions, outcomes, &errored));
     Ok(exit::SUCCESS)
-}
-
-/// The run `--append-repeat` adds to, checked against the flags: its index version,
-/// filters and depth apply, so another given on the command line is a usage error
-/// (docs/contract.md §4.8).
-fn read_append(manifest: &Path, s: &Record, diag: &mut Diagnostics) -> Option<write::Append> {
-    let append = write::Append::read(
-        manifest,
-        s.index_version.as_deref(),
-        s.filters_from.as_deref(),
-        &s.filters,
-        diag,
-    )?;
-    if let Some(depth) = s.depth_flag
-        && depth != append.depth
-    {
-        diag.usage(format!(
-            "--depth {depth}: {} records depth {}; --append-repeat asks at the run's own depth (leave --depth out)",
-            manifest.display(),
-            append.depth
-        ));
-    }
-    Some(append)
 }
 
 /// Every repeat (`--repeats`), one after the other; a signal meanwhile waits for the

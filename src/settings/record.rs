@@ -39,8 +39,7 @@ pub struct Record {
     pub append_repeat: Option<PathBuf>,
     pub out: PathBuf,
     pub depth: u32,
-    /// `--depth` as given on the command line: under `--append-repeat` it must be the
-    /// run's (docs/contract.md §4.8).
+    /// `--depth` when given: under `--append-repeat` it must be the run's own.
     pub depth_flag: Option<u32>,
     pub filters: BTreeMap<String, String>,
     /// Where the filters were given (`--filter`, or the file's key), when they were.

@@ -256,8 +256,6 @@ fn real_stemming_undone_fails_a_bpref_rule_only() {
 #[case::cutoff_too_large(&["--max-drop", "P@99999999999=0.1"], "--max-drop: `P@99999999999`: the cutoff must be a whole number >= 1")]
 #[case::ap_has_no_interval(&["--non-inferior", "AP=0.02"], "--non-inferior: metric `AP` has no confidence interval; use rr, mrr, recall, hit or ndcg")]
 #[case::p_at_k_has_no_interval(&["--non-inferior", "P@3=0.02"], "--non-inferior: metric `P@3` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)")]
-#[case::per_segment_drop(&["--max-drop-per-segment", "nDCG@20=0.1"], "--max-drop-per-segment: `nDCG@20` is a named measure, and segments report today's metrics only")]
-#[case::per_segment_non_inferior(&["--non-inferior-per-segment", "Bpref=0.1"], "--non-inferior-per-segment: `Bpref` is a named measure, and segments report today's metrics only")]
 #[case::unknown_primary(&["--primary", "MRR@10"], "--primary: unknown measure `MRR@10`; the primary takes rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name: RR@k")]
 fn a_bad_named_rule_is_a_usage_error(#[case] args: &[&str], #[case] message: &str) {
     let out = run(crate_dir(), &[&["compare"][..], args].concat());
@@ -267,7 +265,7 @@ fn a_bad_named_rule_is_a_usage_error(#[case] args: &[&str], #[case] message: &st
 
 #[test]
 fn bad_named_rules_are_usage_errors_with_bounded_messages() {
-    // a named rule at k on a per-segment rule is today's metric's: no refusal
+    // a per-segment rule takes a name at k (today's metric's rule) as any other
     let out = run(
         crate_dir(),
         &["compare", "--max-drop-per-segment", "nDCG@3=0.9"],
@@ -309,10 +307,6 @@ fn bad_named_keys_in_the_policy_file_name_their_line() {
         (
             "[gate]\nmax_drop = { \"nD\\nCG@20\" = 0.02 }\n",
             ":2: `max_drop`: unknown measure `nD\\nCG@20`",
-        ),
-        (
-            "[gate]\nmax_drop_per_segment = { \"nDCG@20\" = 0.02 }\n",
-            "--max-drop-per-segment: `nDCG@20` is a named measure",
         ),
         (
             "[gate]\nprimary = \"MRR@10\"\n",

@@ -1521,4 +1521,15 @@ fn append_repeat_adds_one_results_file_to_an_existing_run() {
         "{}",
         stderr(&other)
     );
+    // Another depth is a usage error too (it was ignored); the run's own is fine.
+    let other = append(&["--command", &fake("good"), "--depth", "5"]);
+    common::assert_invalid(
+        &other,
+        &[
+            "--depth 5: runs/candidate.toml records depth 2; --append-repeat adds a repeat at the run's own depth (leave --depth out)",
+        ],
+    );
+    assert_eq!(read(dir.path(), "runs/candidate.toml"), before);
+    let same = append(&["--command", &fake("good"), "--depth", "2"]);
+    assert_code(&same, 0);
 }

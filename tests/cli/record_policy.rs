@@ -603,7 +603,7 @@ fn append_repeat_asks_once_at_the_runs_depth() {
     common::assert_invalid(
         append(dir.path(), &["--depth", "5"]),
         &[
-            "--depth 5: runs/candidate.toml records depth 2; --append-repeat asks at the run's own depth (leave --depth out)",
+            "--depth 5: runs/candidate.toml records depth 2; --append-repeat adds a repeat at the run's own depth (leave --depth out)",
         ],
     );
     assert_eq!(read(dir.path(), "runs/candidate.toml"), before);
