@@ -9,6 +9,7 @@ use crate::exit::help::{
     ALL_EXIT_CODES, CHECK_EXIT_CODES, EVAL_EXIT_CODES, EXIT_CODES, RECORD_EXIT_CODES,
 };
 use crate::gate::Suspects;
+use crate::model::threshold::{self, GivenThreshold, RuleFlag};
 use crate::report::Format;
 
 /// Catch retrieval regressions: evaluate a baseline and a candidate run against one
@@ -205,8 +206,8 @@ pub struct CompareArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub resamples: Option<u32>,
     /// Fail when a mean drops by more than VALUE (absolute); METRIC is mrr|rr|recall|hit|precision|ndcg|ap at the gold's k, or a measure by name (nDCG@20, P(rel=2)@10: split at the last =) (repeatable)
-    #[arg(long, value_name = "METRIC=VALUE")]
-    pub max_drop: Vec<String>,
+    #[arg(long, value_name = "METRIC=VALUE", value_parser = given(&threshold::MAX_DROP))]
+    pub max_drop: Vec<GivenThreshold>,
     /// Accept a newly failed query (repeatable)
     #[arg(long, value_name = "ID")]
     pub allow_failed: Vec<String>,
@@ -238,14 +239,14 @@ pub struct CompareArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
     pub min_segment_queries: Option<u32>,
     /// Fail unless the 95% CI of the mean delta lies above -MARGIN; METRIC is rr|mrr|recall|hit|ndcg at the gold's k, or a measure by name (repeatable)
-    #[arg(long, value_name = "METRIC=MARGIN")]
-    pub non_inferior: Vec<String>,
-    /// The same non-inferiority test in every segment that is not too few; METRIC at the gold's k only (repeatable)
-    #[arg(long, value_name = "METRIC=MARGIN")]
-    pub non_inferior_per_segment: Vec<String>,
-    /// Fail when a segment that is not too few drops by more than VALUE; METRIC as for --max-drop, at the gold's k only (repeatable)
-    #[arg(long, value_name = "METRIC=VALUE")]
-    pub max_drop_per_segment: Vec<String>,
+    #[arg(long, value_name = "METRIC=MARGIN", value_parser = given(&threshold::NON_INFERIOR))]
+    pub non_inferior: Vec<GivenThreshold>,
+    /// The same non-inferiority test in every segment that is not too few; METRIC as for --non-inferior (a measure by name is computed in every segment and joins the segment significance test) (repeatable)
+    #[arg(long, value_name = "METRIC=MARGIN", value_parser = given(&threshold::NON_INFERIOR_PER_SEGMENT))]
+    pub non_inferior_per_segment: Vec<GivenThreshold>,
+    /// Fail when a segment that is not too few drops by more than VALUE; METRIC as for --max-drop (a measure by name is computed in every segment and joins the segment significance test) (repeatable)
+    #[arg(long, value_name = "METRIC=VALUE", value_parser = given(&threshold::MAX_DROP_PER_SEGMENT))]
+    pub max_drop_per_segment: Vec<GivenThreshold>,
     /// Refuse an unfrozen gold set (exit 2)
     #[arg(long, overrides_with = "no_require_frozen")]
     pub require_frozen: bool,
@@ -432,6 +433,16 @@ pub struct RecordArgs {
 pub enum TopicField {
     Title,
     Desc,
+}
+
+/// A `METRIC=VALUE` flag's value parser: the typed threshold, a malformed value kept
+/// with its message (named flag and value) for settings to list with every other
+/// problem (docs/contract.md §3).
+fn given(
+    rule: &'static RuleFlag,
+) -> impl Fn(&str) -> Result<GivenThreshold, std::convert::Infallible> + Clone + Send + Sync + 'static
+{
+    move |text| Ok(rule.given(text))
 }
 
 /// A cutoff, a depth or k: a whole number of at least 1 (a rank position), in

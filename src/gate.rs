@@ -13,57 +13,7 @@ use crate::text::{name_ids, name_ids_with, plural, safe_id};
 /// Significance level of `--fail-on-significant-drop`.
 pub const ALPHA: f64 = 0.05;
 
-/// What a gate rule reads (docs/contract.md §5.4): one of today's metrics at the
-/// gold's k, or a named measure (`nDCG@20`, `P(rel=2)@10`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
-    Metric(Metric),
-    Named(Measure),
-}
-
-impl Target {
-    /// As reasons name it: `MRR@k`, `nDCG@k` for today's metrics, else the
-    /// ir_measures name.
-    pub fn label(&self, k: u32) -> String {
-        match self {
-            Target::Metric(m) => m.label(k),
-            Target::Named(m) => m.name(),
-        }
-    }
-
-    /// As JSON names it: `rr`, `ndcg` for today's metrics, else the ir_measures name.
-    pub fn key(&self) -> String {
-        match self {
-            Target::Metric(m) => m.key().to_string(),
-            Target::Named(m) => m.name(),
-        }
-    }
-
-    /// Today's metric it reads, if it is one.
-    pub fn metric(&self) -> Option<Metric> {
-        match self {
-            Target::Metric(m) => Some(*m),
-            Target::Named(_) => None,
-        }
-    }
-
-    /// The named measure it reads, if it is one.
-    pub fn named(&self) -> Option<Measure> {
-        match self {
-            Target::Named(m) => Some(*m),
-            Target::Metric(_) => None,
-        }
-    }
-
-    /// At the gold's k: a name that denotes one of today's metrics there (`RR@10`
-    /// when k = 10, `AP`) is that metric's rule.
-    fn at_k(self, k: u32) -> Target {
-        match self.named().and_then(|m| m.builtin()) {
-            Some((metric, cutoff)) if cutoff.is_none_or(|c| c == k) => Target::Metric(metric),
-            _ => self,
-        }
-    }
-}
+pub use crate::model::threshold::Target;
 
 /// A gate rule: what it reads and its value (a drop or a margin).
 pub type Rule = (Target, f64);
@@ -77,10 +27,9 @@ pub struct Policy {
     pub enforced: bool,
     /// `--non-inferior METRIC=MARGIN` (docs/contract.md §6.6).
     pub non_inferior: Vec<Rule>,
-    /// `--non-inferior-per-segment METRIC=MARGIN`: today's metrics only, once
-    /// resolved at k ([`Policy::at_k`]).
+    /// `--non-inferior-per-segment METRIC=MARGIN` (docs/contract.md §8.3).
     pub non_inferior_per_segment: Vec<Rule>,
-    /// `--max-drop-per-segment METRIC=VALUE`: likewise.
+    /// `--max-drop-per-segment METRIC=VALUE` (docs/contract.md §8.4).
     pub max_drop_per_segment: Vec<Rule>,
     /// What a suspect new failure does (docs/contract.md §6.3).
     pub suspects: Suspects,
@@ -218,9 +167,7 @@ impl Policy {
     /// The rules at the gold's k (docs/contract.md §5.4): a name of one of today's
     /// metrics at k is that metric's rule; of two rules of one kind on one measure
     /// the later applies (a flag's over the file's, the last flag given). Refused,
-    /// every one listed: a non-inferiority rule on P or AP at k (no interval), a
-    /// per-segment rule on any other named measure (segments have today's metrics
-    /// only).
+    /// every one listed: a non-inferiority rule on P or AP at k (no interval).
     pub fn at_k(&self, k: u32) -> Result<Policy, Vec<String>> {
         let mut problems = Vec::new();
         let mut at = |kind: RuleKind, rules: &[Rule]| resolved(kind, rules, k, &mut problems);
@@ -244,15 +191,18 @@ impl Policy {
     /// The named measures the overall rules read, each once in the rules' order:
     /// they are computed and join the overall family (docs/contract.md §7.1).
     pub fn named_measures(&self) -> Vec<Measure> {
-        let mut out: Vec<Measure> = Vec::new();
-        for (t, _) in self.max_drop.iter().chain(&self.non_inferior) {
-            if let Some(m) = t.named()
-                && !out.contains(&m)
-            {
-                out.push(m);
-            }
-        }
-        out
+        named_in(self.max_drop.iter().chain(&self.non_inferior))
+    }
+
+    /// The named measures the per-segment rules read, each once in the rules' order:
+    /// they are computed in every segment and join the segment family
+    /// (docs/contract.md §7.1).
+    pub fn segment_measures(&self) -> Vec<Measure> {
+        named_in(
+            self.max_drop_per_segment
+                .iter()
+                .chain(&self.non_inferior_per_segment),
+        )
     }
 
     /// This policy with the allow-list and `block` read against the gold
@@ -266,35 +216,43 @@ impl Policy {
     }
 }
 
+/// The named measures `rules` read, each once, in their order.
+fn named_in<'a>(rules: impl Iterator<Item = &'a Rule>) -> Vec<Measure> {
+    let mut out: Vec<Measure> = Vec::new();
+    for (t, _) in rules {
+        if let Some(m) = t.named()
+            && !out.contains(&m)
+        {
+            out.push(m);
+        }
+    }
+    out
+}
+
 /// A kind of gate rule, as [`Policy::at_k`] checks it.
 #[derive(Clone, Copy)]
 struct RuleKind {
     flag: &'static str,
     /// Only metrics with an interval: today's RR, Recall, Hit, nDCG, or a named measure.
     tested_only: bool,
-    per_segment: bool,
 }
 
 impl RuleKind {
     const MAX_DROP: Self = Self {
         flag: "--max-drop",
         tested_only: false,
-        per_segment: false,
     };
     const NON_INFERIOR: Self = Self {
         flag: "--non-inferior",
         tested_only: true,
-        per_segment: false,
     };
     const MAX_DROP_PER_SEGMENT: Self = Self {
         flag: "--max-drop-per-segment",
         tested_only: false,
-        per_segment: true,
     };
     const NON_INFERIOR_PER_SEGMENT: Self = Self {
         flag: "--non-inferior-per-segment",
         tested_only: true,
-        per_segment: true,
     };
 }
 
@@ -312,10 +270,6 @@ fn resolved(kind: RuleKind, rules: &[Rule], k: u32, problems: &mut Vec<String>) 
                     given.named().map_or_else(|| m.key().to_string(), |n| n.name())
                 ));
             }
-            Target::Named(m) if kind.per_segment => problems.push(format!(
-                "{flag}: `{}` is a named measure, and segments report today's metrics only (rr, recall, hit, precision, ndcg, ap, or their names at the gold's k = {k}: RR@{k}, R@{k}, Success@{k}, P@{k}, nDCG@{k}, AP); --max-drop and --non-inferior gate on it overall",
-                m.name()
-            )),
             _ => at.push((t, v)),
         }
     }
@@ -405,66 +359,107 @@ pub struct Verdict {
 impl Verdict {
     /// What a PASS cannot see, in words: `this comparison cannot see a drop of
     /// MRR@10 smaller than 0.0620 (93 queries)` (`of any size` for an MDE of 1 or
-    /// more), a metric with a margin followed by `, above its margin M`; `None` when
-    /// nothing is unseen.
-    pub fn unseen_text(&self, k: u32, queries: usize) -> Option<String> {
+    /// more), a measure with a margin followed by `, above its margin M`; a named
+    /// measure in a segment followed by `in segment T (N queries)`, at most
+    /// [`UNSEEN_SEGMENTS`] of them named (docs/contract.md §7.3); tags written by
+    /// `id`; `None` when nothing is unseen.
+    pub fn unseen_text(
+        &self,
+        k: u32,
+        queries: usize,
+        id: &dyn Fn(&str) -> String,
+    ) -> Option<String> {
         if self.unseen_drops.is_empty() {
             return None;
         }
-        let each: Vec<String> = self
-            .unseen_drops
-            .iter()
-            .map(|u| {
-                let has_margin = self
-                    .non_inferiority
-                    .iter()
-                    .any(|t| t.of == u.of && t.segment.is_none());
-                let margin = if has_margin {
-                    format!(", above its margin {}", u.drop)
-                } else {
-                    String::new()
-                };
-                // Every tested metric lies in [0, 1]: an MDE of 1 or more sees no drop.
-                if u.mde >= 1.0 {
-                    format!("{} of any size{margin}", u.of.label(k))
-                } else {
-                    format!("{} smaller than {:.4}{margin}", u.of.label(k), u.mde)
-                }
-            })
-            .collect();
+        let (overall, in_segments): (Vec<&UnseenDrop>, Vec<&UnseenDrop>) =
+            self.unseen_drops.iter().partition(|u| u.segment.is_none());
+        let mut each: Vec<String> = overall.iter().map(|u| self.unseen_one(u, k)).collect();
+        if !each.is_empty() {
+            let last = each.len() - 1;
+            each[last].push_str(&format!(" ({queries} queries)"));
+        }
+        each.extend(in_segments.iter().take(UNSEEN_SEGMENTS).map(|u| {
+            let tag = u.segment.as_deref().unwrap_or_default();
+            format!(
+                "{} in segment {} ({} queries)",
+                self.unseen_one(u, k),
+                id(tag),
+                u.queries
+            )
+        }));
+        let more = in_segments.len().saturating_sub(UNSEEN_SEGMENTS);
+        let more = if more > 0 {
+            format!(
+                ", and {} more in segments (the JSON report lists them)",
+                more
+            )
+        } else {
+            String::new()
+        };
         Some(format!(
-            "this comparison cannot see a drop of {} ({queries} queries)",
+            "this comparison cannot see a drop of {}{more}",
             each.join(", or of ")
         ))
+    }
+
+    /// One unseen drop: `LABEL smaller than MDE` or `LABEL of any size`, then
+    /// `, above its margin M` when a non-inferiority test in its place has one.
+    fn unseen_one(&self, u: &UnseenDrop, k: u32) -> String {
+        let has_margin = self
+            .non_inferiority
+            .iter()
+            .any(|t| t.of == u.of && t.segment == u.segment);
+        let margin = if has_margin {
+            format!(", above its margin {}", u.drop)
+        } else {
+            String::new()
+        };
+        // Every tested metric lies in [0, 1]: an MDE of 1 or more sees no drop.
+        if u.mde >= 1.0 {
+            format!("{} of any size{margin}", u.of.label(k))
+        } else {
+            format!("{} smaller than {:.4}{margin}", u.of.label(k), u.mde)
+        }
     }
 }
 
 /// The drop a metric's gate cares about when no non-inferiority margin is set.
 pub const UNSEEN_DROP: f64 = 0.05;
 
-/// One metric whose minimum detectable effect is larger than the drop the gate cares
-/// about (JSON `gate.unseen_drops[]`, docs/contract.md §7.3).
+/// The note names at most this many unseen drops in segments (JSON lists all).
+pub const UNSEEN_SEGMENTS: usize = 5;
+
+/// One measure whose minimum detectable effect is larger than the drop the gate
+/// cares about (JSON `gate.unseen_drops[]`, docs/contract.md §7.3).
 #[derive(Debug, Clone, Serialize)]
 pub struct UnseenDrop {
+    /// `rr`, `recall`, `hit`, `ndcg`, or a named measure's ir_measures name.
     pub metric: String,
-    /// The overall non-inferiority margin of the metric, else [`UNSEEN_DROP`].
+    /// The segment's tag, for a named measure a per-segment rule names; absent
+    /// overall.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segment: Option<String>,
+    /// The non-inferiority margin of the measure in its place, else [`UNSEEN_DROP`].
     pub drop: f64,
     pub mde: f64,
     pub mde_alpha: f64,
-    /// The queries compared.
+    /// The queries compared (the segment's, in a segment).
     pub queries: usize,
-    /// The metric, for labels.
+    /// The metric or named measure, for labels.
     #[serde(skip)]
     pub of: Target,
 }
 
-/// The metrics a PASS speaks for, each with the drop that matters: the primary
-/// metric (RR when the primary is P@k or MAP; a named primary after the tested
-/// metrics) and, under `--fail-on-significant-drop`, every tested metric, at 0.05;
-/// every metric with an overall non-inferiority margin, at its margin. Those whose
-/// MDE is larger are returned, in the tested metrics' order; an undefined MDE
-/// (nothing moved) is not. Only a PASS speaks for them: FAIL and INCONCLUSIVE name
-/// what to look at.
+/// What a PASS speaks for, each with the drop that matters: the primary metric
+/// (RR when the primary is P@k or MAP; a named primary among the named measures)
+/// and, under `--fail-on-significant-drop`,
+/// every member of a family (the tested metrics and the named measures a rule
+/// names; in segments, the named ones only), at 0.05; every measure with a
+/// non-inferiority margin in its place, at its margin. Those whose MDE is larger
+/// are returned: the tested metrics, the named ones overall, then each segment's
+/// named ones in report order; an undefined MDE (nothing moved) is not. Only a PASS
+/// speaks for them: FAIL and INCONCLUSIVE name what to look at.
 fn unseen_drops(policy: &Policy, cmp: &Comparison, verdict: Outcome) -> Vec<UnseenDrop> {
     if verdict != Outcome::Pass {
         return Vec::new();
@@ -474,35 +469,76 @@ fn unseen_drops(policy: &Policy, cmp: &Comparison, verdict: Outcome) -> Vec<Unse
         crate::compare::Primary::Metric(_) => Target::Metric(Metric::Rr),
         crate::compare::Primary::Named(m) => Target::Named(m),
     };
-    let named = primary.named().map(Target::Named);
-    TESTED
-        .into_iter()
-        .map(Target::Metric)
-        .chain(named)
-        .filter_map(|target| {
-            let margin = policy
-                .non_inferior
-                .iter()
-                .find(|(t, _)| *t == target)
-                .map(|&(_, margin)| margin);
-            let judged =
-                target == primary || (policy.fail_on_significant_drop && target.metric().is_some());
-            let drop = margin.or(judged.then_some(UNSEEN_DROP))?;
-            let m = match target {
-                Target::Metric(metric) => cmp.means.get(metric),
-                Target::Named(measure) => cmp.means.measures.get(measure)?,
-            };
-            let (mde, mde_alpha) = (m.mde.flatten()?, m.mde_alpha?);
-            (mde > drop).then_some(UnseenDrop {
-                metric: target.key(),
-                drop,
-                mde,
-                mde_alpha,
-                queries: cmp.rows.len(),
-                of: target,
-            })
+    let overall = Place {
+        segment: None,
+        margins: &policy.non_inferior,
+        queries: cmp.rows.len(),
+        fail_on_significant_drop: policy.fail_on_significant_drop,
+    };
+    let tested = TESTED.into_iter().filter_map(|metric| {
+        let target = Target::Metric(metric);
+        overall.unseen(target, cmp.means.get(metric), target == primary)
+    });
+    let named = cmp
+        .means
+        .measures
+        .0
+        .iter()
+        .map(|(n, md)| (Target::Named(*n), md));
+    let named = named.filter(|(t, md)| md.family.is_some() || *t == primary);
+    let mut out: Vec<UnseenDrop> = tested
+        .chain(named.filter_map(|(t, md)| overall.unseen(t, md, t == primary)))
+        .collect();
+    for s in cmp.segments.iter().filter(|s| !s.too_few) {
+        let place = Place {
+            segment: Some(&s.tag),
+            margins: &policy.non_inferior_per_segment,
+            queries: s.queries,
+            ..overall
+        };
+        let named = s.means.measures.0.iter();
+        out.extend(named.filter_map(|(n, md)| place.unseen(Target::Named(*n), md, false)));
+    }
+    out
+}
+
+/// Where a measure is judged for [`unseen_drops`]: overall or in one segment.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    segment: Option<&'a str>,
+    /// The non-inferiority rules of this place.
+    margins: &'a [Rule],
+    queries: usize,
+    fail_on_significant_drop: bool,
+}
+
+impl Place<'_> {
+    /// The drop of `of` this place cannot see, if it speaks for `of` (`judged`: the
+    /// primary metric) and its MDE is larger than the drop that matters.
+    fn unseen(
+        &self,
+        of: Target,
+        m: &crate::compare::MeanDelta,
+        judged: bool,
+    ) -> Option<UnseenDrop> {
+        let margin = self
+            .margins
+            .iter()
+            .find(|(t, _)| *t == of)
+            .map(|&(_, margin)| margin);
+        let judged = judged || self.fail_on_significant_drop;
+        let drop = margin.or(judged.then_some(UNSEEN_DROP))?;
+        let (mde, mde_alpha) = (m.mde.flatten()?, m.mde_alpha?);
+        (mde > drop).then(|| UnseenDrop {
+            metric: of.key(),
+            segment: self.segment.map(str::to_string),
+            drop,
+            mde,
+            mde_alpha,
+            queries: self.queries,
+            of,
         })
-        .collect()
+    }
 }
 
 /// Why the gate failed, kept structured so each format can write the ids its way.
@@ -1176,12 +1212,15 @@ fn non_inferiority(policy: &Policy, cmp: &Comparison) -> Vec<NonInferiority> {
     let segment_alpha = first_step_alpha(crate::compare::segments::segment_family_size(cmp));
     for s in cmp.segments.iter().filter(|s| !s.too_few) {
         for &(target, margin) in &policy.non_inferior_per_segment {
-            // at_k left today's metrics only in per-segment rules
-            let Some(metric) = target.metric() else {
+            let Some(mean) = segment_mean_of(s, target) else {
                 continue;
             };
-            let m = (s.means.get(metric), s.queries, segment_alpha);
-            out.extend(test(target, margin, Some(&s.tag), m));
+            out.extend(test(
+                target,
+                margin,
+                Some(&s.tag),
+                (mean, s.queries, segment_alpha),
+            ));
         }
     }
     out
@@ -1211,15 +1250,13 @@ fn segment_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
     let mut causes = Vec::new();
     for s in cmp.segments.iter().filter(|s| !s.too_few) {
         for &(target, allowed) in &policy.max_drop_per_segment {
-            // at_k left today's metrics only in per-segment rules
-            let Some(metric) = target.metric() else {
+            let Some(m) = segment_mean_of(s, target) else {
                 continue;
             };
-            let m = s.means.get(metric);
             if -m.delta > allowed + 1e-12 {
                 causes.push(Reason::SegmentDrop {
                     segment: s.tag.clone(),
-                    label: metric.label(k),
+                    label: target.label(k),
                     by: -m.delta,
                     allowed,
                 });
@@ -1228,15 +1265,21 @@ fn segment_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
         if !policy.fail_on_significant_drop {
             continue;
         }
-        for metric in TESTED {
-            let m = s.means.get(metric);
+        // the segment family: today's tested metrics, then the named measures a
+        // per-segment rule names (docs/contract.md §7.1)
+        let tested = TESTED.map(Target::Metric);
+        let named = s.means.measures.0.iter().map(|(n, _)| Target::Named(*n));
+        for target in tested.into_iter().chain(named) {
+            let Some(m) = segment_mean_of(s, target) else {
+                continue;
+            };
             if let Some(p) = m.p_adjusted
                 && m.delta < 0.0
                 && p < ALPHA
             {
                 causes.push(Reason::SegmentSignificant {
                     segment: s.tag.clone(),
-                    label: metric.label(k),
+                    label: target.label(k),
                     delta: m.delta,
                     p,
                     tests,
@@ -1246,6 +1289,19 @@ fn segment_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
         }
     }
     causes
+}
+
+/// The mean a per-segment rule reads in segment `s`: today's metric's, or the
+/// named measure's (computed in every segment for the rules that name one,
+/// docs/contract.md §6.6).
+fn segment_mean_of(
+    s: &crate::compare::segments::Segment,
+    t: Target,
+) -> Option<&crate::compare::MeanDelta> {
+    match t {
+        Target::Metric(m) => Some(s.means.get(m)),
+        Target::Named(n) => s.means.measures.get(n),
+    }
 }
 
 /// The sentences of the segment and non-inferiority reasons, tags written by `id`.

@@ -10,8 +10,10 @@ use semver::Version;
 mod allow;
 pub mod history;
 pub mod latency;
+pub mod measure;
 mod per_metric;
 mod side;
+pub mod threshold;
 
 pub use allow::{AllowEntry, AllowSource};
 pub use per_metric::{Metric, PerMetric};
@@ -625,6 +627,13 @@ impl RunMeta {
     pub fn results_paths(&self) -> impl Iterator<Item = &std::path::Path> {
         std::iter::once(self.results.as_path())
             .chain(self.more_results.iter().map(|(_, p)| p.as_path()))
+    }
+
+    /// The files beside the results that the run is read with: its doc map
+    /// (docs/contract.md §2.11) and its latency side file (§6.9).
+    pub fn side_files(&self) -> impl Iterator<Item = &std::path::Path> {
+        let latency = self.recording.latency.iter();
+        self.doc_map.iter().chain(latency).map(|(_, p)| p.as_path())
     }
 
     /// One single-file run per repeat, the first being this run's `results`.

@@ -11,12 +11,12 @@ use crate::cli::{
     PromoteArgs, ValidateArgs,
 };
 use crate::compare::Primary;
-use crate::gate::{Policy, Rule, Severity, Suspects, Target};
+use crate::gate::{Policy, Rule, Severity, Suspects};
 use crate::load;
-use crate::load::policy::{GateKeys, Located, PolicyFile, RuleName};
-use crate::metrics::Metric;
-use crate::metrics::named::Measure;
+use crate::load::policy::{GateKeys, Located, PolicyFile, Rules};
 use crate::model::Side;
+use crate::model::measure::Measure;
+use crate::model::threshold::{GivenThreshold, short_metric};
 use crate::report::Format;
 use crate::validate::{Diagnostics, InvalidInput};
 
@@ -457,180 +457,30 @@ pub struct Compare {
     pub titles: Option<PathBuf>,
 }
 
-/// A `METRIC=VALUE` flag: its name, the metrics it takes and how its messages read.
-struct ThresholdFlag {
-    name: &'static str,
-    /// Only the metrics with a CI (rr or mrr, recall, hit, ndcg).
-    tested_only: bool,
-    example: &'static str,
-    /// Said after "the value must be a number >= 0".
-    value_note: &'static str,
-}
-
-const MAX_DROP: ThresholdFlag = ThresholdFlag {
-    name: "--max-drop",
-    tested_only: false,
-    example: "mrr=0.02",
-    value_note: " (an absolute drop of the mean)",
-};
-const NON_INFERIOR: ThresholdFlag = ThresholdFlag {
-    name: "--non-inferior",
-    tested_only: true,
-    example: "recall=0.02",
-    value_note: "",
-};
-const NON_INFERIOR_PER_SEGMENT: ThresholdFlag = ThresholdFlag {
-    name: "--non-inferior-per-segment",
-    ..NON_INFERIOR
-};
-const MAX_DROP_PER_SEGMENT: ThresholdFlag = ThresholdFlag {
-    name: "--max-drop-per-segment",
-    tested_only: false,
-    example: "recall=0.02",
-    value_note: "",
-};
-
-impl ThresholdFlag {
-    /// Parse one `METRIC=VALUE`, split at the last `=` (`P(rel=2)@10=0.02` names
-    /// `P(rel=2)@10`); VALUE is a number >= 0. METRIC is one of today's short names
-    /// (any case: at the gold's k), else a measure by name (docs/contract.md §5.4),
-    /// resolved at k by the gate ([`crate::gate::Policy::at_k`]).
-    fn parse(&self, text: &str) -> Result<Rule, String> {
-        let flag = self.name;
-        let (name, value) = text.rsplit_once('=').ok_or_else(|| {
-            format!(
-                "{flag} {}: expected METRIC=VALUE, like {}",
-                bounded(text),
-                self.example
-            )
-        })?;
-        let target = self.target(name)?;
-        match value.trim().parse::<f64>() {
-            Ok(v) if v.is_finite() && v >= 0.0 => Ok((target, v)),
-            _ => Err(format!(
-                "{flag} {}: the value must be a number >= 0{}",
-                bounded(text),
-                self.value_note
-            )),
-        }
-    }
-
-    /// What a rule's METRIC names: a short name, else a measure by name.
-    fn target(&self, name: &str) -> Result<Target, String> {
-        let flag = self.name;
-        if let Some(metric) = short_metric(name) {
-            if self.tested_only && !crate::compare::TESTED.contains(&metric) {
-                return Err(format!(
-                    "{flag}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg",
-                    bounded(name.trim())
-                ));
-            }
-            return Ok(Target::Metric(metric));
-        }
-        Measure::parse(name).map(Target::Named).map_err(|e| {
-            format!(
-                "{flag}: {e}; a gate rule takes {}, or a measure by name: {}",
-                self.shorts(),
-                crate::metrics::named::KNOWN
-            )
-        })
-    }
-
-    fn shorts(&self) -> &'static str {
-        if self.tested_only {
-            "rr (mrr), recall, hit or ndcg at the gold's k"
-        } else {
-            "rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k"
-        }
-    }
-
-    /// Every value given, the malformed ones as usage problems (all listed at once).
-    fn parse_all(&self, values: &[String], diag: &mut Diagnostics) -> Vec<Rule> {
-        let mut out = Vec::new();
-        for text in values {
-            match self.parse(text) {
-                Ok(v) => out.push(v),
-                Err(message) => diag.usage(message),
-            }
-        }
-        out
-    }
-
-    /// The policy file's entries of this rule, each named measure parsed as the flag
-    /// parses it; a problem at the file's line.
-    fn file_rules(
-        &self,
-        file: &Option<Located<Vec<(RuleName, f64)>>>,
-        path: &Path,
-        diag: &mut Diagnostics,
-    ) -> Vec<Rule> {
-        let Some(l) = file else {
-            return Vec::new();
-        };
-        let at = at_line(path, l.line);
-        let key = self.name.trim_start_matches("--").replace('-', "_");
-        let mut out = Vec::new();
-        for (name, v) in &l.value {
-            let target = match name {
-                RuleName::Short(m) => Target::Metric(*m),
-                RuleName::Named(text) => match Measure::parse(text) {
-                    Ok(m) => Target::Named(m),
-                    Err(e) => {
-                        diag.usage(format!(
-                            "{at}: `{key}`: {e}; a gate rule takes {}, or a measure by name: {}",
-                            self.shorts(),
-                            crate::metrics::named::KNOWN
-                        ));
-                        continue;
-                    }
-                },
-            };
-            out.push((target, *v));
-        }
-        out
-    }
-}
-
-/// Today's metric a short name denotes (any letter case), at the gold's k.
-fn short_metric(name: &str) -> Option<Metric> {
-    match name.trim().to_ascii_lowercase().as_str() {
-        "mrr" | "rr" => Some(Metric::Rr),
-        "recall" => Some(Metric::Recall),
-        "hit" => Some(Metric::Hit),
-        "ndcg" => Some(Metric::Ndcg),
-        "precision" | "p" => Some(Metric::Precision),
-        "ap" | "map" => Some(Metric::Ap),
-        _ => None,
-    }
-}
-
-/// A value given on the command line, as a message shows it: escaped, at most 80
-/// columns (a name may be megabytes long).
-fn bounded(text: &str) -> String {
-    crate::text::cut_to(&crate::text::shown(text), 80)
-}
-
-/// Parse `METRIC=VALUE` of `--max-drop`.
-pub fn parse_max_drop(text: &str) -> Result<Rule, String> {
-    MAX_DROP.parse(text)
-}
-
 /// The gate's policy from its flags over the policy file's `[gate]` (the allow-list
 /// comes later: it needs the gold; the rules are resolved at the gold's k). The
 /// file's rules come first and the flags' after: of two rules on one measure the
 /// later applies (docs/contract.md §8.6).
 fn gate_policy(args: &CompareArgs, policy: &PolicyFile, diag: &mut Diagnostics) -> Policy {
     let file = &policy.gate;
-    let mut thresholds =
-        |flag: &ThresholdFlag,
-         given: &[String],
-         from_file: &Option<Located<Vec<(RuleName, f64)>>>| {
-            let mut rules = flag.file_rules(from_file, &policy.path, diag);
-            rules.extend(flag.parse_all(given, diag));
-            rules
-        };
+    // The file's rules, then the flags': parsed where they were read, a malformed
+    // flag's message kept for this list of every problem.
+    let mut thresholds = |given: &[GivenThreshold], from_file: &Rules| {
+        let mut rules: Vec<Rule> = value(from_file)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|t| (t.target, t.value))
+            .collect();
+        for g in given {
+            match &g.0 {
+                Ok(t) => rules.push((t.target, t.value)),
+                Err(message) => diag.usage(message.clone()),
+            }
+        }
+        rules
+    };
     Policy {
-        max_drop: thresholds(&MAX_DROP, &args.max_drop, &file.max_drop),
+        max_drop: thresholds(&args.max_drop, &file.max_drop),
         allowed: crate::gate::AllowList::default(),
         fail_on_significant_drop: switch(
             args.fail_on_significant_drop,
@@ -638,17 +488,12 @@ fn gate_policy(args: &CompareArgs, policy: &PolicyFile, diag: &mut Diagnostics) 
             &file.fail_on_significant_drop,
         ),
         enforced: !args.no_gate,
-        non_inferior: thresholds(&NON_INFERIOR, &args.non_inferior, &file.non_inferior),
+        non_inferior: thresholds(&args.non_inferior, &file.non_inferior),
         non_inferior_per_segment: thresholds(
-            &NON_INFERIOR_PER_SEGMENT,
             &args.non_inferior_per_segment,
             &file.non_inferior_per_segment,
         ),
-        max_drop_per_segment: thresholds(
-            &MAX_DROP_PER_SEGMENT,
-            &args.max_drop_per_segment,
-            &file.max_drop_per_segment,
-        ),
+        max_drop_per_segment: thresholds(&args.max_drop_per_segment, &file.max_drop_per_segment),
         suspects: args.suspects.unwrap_or(match value(&file.suspects_warn) {
             Some(true) => Suspects::Warn,
             _ => Suspects::Fail,

@@ -46,6 +46,17 @@ fn needs_escape(c: char) -> bool {
     c.is_control() || is_format(c)
 }
 
+/// A number as a message shows it: its plain decimals, or scientific notation when
+/// those would run long (`1e-300`, not 300 zeros).
+pub fn shown_number(v: f64) -> String {
+    let plain = v.to_string();
+    if plain.len() > 20 {
+        format!("{v:e}")
+    } else {
+        plain
+    }
+}
+
 /// Input text as every message and report shows it: unchanged when it holds no
 /// control or format character; otherwise each of them is written as an escape
 /// (`\n`, `\r`, `\t`, `\u{202e}`, …) and each backslash as `\\`, so the text stays

@@ -85,8 +85,10 @@ pub(super) fn report(
     phases.mark("read");
     let phase_done = |phase: &str| phases.mark(phase);
     let gated = inputs.policy.named_measures();
+    let segment_gated = inputs.policy.segment_measures();
     let mut opts = options(s, inputs.k, same_results, &phase_done);
     opts.gated = &gated;
+    opts.segment_gated = &segment_gated;
     let mut cmp = Comparison::build(&gold, runs.as_mut(), pairing.results(), &opts);
     confirm_suspects(&gold, &runs.baseline.meta, &mut cmp, phases)?;
     let allowed = gate::AllowList {
@@ -176,6 +178,7 @@ fn options<'a>(
         cutoffs: &s.cutoffs,
         measures: &s.measures,
         gated: &[],
+        segment_gated: &[],
         same_results,
         primary: s.primary.at_k(k),
         risk_alphas: &s.risk_alphas,
@@ -323,7 +326,7 @@ fn failure_markdown(s: &settings::Compare, err: &anyhow::Error) {
     }
     for m in &runs {
         inputs.extend(m.results_paths());
-        inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
+        inputs.extend(m.side_files());
     }
     inputs.extend(s.allow_failed.file.as_deref());
     inputs.extend(s.titles.as_deref());
@@ -450,7 +453,7 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     inputs.extend(gold.meta.tags_file.iter().map(|t| t.path.as_path()));
     for m in &metas {
         inputs.extend(m.results_paths());
-        inputs.extend(m.doc_map.iter().map(|(_, p)| p.as_path()));
+        inputs.extend(m.side_files());
         inputs.extend(m.manifest.as_deref());
     }
     inputs.extend(s.allow_failed.file.as_deref());

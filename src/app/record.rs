@@ -72,6 +72,7 @@ pub fn run(s: Record) -> anyhow::Result<u8> {
         write::Append::read(
             m,
             s.index_version.as_deref(),
+            s.depth_flag,
             s.filters_from.as_deref(),
             &s.filters,
             &mut diag,

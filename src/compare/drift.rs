@@ -67,12 +67,11 @@ pub struct Moved {
 
 /// Drift with persistence `p` from the pairs the runs' lists made while they were
 /// read (`drift::Pairing::results`): each per-query row gets its RBO.
-pub fn apply(
-    cmp: &mut Comparison,
-    gold: &GoldSet,
-    (labelled, unlabelled): (Vec<Option<f64>>, Vec<(Id, f64)>),
-    p: f64,
-) {
+pub fn apply(cmp: &mut Comparison, gold: &GoldSet, pairs: Pairs, p: f64) {
+    let Pairs {
+        labelled,
+        unlabelled,
+    } = pairs;
     cmp.drift.rbo_p = p;
     let unlabelled: Vec<(&str, f64)> = unlabelled.iter().map(|(id, r)| (id.as_str(), *r)).collect();
     for row in &mut cmp.rows {
@@ -177,7 +176,7 @@ impl Pairing {
 
     /// Every pair's value: per gold query (`None` when a run did not list it), and the
     /// queries not in the gold that both runs listed.
-    pub fn results(self) -> (Vec<Option<f64>>, Vec<(Id, f64)>) {
+    pub fn results(self) -> Pairs {
         let st = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
         let done = |s: &Slot| match s {
             Slot::Done(r) => Some(*r),
@@ -189,8 +188,19 @@ impl Pairing {
             .iter()
             .filter_map(|(id, s)| Some((id.clone(), done(s)?)))
             .collect();
-        (gold, other)
+        Pairs {
+            labelled: gold,
+            unlabelled: other,
+        }
     }
+}
+
+/// What the pairing found: each gold query's RBO, by its index (`None` when a run did
+/// not list it), and the queries not in the gold that both runs listed.
+#[derive(Debug, Default)]
+pub struct Pairs {
+    pub labelled: Vec<Option<f64>>,
+    pub unlabelled: Vec<(Id, f64)>,
 }
 
 impl ListSink for Pairing {
@@ -344,7 +354,7 @@ mod tests {
 
 #[cfg(test)]
 mod pairing_tests {
-    use super::Pairing;
+    use super::{Pairing, Pairs};
     use crate::metrics::rbo::rbo_ext;
     use crate::model::{ListSink, Role};
 
@@ -361,7 +371,10 @@ mod pairing_tests {
             p.offer(Role::Candidate, Some(qi), "", &list);
         }
         assert_eq!(p.peak_waiting(), 1);
-        let (gold, other) = p.results();
+        let Pairs {
+            labelled: gold,
+            unlabelled: other,
+        } = p.results();
         assert!(gold.iter().all(|r| *r == Some(1.0)));
         assert!(other.is_empty());
     }
@@ -389,7 +402,10 @@ mod pairing_tests {
         p.offer(Role::Candidate, None, "U-0", &[2, 1]);
         p.offer(Role::Candidate, Some(0), "", &[4]);
         assert_eq!(waiting(&p), 0);
-        let (gold, other) = p.results();
+        let Pairs {
+            labelled: gold,
+            unlabelled: other,
+        } = p.results();
         assert_eq!(gold, [Some(1.0), None]);
         assert_eq!(other.len(), 1, "U-0 paired, the X-* were in one run only");
         assert_eq!(other[0].1, rbo_ext(&[1, 2], &[2, 1], 0.9));
@@ -405,7 +421,7 @@ mod pairing_tests {
             p.offer(Role::Candidate, Some(qi), "", &[2, 3]);
         }
         assert_eq!(p.peak_waiting(), 100);
-        let (gold, _) = p.results();
+        let Pairs { labelled: gold, .. } = p.results();
         let expected = rbo_ext(&[1, 2], &[2, 3], 0.9);
         assert!(gold.iter().all(|r| *r == Some(expected)));
     }
@@ -419,7 +435,10 @@ mod pairing_tests {
         p.offer(Role::Baseline, None, "U-1", &[1]);
         p.offer(Role::Candidate, None, "U-1", &[2]);
         p.offer(Role::Candidate, None, "U-2", &[3]);
-        let (gold, mut other) = p.results();
+        let Pairs {
+            labelled: gold,
+            unlabelled: mut other,
+        } = p.results();
         assert_eq!(gold[0], Some(rbo_ext(&[5], &[5, 6, 7], 0.9)));
         assert_eq!(gold[1], None, "the candidate never listed it");
         other.sort_by(|a, b| a.0.cmp(&b.0));
@@ -439,7 +458,10 @@ mod pairing_tests {
         p.offer(Role::Candidate, Some(1), "", &[3]);
         p.offer(Role::Candidate, None, "U-1", &[1]);
         assert!(p.is_poisoned());
-        let (gold, other) = p.results();
+        let Pairs {
+            labelled: gold,
+            unlabelled: other,
+        } = p.results();
         assert_eq!(gold, vec![None, None], "no value survives a poisoning");
         assert!(other.is_empty());
     }

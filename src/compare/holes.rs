@@ -289,21 +289,7 @@ pub fn judged_mean(rows: &[&QueryRow]) -> MeanDelta {
             rows.iter()
                 .map(|r| r.holes.judged.candidate - r.holes.judged.baseline),
         ),
-        ci_low: None,
-        ci_high: None,
-        ci_method: None,
-        p_value: None,
-        p_method: None,
-        p_mc_se: None,
-        resamples: None,
-        extended: false,
-        p_adjusted: None,
-        family: None,
-        correction: None,
-        effect_size: None,
-        mde: None,
-        mde_alpha: None,
-        sd: None,
+        ..MeanDelta::UNTESTED
     }
 }
 

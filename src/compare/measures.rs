@@ -1,7 +1,9 @@
 //! `compare --measure` (docs/contract.md §5.4): each named measure's means on
 //! both sides, the mean delta, and its interval and sign-flip p as the
 //! tested metrics get them (§7), seeded the same way. A named measure joins no
-//! family unless a gate rule names it: then it joins the overall one (§7.1).
+//! family unless a gate rule names it: an overall rule's joins the overall one, a
+//! per-segment rule's is computed in every segment and joins the segment family
+//! (§6.6, §7.1).
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
@@ -44,9 +46,10 @@ impl Serialize for NamedMeans {
 
 /// Fill each row's `measures` (each side the mean over its repeats) and
 /// `cmp.means.measures` over the compared rows, drawn with `opts`' resamples and seed:
-/// `opts.measures`, then those of `opts.gated` and a named primary (§6.2) not among
-/// them. The gated ones and the primary join the overall family (docs/contract.md
-/// §7.1). Nothing without any.
+/// `opts.measures`, then those of `opts.gated`, a named primary (§6.2) and
+/// `opts.segment_gated` not among them. The gated ones and the primary join the
+/// overall family, the segment-gated ones are computed in every segment and join the
+/// segment family (docs/contract.md §7.1). Nothing without any.
 pub fn attach(
     cmp: &mut Comparison,
     gold: &GoldSet,
@@ -56,16 +59,18 @@ pub fn attach(
     let mut joined = opts.gated.to_vec();
     joined.extend(opts.primary.named().filter(|m| !joined.contains(m)));
     let mut measures = opts.measures.to_vec();
-    measures.extend(joined.iter().filter(|m| !opts.measures.contains(m)));
+    for &m in joined.iter().chain(opts.segment_gated) {
+        if !measures.contains(&m) {
+            measures.push(m);
+        }
+    }
     if measures.is_empty() {
         return;
     }
     let family = stats::METRICS + joined.len();
     let min_grade = gold.meta.min_grade;
     for row in &mut cmp.rows {
-        let Some(qi) = gold.lookup(&row.id).map(|i| i as usize) else {
-            continue;
-        };
+        let qi = gold.lookup(&row.id).expect("every row is a gold query's") as usize;
         let q = &gold.queries[qi];
         row.measures = Side::new(
             of_query(q, runs.baseline, qi, &measures, min_grade),
@@ -73,11 +78,7 @@ pub fn attach(
         );
     }
     // in byte order of id, as every other mean's resampling walks the rows (§7)
-    let mut rows: Vec<&crate::compare::QueryRow> = cmp
-        .rows
-        .iter()
-        .filter(|r| gold.lookup(&r.id).is_some())
-        .collect();
+    let mut rows: Vec<&crate::compare::QueryRow> = cmp.rows.iter().collect();
     rows.sort_unstable_by_key(|&r| r.id.as_str());
     let draws = |gated: bool| stats::Draws {
         resamples: opts.resamples,
@@ -104,6 +105,17 @@ pub fn attach(
     cmp.means.measures = NamedMeans(out);
     if !joined.is_empty() {
         join_overall(cmp, &joined);
+    }
+    if !opts.segment_gated.is_empty() {
+        let resampling = stats::Resampling {
+            resamples: opts.resamples,
+            seed: opts.seed,
+        };
+        let columns = crate::compare::segments::Columns {
+            computed: &measures,
+            gated: opts.segment_gated,
+        };
+        crate::compare::segments::attach_named(cmp, gold, columns, resampling);
     }
 }
 
@@ -153,11 +165,13 @@ pub fn deltas(row: &crate::compare::QueryRow) -> Named {
 }
 
 /// How a named measure's mean delta gets its interval and p.
-enum Test<'a> {
+pub(crate) enum Test<'a> {
     /// Drawn by itself, over the queries it moved on (docs/contract.md §7).
     Draw(stats::Draws),
     /// The tested metric it is (at the gold's k): that metric's test.
     Same(&'a MeanDelta),
+    /// None: a segment too few to test (docs/contract.md §6.6).
+    Untested,
 }
 
 /// The tested metric a measure is at the gold's k, if it is one (`RR@k`, `R@k`,
@@ -186,11 +200,18 @@ fn stats_of(md: &MeanDelta) -> Option<stats::DeltaStats> {
     })
 }
 
-/// Both sides' means, the mean delta and its statistics, from (baseline, candidate)
-/// per query in id order.
-fn mean_delta(pairs: &[(f64, f64)], test: Test) -> MeanDelta {
+/// Both sides' means, the mean delta and its statistics (none when `Untested`), from
+/// (baseline, candidate) per query in id order.
+pub(crate) fn mean_delta(pairs: &[(f64, f64)], test: Test) -> MeanDelta {
     let deltas: Vec<f64> = pairs.iter().map(|(b, c)| c - b).collect();
+    let means = MeanDelta {
+        baseline: crate::metrics::mean(pairs.iter().map(|p| p.0)),
+        candidate: crate::metrics::mean(pairs.iter().map(|p| p.1)),
+        delta: crate::metrics::mean(deltas.iter().copied()),
+        ..MeanDelta::UNTESTED
+    };
     let st = match test {
+        Test::Untested => return means,
         Test::Same(tested) => stats_of(tested).expect("a tested metric has statistics"),
         Test::Draw(draws) => {
             // `paired` takes the tested metrics' deltas side by side; one column of
@@ -203,9 +224,6 @@ fn mean_delta(pairs: &[(f64, f64)], test: Test) -> MeanDelta {
         }
     };
     MeanDelta {
-        baseline: crate::metrics::mean(pairs.iter().map(|p| p.0)),
-        candidate: crate::metrics::mean(pairs.iter().map(|p| p.1)),
-        delta: crate::metrics::mean(deltas.iter().copied()),
         ci_low: Some(st.ci_low),
         ci_high: Some(st.ci_high),
         ci_method: Some(st.ci_method),
@@ -222,5 +240,6 @@ fn mean_delta(pairs: &[(f64, f64)], test: Test) -> MeanDelta {
         // no family, so no first-step alpha to detect at
         mde: None,
         mde_alpha: None,
+        ..means
     }
 }

@@ -584,6 +584,31 @@ pub struct MeanDelta {
     pub sd: Option<f64>,
 }
 
+impl MeanDelta {
+    /// Means of 0 without statistics: the rest of a mean that has none (Judged@k,
+    /// a named measure in a segment too few to test).
+    pub(crate) const UNTESTED: MeanDelta = MeanDelta {
+        baseline: 0.0,
+        candidate: 0.0,
+        delta: 0.0,
+        ci_low: None,
+        ci_high: None,
+        ci_method: None,
+        p_value: None,
+        p_method: None,
+        p_mc_se: None,
+        resamples: None,
+        extended: false,
+        p_adjusted: None,
+        family: None,
+        correction: None,
+        effect_size: None,
+        mde: None,
+        mde_alpha: None,
+        sd: None,
+    };
+}
+
 /// The families of tests whose p-values are adjusted together (docs/contract.md
 /// §7.1): the four tested metrics overall, and every tested metric of every segment
 /// that is not too few. Tags never change an overall p.
@@ -658,6 +683,9 @@ pub struct Options<'a> {
     /// The named measures gate rules name: computed (given or not) and joined to the
     /// overall family (docs/contract.md §7.1).
     pub gated: &'a [crate::metrics::named::Measure],
+    /// The named measures per-segment rules name: computed in every segment too and
+    /// joined to the segment family (docs/contract.md §6.6, §7.1).
+    pub segment_gated: &'a [crate::metrics::named::Measure],
     /// Baseline and candidate read the same results (docs/contract.md §12.11).
     pub same_results: bool,
     /// `--primary` (docs/contract.md §6.2), resolved at k ([`Primary::at_k`]).
@@ -673,10 +701,6 @@ pub struct Options<'a> {
     pub phase_done: &'a dyn Fn(&str),
 }
 
-/// Drift's pairs of lists, as the reader's pairing made them (`drift::Pairing::results`):
-/// the RBO of each gold query in drift, and of every other query in both runs.
-pub type DriftPairs = (Vec<Option<f64>>, Vec<(crate::model::Id, f64)>);
-
 impl Comparison {
     /// The whole comparison, in order: rows -> means -> the Holm family -> segments
     /// -> drift -> cutoffs. When `opts.release` is set the runs' observations are
@@ -685,7 +709,7 @@ impl Comparison {
     pub fn build(
         gold: &GoldSet,
         mut runs: Side<&mut ObservedRun>,
-        drift_pairs: DriftPairs,
+        drift_pairs: drift::Pairs,
         opts: &Options,
     ) -> Comparison {
         let resampling = stats::Resampling {
@@ -699,6 +723,7 @@ impl Comparison {
                 if opts.cutoffs.is_empty()
                     && opts.measures.is_empty()
                     && opts.gated.is_empty()
+                    && opts.segment_gated.is_empty()
                     && opts.primary.named().is_none() =>
             {
                 let runs = runs.as_mut().map(|run| &mut **run);

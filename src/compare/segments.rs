@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::compare::{
     Comparison, Family, MeanDelta, MeansReport, QueryRow, Status, ids_with, means_of, risk,
 };
+use crate::metrics::named::Measure;
 use crate::model::GoldSet;
 use crate::stats;
 use crate::text::natural_cmp;
@@ -71,14 +72,7 @@ fn segments_of(
     if gold.tags.is_empty() {
         return Vec::new();
     }
-    let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); gold.tags.labels.len()];
-    for (ri, r) in rows.iter().enumerate() {
-        if let Some(qi) = gold.lookup(&r.id) {
-            for &t in gold.tags.of(qi as usize) {
-                buckets[t as usize].push(ri);
-            }
-        }
-    }
+    let buckets = buckets(gold, rows);
     let tested = buckets.iter().filter(|b| b.len() >= min_queries).count();
     let draws = stats::Draws {
         resamples: resampling.resamples,
@@ -90,9 +84,7 @@ fn segments_of(
         .into_iter()
         .enumerate()
         .filter(|(_, b)| !b.is_empty())
-        .map(|(t, mut b)| {
-            // Means go over rows in id order, as the overall ones do.
-            b.sort_unstable_by(|&x, &y| rows[x].id.as_bytes().cmp(rows[y].id.as_bytes()));
+        .map(|(t, b)| {
             let seg: Vec<&QueryRow> = b.iter().map(|&i| &rows[i]).collect();
             let too_few = seg.len() < min_queries;
             let mut means = means_of(&seg, (!too_few).then_some(draws));
@@ -125,6 +117,87 @@ fn segments_of(
     out
 }
 
+/// The indices in `rows` of each tag's queries (by the gold's label index), each in
+/// id order: segment means go over rows in id order, as the overall ones do.
+fn buckets(gold: &GoldSet, rows: &[QueryRow]) -> Vec<Vec<usize>> {
+    let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); gold.tags.labels.len()];
+    for (ri, r) in rows.iter().enumerate() {
+        if let Some(qi) = gold.lookup(&r.id) {
+            for &t in gold.tags.of(qi as usize) {
+                buckets[t as usize].push(ri);
+            }
+        }
+    }
+    for b in &mut buckets {
+        b.sort_unstable_by(|&x, &y| rows[x].id.as_bytes().cmp(rows[y].id.as_bytes()));
+    }
+    buckets
+}
+
+/// The named measures of each row (`computed`, in the rows' `measures` order) and
+/// those of them per-segment rules name (`gated`).
+#[derive(Clone, Copy)]
+pub struct Columns<'a> {
+    pub computed: &'a [Measure],
+    pub gated: &'a [Measure],
+}
+
+/// Each segment's means of the named measures per-segment rules name
+/// (docs/contract.md §6.6), from the rows' named values: tested, with the same
+/// resamples and seed, in every segment that is not too few, where they join the
+/// segment family beside the tested metrics (§7.1): the family is adjusted again
+/// and every member's MDE set at its first-step alpha (§7.3). The tested metrics'
+/// draws keep the thresholds of their family without them (drawn before).
+pub(crate) fn attach_named(
+    cmp: &mut Comparison,
+    gold: &GoldSet,
+    columns: Columns,
+    resampling: stats::Resampling,
+) {
+    let buckets = buckets(gold, &cmp.rows);
+    let tested = cmp.segments.iter().filter(|s| !s.too_few).count();
+    let size = (stats::METRICS + columns.gated.len()) * tested;
+    let draws = stats::Draws {
+        resamples: resampling.resamples,
+        seed: resampling.seed,
+        family: size,
+        correction: cmp.segment_correction,
+    };
+    let rows = &cmp.rows;
+    for s in &mut cmp.segments {
+        let Some(t) = gold.tags.labels.iter().position(|l| **l == *s.tag) else {
+            continue;
+        };
+        let named = columns.gated.iter().filter_map(|&m| {
+            let i = columns.computed.iter().position(|&c| c == m)?;
+            let pairs: Vec<(f64, f64)> = buckets[t]
+                .iter()
+                .map(|&r| {
+                    let sides = &rows[r].measures;
+                    (sides.baseline.0[i].1, sides.candidate.0[i].1)
+                })
+                .collect();
+            use crate::compare::measures::{Test, mean_delta};
+            let test = if s.too_few {
+                Test::Untested
+            } else {
+                Test::Draw(draws)
+            };
+            Some((m, mean_delta(&pairs, test)))
+        });
+        s.means.measures = crate::compare::measures::NamedMeans(named.collect());
+    }
+    let alpha = stats::first_step_alpha(size);
+    for s in cmp.segments.iter_mut().filter(|s| !s.too_few) {
+        let queries = s.queries;
+        for m in family_mut(&mut s.means) {
+            m.mde = Some(stats::power::mde(m.sd, queries, alpha));
+            m.mde_alpha = Some(alpha);
+        }
+    }
+    adjust_segments(&mut cmp.segments, cmp.segment_correction);
+}
+
 fn untested(m: &mut MeanDelta) {
     m.ci_low = None;
     m.ci_high = None;
@@ -149,12 +222,29 @@ pub(crate) fn adjust_overall(means: &mut MeansReport) {
     );
 }
 
-/// The segment family: the tested metrics of every segment that is not too few.
+/// A segment's members of the segment family: the four tested means, then the named
+/// measures per-segment rules name (docs/contract.md §7.1).
+fn family_mut(m: &mut MeansReport) -> Vec<&mut MeanDelta> {
+    let MeansReport {
+        rr,
+        recall,
+        hit,
+        ndcg,
+        measures,
+        ..
+    } = m;
+    let mut out = vec![rr, recall, hit, ndcg];
+    out.extend(measures.0.iter_mut().map(|(_, md)| md));
+    out
+}
+
+/// The segment family: the tested metrics of every segment that is not too few, and
+/// the named measures per-segment rules name there.
 fn adjust_segments(segments: &mut [Segment], correction: stats::Correction) {
     let slots = segments
         .iter_mut()
         .filter(|s| !s.too_few)
-        .flat_map(|s| tested_mut(&mut s.means))
+        .flat_map(|s| family_mut(&mut s.means))
         .collect();
     set_adjusted(slots, Family::Segments, correction);
 }
@@ -172,9 +262,14 @@ pub(crate) fn set_adjusted(
     }
 }
 
-/// How many tests the segment family holds.
+/// How many tests the segment family holds: the tested metrics and the named
+/// measures per-segment rules name, in every segment that is not too few.
 pub fn segment_family_size(cmp: &Comparison) -> usize {
-    stats::METRICS * cmp.segments.iter().filter(|s| !s.too_few).count()
+    cmp.segments
+        .iter()
+        .filter(|s| !s.too_few)
+        .map(|s| stats::METRICS + s.means.measures.in_family())
+        .sum()
 }
 
 #[cfg(test)]

@@ -624,8 +624,11 @@ fn bump(#[case] baseline: &str, #[case] candidate: &str, #[case] expected: Bump)
 #[case::exponent("mrr=1e-3", Metric::Rr, 0.001)]
 fn parse_max_drop_accepts(#[case] text: &str, #[case] metric: Metric, #[case] value: f64) {
     assert_eq!(
-        crate::settings::parse_max_drop(text),
-        Ok((gate::Target::Metric(metric), value))
+        crate::model::threshold::MAX_DROP.parse(text),
+        Ok(crate::model::threshold::Threshold {
+            target: gate::Target::Metric(metric),
+            value
+        })
     );
 }
 
@@ -644,7 +647,9 @@ fn parse_max_drop_accepts(#[case] text: &str, #[case] metric: Metric, #[case] va
 #[case::infinite("mrr=inf", "must be a number >= 0")]
 #[case::two_equals("mrr=0.1=0.2", "unknown measure `mrr=0.1`")]
 fn parse_max_drop_rejects(#[case] text: &str, #[case] message: &str) {
-    let err = crate::settings::parse_max_drop(text).expect_err(text);
+    let err = crate::model::threshold::MAX_DROP
+        .parse(text)
+        .expect_err(text);
     assert!(err.contains(message), "{text}: {err}");
 }
 

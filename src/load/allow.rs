@@ -65,8 +65,7 @@ pub fn parse(
         &[id_col, reason_col],
         diag,
         |record, line, diag| {
-            let at = Location::line(display, line);
-            if let Some(e) = entry(record, line, &cols, (at, display), gold, &mut seen, diag) {
+            if let Some(e) = entry(record, line, &cols, display, gold, &mut seen, diag) {
                 out.push(e);
             }
         },
@@ -90,11 +89,12 @@ fn entry(
     record: &csv::ByteRecord,
     line: u64,
     cols: &Columns,
-    (at, display): (Location, &str),
+    display: &str,
     gold: Option<&GoldSet>,
     seen: &mut Seen,
     diag: &mut Diagnostics,
 ) -> Option<AllowEntry> {
+    let at = Location::line(display, line);
     // Every cell: a control character would reach the reports.
     let mut clean = true;
     for (col, name) in cols.names.iter().enumerate() {

@@ -8,7 +8,7 @@ use sha2::Digest as _;
 use toml_edit::{Item, Table};
 
 use crate::load::manifest::{self, ManifestDoc};
-use crate::model::Metric;
+use crate::model::threshold::{self, BadName, RuleFlag, Threshold};
 use crate::validate::{Diagnostics, Location, ProblemKind};
 
 /// The policy's file name.
@@ -47,17 +47,9 @@ pub enum Block {
     Tags(Vec<String>),
 }
 
-/// A gate rule's metric as the policy names it (docs/contract.md §5.4): one of
-/// today's short names (any case), or another name, which settings reads as a
-/// measure by name at the key's line.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RuleName {
-    Short(Metric),
-    Named(String),
-}
-
-/// `{ METRIC = VALUE, … }` of a `[gate]` rule, in the file's order.
-pub type Rules = Option<Located<Vec<(RuleName, f64)>>>;
+/// `{ METRIC = VALUE, … }` of a `[gate]` rule, in the file's order, each parsed as
+/// its flag's value is (docs/contract.md §5.4).
+pub type Rules = Option<Located<Vec<Threshold>>>;
 
 /// `[gate]`: one key per gate flag; absent keys are `None` (the flag's default).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -120,7 +112,7 @@ pub struct PolicyFile {
     pub candidate: Option<Located<PathBuf>>,
     pub gate: GateKeys,
     pub compare: CompareKeys,
-    /// `[record]` (docs/contract.md §4.8): `record`'s settings, never read by the gate.
+    /// `[record]` (docs/contract.md §4.8): `record`'s settings, checked by every command, applied by `record` only.
     pub record: RecordKeys,
 }
 
@@ -180,10 +172,10 @@ fn hex(bytes: &[u8]) -> String {
 fn gate(keys: &mut Keys, t: &Table) -> GateKeys {
     keys.unknown(t, GATE_KEYS);
     GateKeys {
-        max_drop: keys.metrics(t, "max_drop", false),
-        max_drop_per_segment: keys.metrics(t, "max_drop_per_segment", false),
-        non_inferior: keys.metrics(t, "non_inferior", true),
-        non_inferior_per_segment: keys.metrics(t, "non_inferior_per_segment", true),
+        max_drop: keys.rules(t, &threshold::MAX_DROP),
+        max_drop_per_segment: keys.rules(t, &threshold::MAX_DROP_PER_SEGMENT),
+        non_inferior: keys.rules(t, &threshold::NON_INFERIOR),
+        non_inferior_per_segment: keys.rules(t, &threshold::NON_INFERIOR_PER_SEGMENT),
         fail_on_significant_drop: keys.boolean(t, "fail_on_significant_drop"),
         suspects_warn: keys.warn_or_fail(t, "suspects"),
         strict_flaky: keys.boolean(t, "strict_flaky"),
@@ -422,7 +414,7 @@ impl Keys<'_> {
         match v {
             Some(v) if v.is_finite() && ok(v) => Some(self.located(t, key, v)),
             Some(v) => {
-                self.bad_value(t, key, v.to_string(), expected);
+                self.bad_value(t, key, crate::text::shown_number(v), expected);
                 None
             }
             None => {
@@ -454,16 +446,19 @@ impl Keys<'_> {
         }
     }
 
-    /// `{ METRIC = VALUE, … }`: `tested` allows only the short names of metrics with
-    /// a CI; a name that is no short name is kept for settings to read as a measure
-    /// by name (docs/contract.md §5.4).
-    fn metrics(&mut self, t: &Table, key: &str, tested: bool) -> Rules {
+    /// `{ METRIC = VALUE, … }` of `rule`'s key, each METRIC parsed as the flag's
+    /// (docs/contract.md §5.4): a short name of a metric without an interval where
+    /// only tested ones are taken, a value that is no number >= 0 and an unknown
+    /// measure are problems at the key's line.
+    fn rules(&mut self, t: &Table, rule: &RuleFlag) -> Rules {
+        let key = rule.key();
+        let key = key.as_str();
         let item = t.get(key)?;
         let Some(table) = item.as_table_like() else {
             self.wrong(t, key, "a table of METRIC = VALUE, like { ndcg = 0.02 }");
             return None;
         };
-        let known = if tested {
+        let known = if rule.tested_only {
             "rr, mrr, recall, hit, ndcg"
         } else {
             "rr, mrr, recall, hit, precision, p, ndcg, ap, map"
@@ -471,23 +466,25 @@ impl Keys<'_> {
         let mut out = Vec::new();
         let mut ok = true;
         for (name, value) in table.iter() {
-            let rule = match metric(name) {
-                Some(m) if tested && matches!(m, Metric::Precision | Metric::Ap) => None,
-                Some(m) => Some(RuleName::Short(m)),
-                None => Some(RuleName::Named(name.to_string())),
-            };
             let v = value
                 .as_float()
                 .or_else(|| value.as_integer().map(|i| i as f64));
             // a name may be megabytes long: a message shows 80 columns of it
             let shown = crate::text::cut_to(&crate::text::shown(name), 80);
-            match (rule, v) {
-                (Some(r), Some(v)) if v.is_finite() && v >= 0.0 => out.push((r, v)),
-                (None, _) => {
-                    self.bad_value(t, key, shown, &format!("metrics among {known}"));
-                    ok = false;
+            match (rule.target(name), v) {
+                (Ok(target), Some(v)) if v.is_finite() && v >= 0.0 => {
+                    out.push(Threshold { target, value: v });
+                    continue;
                 }
-                (Some(_), _) => {
+                (Err(BadName::Untested), _) => {
+                    self.bad_value(t, key, shown, &format!("metrics among {known}"));
+                }
+                (Err(BadName::Unknown(e)), Some(v)) if v.is_finite() && v >= 0.0 => {
+                    let at = self.loc(t, key);
+                    self.diag
+                        .usage(format!("{at}: `{key}`: {}", rule.unknown(&e)));
+                }
+                _ => {
                     let value = crate::text::cut_to(&value.to_string(), 40);
                     self.bad_value(
                         t,
@@ -495,9 +492,9 @@ impl Keys<'_> {
                         format!("{shown} = {}", value.trim()),
                         "a number >= 0 per metric",
                     );
-                    ok = false;
                 }
             }
+            ok = false;
         }
         ok.then(|| self.located(t, key, out))
     }
@@ -638,22 +635,32 @@ impl Keys<'_> {
     }
 }
 
-/// A metric's name as the flags spell it (case-insensitive).
-fn metric(name: &str) -> Option<Metric> {
-    match name.trim().to_ascii_lowercase().as_str() {
-        "mrr" | "rr" => Some(Metric::Rr),
-        "recall" => Some(Metric::Recall),
-        "hit" => Some(Metric::Hit),
-        "precision" | "p" => Some(Metric::Precision),
-        "ndcg" => Some(Metric::Ndcg),
-        "ap" | "map" => Some(Metric::Ap),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Metric;
+    use crate::model::threshold::Target;
+
+    /// A `[gate]` table and the flags give one type, by one parser: the named
+    /// measure split from its value at the last `=` on the command line is the key.
+    #[test]
+    fn gate_tables_parse_as_the_flags_do() {
+        let text = "[gate]\nmax_drop = { \"P(rel=2)@10\" = 0.02, NDCG = 0.1 }\nnon_inferior = { \"nDCG@20\" = 0 }\n";
+        let mut diag = Diagnostics::default();
+        let p = parse(Path::new("ragdiff.toml"), text.into(), &mut diag).expect("valid");
+        let rules = |r: &Rules| r.as_ref().map(|l| l.value.clone()).unwrap_or_default();
+        let flags = |flag: &RuleFlag, given: &[&str]| -> Vec<Threshold> {
+            given.iter().map(|g| flag.parse(g).expect(g)).collect()
+        };
+        assert_eq!(
+            rules(&p.gate.max_drop),
+            flags(&threshold::MAX_DROP, &["P(rel=2)@10=0.02", "ndcg=0.1"])
+        );
+        assert_eq!(
+            rules(&p.gate.non_inferior),
+            flags(&threshold::NON_INFERIOR, &["nDCG@20=0"])
+        );
+    }
 
     fn fixture(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -716,8 +723,14 @@ mod tests {
         assert_eq!(
             g.max_drop.as_ref().map(|l| l.value.clone()),
             Some(vec![
-                (RuleName::Short(Metric::Ndcg), 0.02),
-                (RuleName::Short(Metric::Rr), 0.01)
+                Threshold {
+                    target: Target::Metric(Metric::Ndcg),
+                    value: 0.02
+                },
+                Threshold {
+                    target: Target::Metric(Metric::Rr),
+                    value: 0.01
+                }
             ])
         );
         assert_eq!(g.max_drop.as_ref().and_then(|l| l.line), Some(7));

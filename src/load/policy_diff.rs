@@ -7,9 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::load::policy::{
-    self, Block, CompareKeys, GateKeys, Located, PolicyFile, RecordKeys, RuleName,
-};
+use crate::load::policy::{self, Block, CompareKeys, GateKeys, Located, PolicyFile, RecordKeys};
+use crate::model::threshold::Target;
 use crate::validate::Diagnostics;
 
 /// How an unset key reads: the flag's default applies.
@@ -296,19 +295,20 @@ impl Settings {
     }
 
     /// `KEY.METRIC` per metric, in the metrics' order, then `KEY.NAME` per measure
-    /// by name, in the names' order (a name is compared as written).
+    /// by name, in the names' order (a name is compared as the parser prints it:
+    /// `P(rel = 2)@10` is `P(rel=2)@10`).
     fn metrics(&mut self, key: &str, value: &policy::Rules) {
         self.place += 1;
-        for (name, v) in value.iter().flat_map(|l| &l.value) {
-            let (at, shown) = match name {
-                RuleName::Short(m) => (format!("0{}", m.index()), m.key().to_string()),
-                RuleName::Named(n) => (format!("1{}", n.trim()), n.trim().to_string()),
+        for rule in value.iter().flat_map(|l| &l.value) {
+            let (at, shown) = match rule.target {
+                Target::Metric(m) => (format!("0{}", m.index()), m.key().to_string()),
+                Target::Named(n) => (format!("1{n}"), n.name()),
             };
             self.found.insert(
                 (self.place, at),
                 (
                     format!("{key}.{}", crate::text::shown(&shown)),
-                    v.to_string(),
+                    rule.value.to_string(),
                 ),
             );
         }

@@ -13,6 +13,11 @@ use crate::validate::ProblemKind;
 /// `[record]`'s keys (the Python module exports them as the other tables' are).
 pub const RECORD_KEYS: &str = "command, http, http_body, ids, scores, header, header_env, retries, max_rps, out, depth, filter, results_format, concurrency, timeout, retriever_log, include_unlabelled, topic_field, allow_errors, repeats";
 
+/// `max_rps` and `--max-rps` (docs/contract.md §4.8): at least one request in 1000 s,
+/// at most a million a second (the pace between requests is 1/RPS seconds).
+pub const MAX_RPS: std::ops::RangeInclusive<f64> = 0.001..=1_000_000.0;
+pub const MAX_RPS_RANGE: &str = "a number of requests a second from 0.001 to 1000000";
+
 /// `record`'s flags that are no team setting, with why (docs/contract.md §4.8).
 const PER_RUN: [(&str, &str); 4] = [
     (
@@ -168,9 +173,7 @@ fn retriever(keys: &mut Keys, t: &Table) -> RecordKeys {
         retries: keys
             .whole(t, "retries", "a whole number >= 0", 0, u32::MAX.into())
             .map(narrow),
-        max_rps: keys.number(t, "max_rps", "a number of requests a second above 0", |v| {
-            v > 0.0
-        }),
+        max_rps: keys.number(t, "max_rps", MAX_RPS_RANGE, |v| MAX_RPS.contains(&v)),
         ..RecordKeys::default()
     }
 }
@@ -287,7 +290,7 @@ fn pairs(keys: &mut Keys, t: &Table, key: &str, entry: Entry) -> Option<Located<
         if entry == Entry::Header && is_credential(name, &value) {
             let loc = keys.loc(t, key);
             let message = format!(
-                "`header` `{name}` looks like a credential, which a committed file would publish (its value is not shown); take it from the environment: header_env = {{ \"{name}\" = \"VAR\" }}"
+                "`header` `{name}` in [record] looks like a credential, which a committed file would publish (its value is not shown; every command that reads the file refuses it, compare too); take it from the environment: header_env = {{ \"{name}\" = \"VAR\" }}"
             );
             keys.diag.problem(loc, ProblemKind::Usage { message });
             return None;

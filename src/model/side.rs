@@ -17,9 +17,6 @@ pub enum Role {
 }
 
 impl Role {
-    /// Both roles, baseline first: the order every report lists them in.
-    pub const BOTH: [Role; 2] = [Role::Baseline, Role::Candidate];
-
     /// The name users and reports see: `baseline` or `candidate`.
     pub fn name(self) -> &'static str {
         match self {
@@ -58,13 +55,6 @@ impl<T> Side<T> {
         }
     }
 
-    /// Each side's value computed from its role, baseline first.
-    pub fn from_fn(mut f: impl FnMut(Role) -> T) -> Self {
-        let baseline = f(Role::Baseline);
-        let candidate = f(Role::Candidate);
-        Self::new(baseline, candidate)
-    }
-
     /// The same value on both sides.
     pub fn both(value: T) -> Self
     where
@@ -78,26 +68,12 @@ impl<T> Side<T> {
         Side::new(baseline, f(self.candidate))
     }
 
-    /// `map` with the role of each value at hand (for messages naming the side).
-    pub fn map_with_role<U>(self, mut f: impl FnMut(Role, T) -> U) -> Side<U> {
-        let baseline = f(Role::Baseline, self.baseline);
-        Side::new(baseline, f(Role::Candidate, self.candidate))
-    }
-
     pub fn as_ref(&self) -> Side<&T> {
         Side::new(&self.baseline, &self.candidate)
     }
 
     pub fn as_mut(&mut self) -> Side<&mut T> {
         Side::new(&mut self.baseline, &mut self.candidate)
-    }
-
-    /// The two sides paired with another `Side`'s, side by side.
-    pub fn zip<U>(self, other: Side<U>) -> Side<(T, U)> {
-        Side::new(
-            (self.baseline, other.baseline),
-            (self.candidate, other.candidate),
-        )
     }
 
     /// Baseline first, then candidate.
@@ -151,12 +127,6 @@ impl<T> From<[T; 2]> for Side<T> {
     }
 }
 
-impl<T> From<(T, T)> for Side<T> {
-    fn from((baseline, candidate): (T, T)) -> Self {
-        Self::new(baseline, candidate)
-    }
-}
-
 impl<T> IntoIterator for Side<T> {
     type Item = T;
     type IntoIter = std::array::IntoIter<T, 2>;
@@ -183,27 +153,16 @@ mod tests {
         assert_eq!(Role::Candidate.to_string(), "candidate");
         assert_eq!(Role::Baseline.other(), Role::Candidate);
         assert_eq!(Role::Candidate.other(), Role::Baseline);
-        assert_eq!(Role::BOTH, [Role::Baseline, Role::Candidate]);
     }
 
     #[test]
-    fn map_zip_and_index_keep_each_value_on_its_side() {
+    fn map_and_index_keep_each_value_on_its_side() {
         let mut repeats = Side::new(3u32, 5u32);
         assert_eq!(repeats.map(|n| n * 10), Side::new(30, 50));
         assert_eq!(repeats[Role::Baseline], 3);
         assert_eq!(repeats[Role::Candidate], 5);
         repeats[Role::Candidate] += 1;
         assert_eq!(repeats.candidate, 6);
-        let names = Side::new("a", "b");
-        assert_eq!(repeats.zip(names), Side::new((3, "a"), (6, "b")));
-        assert_eq!(
-            names.map_with_role(|r, n| format!("{r}={n}")),
-            Side::new("baseline=a".to_string(), "candidate=b".to_string())
-        );
-        assert_eq!(
-            Side::from_fn(Role::name),
-            Side::new("baseline", "candidate")
-        );
     }
 
     #[test]
@@ -215,7 +174,7 @@ mod tests {
             vec![(Role::Baseline, 1), (Role::Candidate, 2)]
         );
         assert_eq!(s.into_iter().sum::<i32>(), 3);
-        assert_eq!(Side::from((7, 8)).into_array(), [7, 8]);
+        assert_eq!(Side::new(7, 8).into_array(), [7, 8]);
     }
 
     #[test]

@@ -143,7 +143,10 @@ impl Pace {
 pub fn run(target: &Target, reach: &Reach, questions: &[Question], tally: &Tally) -> Vec<Outcome> {
     let agent = agent(reach.timeout);
     let pace = Pace {
-        interval: target.max_rps.map(|r| Duration::from_secs_f64(1.0 / r)),
+        // Settings keep RPS in range (docs/contract.md §4.8); no pace beats a panic.
+        interval: target
+            .max_rps
+            .and_then(|r| Duration::try_from_secs_f64(1.0 / r).ok()),
         next: Mutex::new(Instant::now()),
     };
     let next = AtomicUsize::new(0);

@@ -271,6 +271,7 @@ impl Append {
     pub fn read(
         manifest: &Path,
         index_version: Option<&str>,
+        depth: Option<u32>,
         filters_from: Option<&str>,
         filters: &BTreeMap<String, String>,
         diag: &mut crate::validate::Diagnostics,
@@ -285,6 +286,14 @@ impl Append {
             diag.usage(format!(
                 "--index-version {}: {shown} records index_version {version}; --append-repeat adds a repeat of the same index version (leave --index-version out)",
                 crate::text::shown(v)
+            ));
+        }
+        if let Some(d) = depth
+            && d != meta.depth
+        {
+            diag.usage(format!(
+                "--depth {d}: {shown} records depth {}; --append-repeat adds a repeat at the run's own depth (leave --depth out)",
+                meta.depth
             ));
         }
         if let Some(from) = filters_from

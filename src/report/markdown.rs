@@ -640,9 +640,12 @@ fn by_segment(s: &mut String, r: &CompareReport, shown: usize) {
         segs.len(),
         r.min_segment_queries
     );
+    let header = segment_header(r);
+    // the tag left, the figures right, the newly failed left
+    let align = format!("|---|{}---|", "---:|".repeat(header.len() - 2));
     let table = |s: &mut String, part: &[crate::compare::segments::Segment]| {
-        let _ = writeln!(s, "| {} |", segment_header(r).join(" | "));
-        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+        let _ = writeln!(s, "| {} |", header.join(" | "));
+        let _ = writeln!(s, "{align}");
         for x in part {
             let _ = writeln!(s, "| {} |", segment_cells(x, "→", &code).join(" | "));
         }

@@ -610,7 +610,7 @@ impl CompareReport {
     /// and the drops the comparison cannot see (docs/contract.md §7.3).
     pub fn reasons_line(&self, id: &dyn Fn(&str) -> String) -> String {
         let reasons = self.reasons_only(id);
-        match self.gate.unseen_text(self.k, self.per_query.len()) {
+        match self.gate.unseen_text(self.k, self.per_query.len(), id) {
             Some(unseen) => format!("{reasons}; {unseen}"),
             None => reasons,
         }
@@ -990,10 +990,10 @@ pub fn num(x: f64) -> String {
 
 /// A signed delta with 4 decimals.
 pub fn delta(x: f64) -> String {
-    if x == 0.0 {
-        "0.0000".to_string()
-    } else {
-        format!("{x:+.4}")
+    // a delta that rounds to 0 (a named measure's float noise, -1e-16) reads 0.0000
+    match format!("{x:+.4}") {
+        z if z == "+0.0000" || z == "-0.0000" => "0.0000".to_string(),
+        text => text,
     }
 }
 
@@ -1210,13 +1210,17 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
     out.extend(inconclusive_annotations(r));
     out.extend(risk::annotations(r));
     // §7.3: a PASS that cannot see a drop that matters says so, as a notice.
-    out.extend(r.gate.unseen_text(r.k, r.per_query.len()).map(|t| {
-        format!(
-            "::notice title={}::{}",
-            escape_property("ragdiff: cannot see a drop"),
-            escape_data(&format!("PASS — {t}"))
-        )
-    }));
+    out.extend(
+        r.gate
+            .unseen_text(r.k, r.per_query.len(), &safe_id)
+            .map(|t| {
+                format!(
+                    "::notice title={}::{}",
+                    escape_property("ragdiff: cannot see a drop"),
+                    escape_data(&format!("PASS — {t}"))
+                )
+            }),
+    );
     out.extend(errored_annotation(r));
     out
 }
@@ -1321,8 +1325,10 @@ pub fn mde_cell(mde: Option<Option<f64>>) -> String {
 }
 
 /// The header of the "By segment" table (the terminal's and Markdown's); the
-/// adjusted p is named by the segment family's correction (docs/contract.md §7.1).
-pub fn segment_header(r: &CompareReport) -> [String; 10] {
+/// adjusted p is named by the segment family's correction (docs/contract.md §7.1);
+/// a `ΔNAME` column per named measure a per-segment rule names before `newly
+/// failed` (§6.6).
+pub fn segment_header(r: &CompareReport) -> Vec<String> {
     let k = r.k;
     let correction = r
         .segments
@@ -1339,8 +1345,24 @@ pub fn segment_header(r: &CompareReport) -> [String; 10] {
         "d_z".into(),
         format!("ΔRecall@{k}"),
         format!("ΔnDCG@{k}"),
-        "newly failed".into(),
     ]
+    .into_iter()
+    .chain(
+        segment_named(r)
+            .into_iter()
+            .map(|m| format!("Δ{}", m.name())),
+    )
+    .chain(["newly failed".into()])
+    .collect()
+}
+
+/// The named measures the segments carry (those per-segment rules name; every
+/// segment has the same, docs/contract.md §6.6).
+pub fn segment_named(r: &CompareReport) -> Vec<crate::metrics::named::Measure> {
+    r.segments
+        .first()
+        .map(|s| s.means.measures.0.iter().map(|(m, _)| *m).collect())
+        .unwrap_or_default()
 }
 
 /// At most this many newly failed ids are named in a segment row.
@@ -1352,7 +1374,7 @@ pub fn segment_cells(
     s: &crate::compare::segments::Segment,
     sign: &str,
     id: &dyn Fn(&str) -> String,
-) -> [String; 10] {
+) -> Vec<String> {
     let rr = &s.means.rr;
     let (ci, p) = match (s.too_few, rr.ci_low, rr.ci_high) {
         (false, Some(lo), Some(hi)) => (
@@ -1385,8 +1407,11 @@ pub fn segment_cells(
         effect_cell(rr.effect_size),
         delta(s.means.recall.delta),
         delta(s.means.ndcg.delta),
-        newly,
     ]
+    .into_iter()
+    .chain(s.means.measures.0.iter().map(|(_, md)| delta(md.delta)))
+    .chain([newly])
+    .collect()
 }
 
 /// One line per non-inferiority test: the test, margin, CI and verdict, tags

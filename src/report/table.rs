@@ -478,18 +478,19 @@ fn by_segment(out: &mut String, r: &CompareReport) {
         plural(r.segments.len(), "tag", "tags"),
         r.min_segment_queries
     ));
-    let header = segment_header(r).to_vec();
-    let drop = segment_drop(r.k);
+    let header = segment_header(r);
+    let last = header.len() - 1;
+    let drop = segment_drop(r);
     let drop: Vec<&str> = drop.iter().map(String::as_str).collect();
     let segments = fit::Columns {
         rows: r
             .segments
             .iter()
             .take(MAX_SEGMENTS)
-            .map(|s| segment_cells(s, "->", &safe_id).to_vec())
+            .map(|s| segment_cells(s, "->", &safe_id))
             .collect(),
         header,
-        right: &|i| (1..9).contains(&i),
+        right: &|i| (1..last).contains(&i),
         drop: &drop,
         holds: "the Markdown and JSON reports",
     };
@@ -504,8 +505,10 @@ fn by_segment(out: &mut String, r: &CompareReport) {
 }
 
 /// Columns left out of the segment table, in this order, until it fits
-/// (docs/contract.md §9.9); segment, ΔMRR, its interval and the newly failed stay.
-fn segment_drop(k: u32) -> [String; 6] {
+/// (docs/contract.md §9.9), the named measures' last; segment, ΔMRR, its interval
+/// and the newly failed stay.
+fn segment_drop(r: &CompareReport) -> Vec<String> {
+    let k = r.k;
     [
         "d_z".into(),
         format!("ΔnDCG@{k}"),
@@ -514,6 +517,13 @@ fn segment_drop(k: u32) -> [String; 6] {
         format!("MRR@{k}"),
         "queries".into(),
     ]
+    .into_iter()
+    .chain(
+        super::segment_named(r)
+            .into_iter()
+            .map(|m| format!("Δ{}", m.name())),
+    )
+    .collect()
 }
 
 /// One line per non-inferiority test.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::cli::{RecordArgs, TopicField};
 use crate::load::policy::{Located, PolicyFile};
-use crate::load::policy_record::{Pair, RecordKeys, origin};
+use crate::load::policy_record::{MAX_RPS, MAX_RPS_RANGE, Pair, RecordKeys, origin};
 use crate::record::command::Program;
 use crate::record::http;
 use crate::record::questions;
@@ -39,6 +39,8 @@ pub struct Record {
     pub append_repeat: Option<PathBuf>,
     pub out: PathBuf,
     pub depth: u32,
+    /// `--depth` when given: under `--append-repeat` it must be the run's own.
+    pub depth_flag: Option<u32>,
     pub filters: BTreeMap<String, String>,
     /// Where the filters were given (`--filter`, or the file's key), when they were.
     pub filters_from: Option<String>,
@@ -50,6 +52,8 @@ pub struct Record {
     pub include_unlabelled: Option<PathBuf>,
     pub field: questions::TopicField,
     pub allow_errors: u32,
+    /// 1 under `--append-repeat`, which adds one repeat: the file's `repeats` describes
+    /// new recordings (docs/contract.md §4.8).
     pub repeats: u32,
     pub quiet: bool,
     /// The policy file that applied: an input no output may overwrite (§4.8).
@@ -118,6 +122,11 @@ impl Record {
                 _ => ResultsFormat::Jsonl,
             }
         });
+        // One more repeat under --append-repeat, whatever the file's `repeats`.
+        let repeats = match args.append_repeat {
+            Some(_) => 1,
+            None => either(args.repeats, &k.repeats).unwrap_or(1),
+        };
         diag.check()?;
         Ok(Self {
             gold: args
@@ -132,6 +141,7 @@ impl Record {
                 .or_else(|| policy.candidate.as_ref().map(|l| l.value.clone()))
                 .unwrap_or_else(|| PathBuf::from(crate::load::DEFAULT_CANDIDATE)),
             depth: either(args.depth, &k.depth).unwrap_or(DEPTH),
+            depth_flag: args.depth,
             filters,
             filters_from,
             results_format,
@@ -141,7 +151,7 @@ impl Record {
             include_unlabelled: either(args.include_unlabelled, &k.include_unlabelled),
             field,
             allow_errors: either(args.allow_errors, &k.allow_errors).unwrap_or(0),
-            repeats: either(args.repeats, &k.repeats).unwrap_or(1),
+            repeats,
             quiet: args.quiet,
             policy_file,
             compared: compared(policy),
@@ -231,13 +241,30 @@ fn via(args: &RecordArgs, file: &File, diag: &mut Diagnostics) -> Via {
                 .map(Path::to_path_buf);
             Via::Command(Program { argv, dir })
         }
-        (None, http) => Via::Http(Box::new(http_target(
-            args,
-            file,
-            &from,
-            http.unwrap_or_default(),
-            diag,
-        ))),
+        (None, http) => {
+            // The file's server keys go with its `http`, which --http replaces: its
+            // headers (a token meant for the team's server) are never sent to the
+            // flag's URL (docs/contract.md §4.8).
+            let server_keys_dropped = RecordKeys {
+                http_body: None,
+                ids: None,
+                scores: None,
+                header: None,
+                header_env: None,
+                ..k.clone()
+            };
+            let flag_file = File {
+                keys: &server_keys_dropped,
+                path: file.path,
+            };
+            let file = if args.http.is_some() {
+                &flag_file
+            } else {
+                file
+            };
+            let url = http.unwrap_or_default();
+            Via::Http(Box::new(http_target(args, file, &from, url, diag)))
+        }
     }
 }
 
@@ -307,14 +334,24 @@ fn http_target(
     let ids = pointer("--ids", args.ids.as_ref(), "ids", &k.ids);
     let scores = pointer("--scores", args.scores.as_ref(), "scores", &k.scores);
     if args.ids.is_none() && k.ids.is_none() {
+        // The file's `ids` goes with its `http`: with --http, the flag only.
+        let or_file = match args.http {
+            Some(_) => "",
+            None => " (or `ids` in ragdiff.toml's [record])",
+        };
         diag.usage(format!(
-            "{from} needs --ids POINTER (or `ids` in ragdiff.toml's [record]): where the doc ids are in an answer, e.g. /hits/hits/*/_id"
+            "{from} needs --ids POINTER{or_file}: where the doc ids are in an answer, e.g. /hits/hits/*/_id"
         ));
     }
     let headers = headers(args, file, diag);
     let max_rps = either(args.max_rps, &k.max_rps);
-    if max_rps.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
-        diag.usage("--max-rps: a number of requests a second above 0");
+    if let Some(r) = args.max_rps
+        && !MAX_RPS.contains(&r)
+    {
+        diag.usage(format!(
+            "--max-rps {}: not {MAX_RPS_RANGE}",
+            crate::text::shown_number(r)
+        ));
     }
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         diag.usage(format!(

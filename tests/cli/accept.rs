@@ -2,8 +2,8 @@
 //! index_version), and `ragdiff accept`.
 
 use crate::common::{
-    assert_code, assert_invalid, assert_line, compare_json, crate_dir, ragdiff_snapshot, run,
-    stderr, stdout,
+    DEMO_ALLOWED_JSON, assert_code, assert_invalid, assert_line, compare_json, crate_dir,
+    ragdiff_snapshot, run, stderr, stdout,
 };
 
 fn with_list(list: &str) -> std::process::Output {
@@ -13,17 +13,7 @@ fn with_list(list: &str) -> std::process::Output {
 
 #[test]
 fn an_entry_for_the_candidates_version_accepts() {
-    let r = compare_json(
-        crate_dir(),
-        &[
-            "compare",
-            "--format",
-            "json",
-            "--allow-failed-file",
-            "runs/accepted-failures.csv",
-        ],
-        0,
-    );
+    let r = compare_json(crate_dir(), &DEMO_ALLOWED_JSON, 0);
     assert_eq!(r.accepted.len(), 1);
     assert_eq!(r.accepted[0].index_version.as_deref(), Some("2.4.0"));
     assert_eq!(r.accepted[0].accepted_at.as_deref(), Some("2026-12-01"));

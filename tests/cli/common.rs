@@ -775,6 +775,9 @@ pub struct GateJson {
 #[serde(deny_unknown_fields)]
 pub struct UnseenDropJson {
     pub metric: String,
+    /// A named measure's entry in a segment only (docs/contract.md §7.3).
+    #[serde(default)]
+    pub segment: Option<String>,
     pub drop: f64,
     pub mde: f64,
     pub mde_alpha: f64,
@@ -1068,6 +1071,10 @@ pub struct SegmentMeansJson {
     pub precision: SegmentMeanJson,
     pub ap: SegmentMeanJson,
     pub judged: SegmentMeanJson,
+    /// The named measures per-segment rules name, present with such a rule only
+    /// (docs/contract.md §6.6).
+    #[serde(default)]
+    pub measures: Option<Named>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -1413,6 +1420,15 @@ pub const EVAL_CAND_JSON: [&str; 6] = [
     "cand.toml",
     "--format",
     "json",
+];
+
+/// `compare` of the demo with its allow-list, as JSON on stdout.
+pub const DEMO_ALLOWED_JSON: [&str; 5] = [
+    "compare",
+    "--format",
+    "json",
+    "--allow-failed-file",
+    "runs/accepted-failures.csv",
 ];
 
 /// `base` followed by `extra`: a test's fixed arguments and the ones it adds.

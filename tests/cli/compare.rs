@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use rstest::rstest;
 
 use crate::common::{
-    Bump, COMPARE_CASE_JSON, CompareJson, FailureKind, Status, assert_close, assert_code,
-    assert_invalid, assert_line, compare_json, crate_dir, fixture, ragdiff_snapshot, reference_dir,
-    render, run, slug, stderr, stdout, with,
+    Bump, COMPARE_CASE_JSON, CompareJson, DEMO_ALLOWED_JSON, FailureKind, Status, assert_close,
+    assert_code, assert_invalid, assert_line, compare_json, crate_dir, fixture, ragdiff_snapshot,
+    reference_dir, render, run, slug, stderr, stdout, with,
 };
 
 const REFUSED: &str = "error: refusing to compare: the runs are not comparable";
@@ -868,17 +868,7 @@ fn allow_failed_accepts_the_newly_failed_query() {
 
 #[test]
 fn allow_failed_file_accepts_with_its_reason() {
-    let r = compare_json(
-        crate_dir(),
-        &[
-            "compare",
-            "--format",
-            "json",
-            "--allow-failed-file",
-            "runs/accepted-failures.csv",
-        ],
-        0,
-    );
+    let r = compare_json(crate_dir(), &DEMO_ALLOWED_JSON, 0);
     assert!(r.gate.passed, "{:?}", r.gate.reasons);
     assert_eq!(r.accepted.len(), 1);
     assert_eq!(r.accepted[0].id, "Q-21");

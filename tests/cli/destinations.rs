@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use crate::common::{
-    COMPARE_CASE, assert_code, assert_line, demo_copy, fixture, run, stderr, temp_copy, with,
+    COMPARE_CASE, assert_code, assert_invalid, assert_line, demo_copy, fixture, run, stderr,
+    temp_copy, with,
 };
 
 fn bytes(path: &Path) -> Vec<u8> {
@@ -26,6 +27,27 @@ fn an_export_over_the_gold_tags_file_is_refused() {
         "--export-json tags.csv would overwrite the input tags.csv; write the report elsewhere",
     );
     assert_eq!(bytes(&dir.path().join("tags.csv")), before);
+}
+
+/// The latency side file a run manifest names (docs/contract.md §6.9) is an input
+/// too: it was overwritten by an export.
+#[test]
+fn an_export_over_a_latency_side_file_is_refused() {
+    let dir = demo_copy();
+    let runs = dir.path().join("runs");
+    let manifest = std::fs::read_to_string(runs.join("candidate.toml")).expect("the candidate");
+    let manifest = manifest.replacen("[filters]", "latency = \"latency.csv\"\n[filters]", 1);
+    std::fs::write(runs.join("candidate.toml"), manifest).expect("the candidate");
+    std::fs::write(runs.join("latency.csv"), "id,latency_ms\nQ-17,3\n").expect("latency");
+    let before = bytes(&runs.join("latency.csv"));
+    let out = run(dir.path(), &["compare", "--export-csv", "runs/latency.csv"]);
+    assert_invalid(
+        &out,
+        &[
+            "--export-csv runs/latency.csv would overwrite the input runs/latency.csv; write the report elsewhere",
+        ],
+    );
+    assert_eq!(bytes(&runs.join("latency.csv")), before);
 }
 
 /// (Held before: an export is never a symlink.)

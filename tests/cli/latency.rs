@@ -4,7 +4,17 @@
 //! expected.json), and `--max-latency-increase`, judged only between runs recorded
 //! with the same concurrency on the same host.
 
-use crate::common::{assert_code, fixture, run, stderr, stdout};
+use crate::common::{assert_code, fixture, run, stderr, stdout, with};
+
+/// `compare base.toml cand.toml` of a fixture folder, without its policy file.
+const NO_CONFIG_CASE: [&str; 6] = [
+    "compare",
+    "--gold",
+    "gold.toml",
+    "--no-config",
+    "base.toml",
+    "cand.toml",
+];
 
 fn compare(candidate: &str, extra: &[&str]) -> std::process::Output {
     compare_with("base.toml", candidate, extra)
@@ -46,16 +56,7 @@ fn percentiles_equal_numpys_from_a_field_a_column_and_a_side_file() {
     let want = e["candidate"]["p95"].as_f64().unwrap() - e["baseline"]["p95"].as_f64().unwrap();
     assert!((d - want).abs() < 1e-9, "{d} {want}");
     // The typed report (every key known) reads it too.
-    let args = [
-        "compare",
-        "--gold",
-        "gold.toml",
-        "--no-config",
-        "base.toml",
-        "cand.toml",
-        "--format",
-        "json",
-    ];
+    let args = with(&NO_CONFIG_CASE, &["--format", "json"]);
     let typed = crate::common::compare_json(fixture("latency"), &args, 0);
     assert_eq!(typed.latency.as_ref(), Some(l));
     // TREC results with the manifest's side file: the same latencies.
@@ -162,16 +163,7 @@ fn latency_recorded_otherwise_is_shown_with_a_warning_and_not_gated() {
     // Neither side has latency: the limit says it is not applied.
     let out = run(
         fixture("compare"),
-        &[
-            "compare",
-            "--gold",
-            "gold.toml",
-            "--no-config",
-            "base.toml",
-            "cand.toml",
-            "--max-latency-increase",
-            "p95=20%",
-        ],
+        &with(&NO_CONFIG_CASE, &["--max-latency-increase", "p95=20%"]),
     );
     assert_code(&out, 0);
     assert!(

@@ -49,6 +49,7 @@ mod regression;
 mod report;
 mod risk;
 mod scale;
+mod segment_measures;
 mod segments;
 mod snapshots_all;
 mod special_files;

@@ -52,21 +52,18 @@ fn per_query(json: &Value) -> BTreeMap<String, BTreeMap<String, f64>> {
 
 #[test]
 fn named_measures_equal_the_built_in_metrics_they_name() {
-    let json = eval_measures(
-        crate_dir(),
-        &["eval", "runs/candidate.toml"],
-        &[
-            "RR@3",
-            "R@3",
-            "Success@3",
-            "P@3",
-            "nDCG@3",
-            "AP",
-            "Judged@3",
-            "RPrec",
-            "Rprec",
-        ],
-    );
+    let asked = [
+        "RR@3",
+        "R@3",
+        "Success@3",
+        "P@3",
+        "nDCG@3",
+        "AP",
+        "Judged@3",
+        "RPrec",
+        "Rprec",
+    ];
+    let json = eval_measures(crate_dir(), &["eval", "runs/candidate.toml"], &asked);
     assert_eq!(json["k"], 3);
     let names: Vec<&String> = json["means"]["measures"]
         .as_object()
@@ -74,19 +71,8 @@ fn named_measures_equal_the_built_in_metrics_they_name() {
         .keys()
         .collect();
     // RPrec and Rprec are one measure, printed as ir_measures prints it
-    assert_eq!(
-        names,
-        [
-            "RR@3",
-            "R@3",
-            "Success@3",
-            "P@3",
-            "nDCG@3",
-            "AP",
-            "Judged@3",
-            "Rprec"
-        ]
-    );
+    let printed: Vec<&str> = asked.into_iter().filter(|n| *n != "RPrec").collect();
+    assert_eq!(names, printed);
     for row in json["per_query"].as_array().unwrap() {
         let m = &row["measures"];
         for (named, builtin) in [

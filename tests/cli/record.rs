@@ -1052,21 +1052,29 @@ fn bad_http_flags_are_usage_errors() {
             ],
             "--http-body body.json: not JSON once its placeholders are filled in; put {question} and {id} inside strings",
         ),
-        (
-            vec![
-                "--http",
-                "http://127.0.0.1:9/",
-                "--ids",
-                "/a",
-                "--max-rps",
-                "0",
-            ],
-            "--max-rps: a number of requests a second above 0",
-        ),
     ] {
         let out = record(dir.path(), &args);
         assert_code(&out, 2);
         assert!(stderr(&out).contains(message), "{}", stderr(&out));
+    }
+    // The pace is 1/RPS seconds: 1e-300 once panicked, 1e-18 waited for ever.
+    for (rps, shown) in [
+        ("0", "0"),
+        ("1e-300", "1e-300"),
+        ("1e-18", "0.000000000000000001"),
+        ("2e6", "2000000"),
+    ] {
+        let url = "http://127.0.0.1:9/";
+        let out = record(
+            dir.path(),
+            &["--http", url, "--ids", "/a", "--max-rps", rps],
+        );
+        common::assert_invalid(
+            out,
+            &[format!(
+                "--max-rps {shown}: not a number of requests a second from 0.001 to 1000000"
+            )],
+        );
     }
 }
 
@@ -1513,4 +1521,15 @@ fn append_repeat_adds_one_results_file_to_an_existing_run() {
         "{}",
         stderr(&other)
     );
+    // Another depth is a usage error too (it was ignored); the run's own is fine.
+    let other = append(&["--command", &fake("good"), "--depth", "5"]);
+    common::assert_invalid(
+        &other,
+        &[
+            "--depth 5: runs/candidate.toml records depth 2; --append-repeat adds a repeat at the run's own depth (leave --depth out)",
+        ],
+    );
+    assert_eq!(read(dir.path(), "runs/candidate.toml"), before);
+    let same = append(&["--command", &fake("good"), "--depth", "2"]);
+    assert_code(&same, 0);
 }

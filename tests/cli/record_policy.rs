@@ -166,7 +166,20 @@ fn each_broken_record_key_names_its_line() {
         ),
         (
             "max_rps = 0",
-            "ragdiff.toml:2: `max_rps`: 0 is not a number of requests a second above 0".into(),
+            "ragdiff.toml:2: `max_rps`: 0 is not a number of requests a second from 0.001 to 1000000".into(),
+        ),
+        // 1/RPS seconds between requests: a panic's Duration, or a wait of ages.
+        (
+            "max_rps = 1e-300",
+            "ragdiff.toml:2: `max_rps`: 1e-300 is not a number of requests a second from 0.001 to 1000000".into(),
+        ),
+        (
+            "max_rps = 0.0009",
+            "ragdiff.toml:2: `max_rps`: 0.0009 is not a number of requests a second from 0.001 to 1000000".into(),
+        ),
+        (
+            "max_rps = 1e7",
+            "ragdiff.toml:2: `max_rps`: 10000000 is not a number of requests a second from 0.001 to 1000000".into(),
         ),
         (
             "results_format = \"parquet\"",
@@ -270,10 +283,13 @@ fn a_credential_in_the_file_is_refused_without_showing_it() {
         let out = record(dir.path(), &[]);
         assert_code(&out, 2);
         let expected = format!(
-            "ragdiff.toml:4: `header` `{name}` looks like a credential, which a committed file would publish (its value is not shown); take it from the environment: header_env = {{ \"{name}\" = \"VAR\" }}"
+            "ragdiff.toml:4: `header` `{name}` in [record] looks like a credential, which a committed file would publish (its value is not shown; every command that reads the file refuses it, compare too); take it from the environment: header_env = {{ \"{name}\" = \"VAR\" }}"
         );
         assert!(stderr(&out).contains(&expected), "{}", stderr(&out));
         assert!(!stderr(&out).contains("s3cret"), "{}", stderr(&out));
+        // The gate applies nothing of [record] but refuses a credential in it: a
+        // committed secret is a leak whichever command reads the file (§8.6).
+        common::assert_invalid(common::run(dir.path(), &["compare"]), &[&expected]);
     }
 }
 
@@ -536,4 +552,112 @@ fn no_output_overwrites_the_policy_or_a_compared_run() {
         record(dir.path(), &["--retriever-log", "runs/candidate.toml"]),
         &["--out and --retriever-log both write runs/candidate.toml; give each its own file"],
     );
+}
+
+/// `record --gold gold.toml --append-repeat runs/candidate.toml EXTRA…`.
+fn append(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["record", "--gold", "gold.toml"];
+    args.extend_from_slice(&["--append-repeat", "runs/candidate.toml"]);
+    args.extend_from_slice(extra);
+    common::run(dir, &args)
+}
+
+/// --append-repeat adds one repeat: the file's `repeats` asks no more passes, its
+/// `depth` gives way to the run's, and a `--depth` other than the run's is exit 2
+/// (docs/contract.md §4.8).
+#[test]
+fn append_repeat_asks_once_at_the_runs_depth() {
+    let dir = workspace();
+    let asked = |dir: &Path| {
+        read(dir, "runs/r.log")
+            .lines()
+            .filter(|l| l.starts_with("asked "))
+            .count()
+    };
+    fake_policy(
+        dir.path(),
+        "good",
+        "depth = 2\nrepeats = 3\nretriever_log = \"runs/r.log\"\n",
+    );
+    assert_code(&record(dir.path(), &[]), 0);
+    // Four gold questions, three passes.
+    assert_eq!(asked(dir.path()), 12);
+    fake_policy(
+        dir.path(),
+        "good",
+        "depth = 1\nrepeats = 3\nretriever_log = \"runs/r.log\"\n",
+    );
+    assert_code(&append(dir.path(), &[]), 0);
+    assert_eq!(asked(dir.path()), 4, "one pass, not the file's three");
+    let rows = jsonl_rows(dir.path(), "runs/candidate-4.jsonl");
+    assert_eq!(
+        rows[0]["retrieved_doc_ids"],
+        serde_json::json!(["D-Q-1", "D-0"])
+    );
+    assert!(!dir.path().join("runs/candidate-5.jsonl").exists());
+    let doc = manifest(dir.path(), "runs/candidate.toml");
+    assert_eq!(doc["depth"].as_integer(), Some(2));
+    // The run's own depth on the command line is no conflict; another is.
+    assert_code(&append(dir.path(), &["--depth", "2"]), 0);
+    let before = read(dir.path(), "runs/candidate.toml");
+    common::assert_invalid(
+        append(dir.path(), &["--depth", "5"]),
+        &[
+            "--depth 5: runs/candidate.toml records depth 2; --append-repeat adds a repeat at the run's own depth (leave --depth out)",
+        ],
+    );
+    assert_eq!(read(dir.path(), "runs/candidate.toml"), before);
+    assert!(!dir.path().join("runs/candidate-6.jsonl").exists());
+}
+
+/// `--http` replaces the file's `http` and the keys that describe that server: its
+/// `header` and `header_env` (a token meant for the team's server), `ids`, `scores`
+/// and `http_body` are not sent to, or applied for, the flag's URL (docs/contract.md
+/// §4.8). The fault server in `auth` mode answers 401 without the token.
+#[test]
+fn an_http_flag_drops_the_files_headers() {
+    let dir = workspace();
+    let s = fault_server(dir.path(), "auth", "");
+    policy(
+        dir.path(),
+        "[record]\nhttp = \"http://127.0.0.1:9/team\"\nids = \"/hits/hits/*/_id\"\nheader = { \"X-Team\" = \"search\" }\nheader_env = { Authorization = \"RAGDIFF_TEST_TOKEN\" }\nhttp_body = \"missing.json\"\n",
+    );
+    let url = format!(
+        "http://127.0.0.1:{}/search?id={{id}}&q={{question}}&size={{depth}}",
+        s.port
+    );
+    let flags = ["record", "--gold", "gold.toml", "--index-version", "1.0.0"];
+    let run = |extra: &[&str]| {
+        common::ragdiff(dir.path())
+            .args(flags)
+            .args(["--http", url.as_str(), "--retries", "0"])
+            .args(extra)
+            .env("RAGDIFF_TEST_TOKEN", "Bearer s3cret")
+            .output()
+            .expect("runs")
+    };
+    // The file's ids are the team server's: the flag's URL needs its own.
+    common::assert_invalid(
+        run(&[]),
+        &["--http needs --ids POINTER: where the doc ids are in an answer, e.g. /hits/hits/*/_id"],
+    );
+    // Not sent: the server refuses every query (and `missing.json` is not read).
+    let out = run(&["--ids", "/hits/hits/*/_id"]);
+    assert_code(&out, 4);
+    assert!(
+        stderr(&out)
+            .contains("4 queries errored: Q-1 (HTTP 401 (error.type security_exception)), Q-2"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("s3cret"), "{}", stderr(&out));
+    // A header given on the command line is sent.
+    let out = run(&[
+        "--ids",
+        "/hits/hits/*/_id",
+        "--header-env",
+        "Authorization=RAGDIFF_TEST_TOKEN",
+    ]);
+    assert_code(&out, 0);
+    assert_private(dir.path(), &out);
 }

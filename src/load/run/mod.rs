@@ -146,11 +146,11 @@ impl<'a> RunReader<'a> {
     pub fn read(&self, source: Source) -> ReadOutcome {
         let Source { meta, bytes } = source;
         let display = meta.results.display().to_string();
-        let extra = (self.extra_ok, self.keep);
         let outcome = match bytes {
             Some(bytes) => {
                 let open = || -> Result<Box<dyn Read + '_>, ProblemKind> { Ok(Box::new(bytes)) };
-                read_from(meta, &display, &open, self.gold, extra, &|_| {})
+                // bytes in memory: no progress to show
+                read_from(meta, &display, &open, self.progress(&|_| {}))
             }
             None => {
                 let path = meta.results.clone();
@@ -158,7 +158,7 @@ impl<'a> RunReader<'a> {
                     crate::load::fs::open_regular(&path, "run results", &display)
                         .map(|f| Box::new(f) as Box<dyn Read>)
                 };
-                read_from(meta, &display, &open, self.gold, extra, self.progress)
+                read_from(meta, &display, &open, *self)
             }
         };
         // Every list is offered: a query the other side waits for never comes.
@@ -175,10 +175,9 @@ fn read_from<'s>(
     meta: RunMeta,
     display: &str,
     source: &dyn Fn() -> Result<Box<dyn Read + 's>, ProblemKind>,
-    gold: &GoldSet,
-    (extra_ok, keep): (&[&str], Keep),
-    progress: Progress,
+    reader: RunReader,
 ) -> ReadOutcome {
+    let (gold, progress) = (reader.gold, reader.progress);
     let mut diag = Diagnostics::default();
     let open = |diag: &mut Diagnostics| match source() {
         Ok(r) => Some(r),
@@ -199,7 +198,7 @@ fn read_from<'s>(
     let list_hint = meet::list_hint(meta.format);
     let collector = || {
         let mut c = Collector::new(gold, display, depth, gold.stand_in);
-        c.keep = keep;
+        c.keep = reader.keep;
         c.cut = cut;
         c.meet.list_hint = list_hint;
         c
@@ -236,7 +235,7 @@ fn read_from<'s>(
             let version = csv::read_csv(
                 Guard::csv(input),
                 display,
-                extra_ok,
+                reader.extra_ok,
                 &mut c,
                 &mut diag,
                 progress,

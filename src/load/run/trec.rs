@@ -238,7 +238,7 @@ fn parse_trec_line<'t>(
     }
     let (qid, doc) = (f[0], f[2]);
     let same = qid == current;
-    if !ids_ok(qid, doc, same, (display, line_no), diag) {
+    if !ids_ok(qid, doc, same, display, line_no, diag) {
         return None;
     }
     let score = match parse_score(f[4]) {
@@ -279,9 +279,16 @@ fn parse_trec_line<'t>(
 }
 
 /// Whether a run line's ids are usable (the query id only when not `known`); a
-/// problem at `(file, line)` when not.
+/// problem at `file`'s `line` when not.
 #[inline]
-fn ids_ok(qid: &str, doc: &str, known: bool, at: (&str, u64), diag: &mut Diagnostics) -> bool {
+fn ids_ok(
+    qid: &str,
+    doc: &str,
+    known: bool,
+    file: &str,
+    line: u64,
+    diag: &mut Diagnostics,
+) -> bool {
     let problem = if !known && let Some(reason) = id_problem(qid) {
         Some(("query", reason))
     } else {
@@ -291,7 +298,7 @@ fn ids_ok(qid: &str, doc: &str, known: bool, at: (&str, u64), diag: &mut Diagnos
         return true;
     };
     let context = String::new();
-    let at = Location::line(at.0, at.1);
+    let at = Location::line(file, line);
     diag.problem(
         at,
         ProblemKind::InvalidId {
