@@ -176,7 +176,7 @@ pub(crate) enum Test<'a> {
 /// The tested metric a measure is at the gold's k, if it is one (`RR@k`, `R@k`,
 /// `Success@k`, `nDCG@k`): its values per query are that metric's, so its test is
 /// that metric's test, the draws and extra draws included (docs/contract.md §5.4).
-fn tested_at_k(m: Measure, k: u32) -> Option<crate::model::Metric> {
+pub fn tested_at_k(m: Measure, k: u32) -> Option<crate::model::Metric> {
     match m.builtin() {
         Some((metric, Some(c))) if c == k && crate::compare::TESTED.contains(&metric) => {
             Some(metric)

@@ -819,14 +819,25 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 9]> {
     rows
 }
 
-/// The means table's rows of the named measures (`--measure`, docs/contract.md
-/// §5.4): interval and p; the adjusted p and MDE only of those a gate rule names
-/// (they join the overall family, §7.1).
-pub fn named_mean_rows(r: &CompareReport) -> Vec<[String; 9]> {
+/// The named measures with a row of their own in the means table (table, Markdown,
+/// HTML; docs/contract.md §5.4), in the order given: all but one of the tested
+/// metrics at the gold's k (`RR@k`, `R@k`, `Success@k`, `nDCG@k`), whose means and
+/// test are that metric's row's, shown once there. JSON keeps every one.
+pub fn named_rows(
+    r: &CompareReport,
+) -> impl Iterator<Item = &(crate::metrics::named::Measure, MeanDelta)> {
     r.means
         .measures
         .0
         .iter()
+        .filter(|(m, _)| crate::compare::measures::tested_at_k(*m, r.k).is_none())
+}
+
+/// The means table's rows of the named measures ([`named_rows`]): interval and p;
+/// the adjusted p and MDE only of those a gate rule names (they join the overall
+/// family, §7.1).
+pub fn named_mean_rows(r: &CompareReport) -> Vec<[String; 9]> {
+    named_rows(r)
         .map(|(m, md)| {
             let mut row: [String; 9] = Default::default();
             row[0] = m.name();
