@@ -444,3 +444,39 @@ fn named_rules_grow_the_family_the_tested_metrics_draws_look_at() {
         ]
     );
 }
+
+/// A named measure whose Monte Carlo p drew extra sign flips gets the note the tested
+/// metrics get, by its ir_measures name, overall and per segment (docs/contract.md
+/// §7); one that is a tested metric at k (`RR@3`) has that metric's p and note.
+#[test]
+fn a_named_measure_that_drew_more_sign_flips_gets_the_note_by_its_name() {
+    let case = moved_case();
+    let notes = |extra: &[&str]| -> Vec<String> {
+        let out = case.compare(&[&["--format", "json"][..], extra].concat());
+        assert_code(&out, 0);
+        json(&out)["notes"]
+            .as_array()
+            .expect("notes")
+            .iter()
+            .map(|n| n.as_str().expect("text").to_string())
+            .filter(|n| n.contains("sign flips"))
+            .collect()
+    };
+    let drew = |label: &str, tag: &str| {
+        format!(
+            "the {label} p{tag} drew 20000 sign flips: its first estimate's 99% interval held a threshold of the gate"
+        )
+    };
+    let rule = ["--measure", "RR@3", "--max-drop", "nDCG@5=1"];
+    assert_eq!(
+        notes(&rule),
+        [drew("MRR@3", ""), drew("nDCG@3", ""), drew("nDCG@5", "")]
+    );
+    let seg = " in segment all";
+    assert_eq!(
+        notes(&["--max-drop-per-segment", "nDCG@5=1"]),
+        [drew("MRR@3", seg), drew("nDCG@3", seg), drew("nDCG@5", seg)]
+    );
+    // in no family: one threshold (0.05), far from its p; no extra draws, no note
+    assert_eq!(notes(&["--measure", "nDCG@5"]), Vec::<String>::new());
+}
