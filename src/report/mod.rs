@@ -1341,18 +1341,13 @@ pub fn mde_cell(mde: Option<Option<f64>>) -> String {
 /// failed` (§6.6).
 pub fn segment_header(r: &CompareReport) -> Vec<String> {
     let k = r.k;
-    let correction = r
-        .segments
-        .iter()
-        .find_map(|s| s.means.rr.correction)
-        .unwrap_or_default();
     [
         "segment".into(),
         "queries".into(),
         format!("MRR@{k}"),
         "ΔMRR".into(),
         "95% CI of ΔMRR".into(),
-        format!("p ({})", correction.label()),
+        segment_p_header(r),
         "d_z".into(),
         format!("ΔRecall@{k}"),
         format!("ΔnDCG@{k}"),
@@ -1365,6 +1360,17 @@ pub fn segment_header(r: &CompareReport) -> Vec<String> {
     )
     .chain(["newly failed".into()])
     .collect()
+}
+
+/// The segment table's adjusted-p column, named by the segment family's correction:
+/// `p (Holm)` or `p (BH)` (docs/contract.md §7.1).
+pub fn segment_p_header(r: &CompareReport) -> String {
+    let correction = r
+        .segments
+        .iter()
+        .find_map(|s| s.means.rr.correction)
+        .unwrap_or_default();
+    format!("p ({})", correction.label())
 }
 
 /// The named measures the segments carry (those per-segment rules name; every
