@@ -40,7 +40,7 @@ pub enum Format {
     LabelQueue,
 }
 
-pub const SCHEMA_VERSION: &str = "2.1.0";
+pub const SCHEMA_VERSION: &str = "2.2.0";
 
 /// The gold set as every report shows it (docs/contract.md §9.2).
 #[derive(Debug, Clone, Serialize)]
