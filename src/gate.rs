@@ -15,8 +15,28 @@ pub const ALPHA: f64 = 0.05;
 
 pub use crate::model::threshold::Target;
 
-/// A gate rule: what it reads and its value (a drop or a margin).
-pub type Rule = (Target, f64);
+pub use crate::model::threshold::Origin;
+use crate::model::threshold::RuleFlag;
+
+/// A gate rule: what it reads, its value (a drop or a margin) and where it was
+/// given (a flag, or an entry of the policy file's `[gate]` table).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    pub target: Target,
+    pub value: f64,
+    pub origin: Origin,
+}
+
+impl Rule {
+    /// A flag's rule.
+    pub fn flag(target: Target, value: f64) -> Self {
+        Self {
+            target,
+            value,
+            origin: Origin::Flag,
+        }
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
@@ -167,16 +187,19 @@ impl Policy {
     /// The rules at the gold's k (docs/contract.md §5.4): a name of one of today's
     /// metrics at k is that metric's rule; of two rules of one kind on one measure
     /// the later applies (a flag's over the file's, the last flag given). Refused,
-    /// every one listed: a non-inferiority rule on P or AP at k (no interval).
+    /// every one listed: a non-inferiority rule on P or AP at k (no interval), and
+    /// two entries of one `[gate]` table that are one measure at k (a table has no
+    /// order to settle them).
     pub fn at_k(&self, k: u32) -> Result<Policy, Vec<String>> {
+        use crate::model::threshold as t;
         let mut problems = Vec::new();
-        let mut at = |kind: RuleKind, rules: &[Rule]| resolved(kind, rules, k, &mut problems);
+        let mut at = |kind: &RuleFlag, rules: &[Rule]| resolved(kind, rules, k, &mut problems);
         let policy = Policy {
-            max_drop: at(RuleKind::MAX_DROP, &self.max_drop),
-            non_inferior: at(RuleKind::NON_INFERIOR, &self.non_inferior),
-            max_drop_per_segment: at(RuleKind::MAX_DROP_PER_SEGMENT, &self.max_drop_per_segment),
+            max_drop: at(&t::MAX_DROP, &self.max_drop),
+            non_inferior: at(&t::NON_INFERIOR, &self.non_inferior),
+            max_drop_per_segment: at(&t::MAX_DROP_PER_SEGMENT, &self.max_drop_per_segment),
             non_inferior_per_segment: at(
-                RuleKind::NON_INFERIOR_PER_SEGMENT,
+                &t::NON_INFERIOR_PER_SEGMENT,
                 &self.non_inferior_per_segment,
             ),
             ..self.clone()
@@ -219,8 +242,8 @@ impl Policy {
 /// The named measures `rules` read, each once, in their order.
 fn named_in<'a>(rules: impl Iterator<Item = &'a Rule>) -> Vec<Measure> {
     let mut out: Vec<Measure> = Vec::new();
-    for (t, _) in rules {
-        if let Some(m) = t.named()
+    for rule in rules {
+        if let Some(m) = rule.target.named()
             && !out.contains(&m)
         {
             out.push(m);
@@ -229,54 +252,59 @@ fn named_in<'a>(rules: impl Iterator<Item = &'a Rule>) -> Vec<Measure> {
     out
 }
 
-/// A kind of gate rule, as [`Policy::at_k`] checks it.
-#[derive(Clone, Copy)]
-struct RuleKind {
-    flag: &'static str,
-    /// Only metrics with an interval: today's RR, Recall, Hit, nDCG, or a named measure.
-    tested_only: bool,
-}
-
-impl RuleKind {
-    const MAX_DROP: Self = Self {
-        flag: "--max-drop",
-        tested_only: false,
-    };
-    const NON_INFERIOR: Self = Self {
-        flag: "--non-inferior",
-        tested_only: true,
-    };
-    const MAX_DROP_PER_SEGMENT: Self = Self {
-        flag: "--max-drop-per-segment",
-        tested_only: false,
-    };
-    const NON_INFERIOR_PER_SEGMENT: Self = Self {
-        flag: "--non-inferior-per-segment",
-        tested_only: true,
-    };
-}
-
 /// `rules` at k, each measure once (the later rule of two on one measure applies);
-/// the rules `kind` cannot take are problems.
-fn resolved(kind: RuleKind, rules: &[Rule], k: u32, problems: &mut Vec<String>) -> Vec<Rule> {
-    let flag = kind.flag;
+/// the rules `kind` cannot take, and two entries of one table on one measure, are
+/// problems.
+fn resolved(kind: &RuleFlag, rules: &[Rule], k: u32, problems: &mut Vec<String>) -> Vec<Rule> {
     let mut at: Vec<Rule> = Vec::with_capacity(rules.len());
-    for &(given, v) in rules {
-        let t = given.at_k(k);
-        match t {
-            Target::Metric(m) if kind.tested_only && !TESTED.contains(&m) => {
-                problems.push(format!(
-                    "{flag}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)",
-                    given.named().map_or_else(|| m.key().to_string(), |n| n.name())
-                ));
-            }
-            _ => at.push((t, v)),
+    for rule in rules {
+        let target = rule.target.at_k(k);
+        let shown = |r: &Rule| match &r.origin {
+            Origin::File { name, .. } => crate::text::cut_to(&crate::text::shown(name), 80),
+            Origin::Flag => r.target.named().map_or_else(
+                || {
+                    target
+                        .metric()
+                        .map_or_else(String::new, |m| m.key().to_string())
+                },
+                |n| n.name(),
+            ),
+        };
+        if let Target::Metric(m) = target
+            && kind.tested_only
+            && !TESTED.contains(&m)
+        {
+            problems.push(format!(
+                "{}: metric `{}` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)",
+                rule.origin.prefix(kind),
+                shown(rule)
+            ));
+            continue;
         }
+        let same_table = at.iter().find(|r| {
+            r.target == target
+                && matches!(r.origin, Origin::File { .. })
+                && matches!(rule.origin, Origin::File { .. })
+        });
+        if let Some(first) = same_table {
+            problems.push(format!(
+                "{}: `{}` and `{}` are one measure at the gold's k ({k}), {}: keep one (a table's entries have no order to settle which applies)",
+                rule.origin.prefix(kind),
+                shown(first),
+                shown(rule),
+                target.label(k)
+            ));
+            continue;
+        }
+        at.push(Rule {
+            target,
+            ..rule.clone()
+        });
     }
     at.iter()
         .enumerate()
-        .filter(|(i, (t, _))| !at[i + 1..].iter().any(|(later, _)| later == t))
-        .map(|(_, r)| *r)
+        .filter(|(i, r)| !at[i + 1..].iter().any(|later| later.target == r.target))
+        .map(|(_, r)| r.clone())
         .collect()
 }
 
@@ -524,8 +552,8 @@ impl Place<'_> {
         let margin = self
             .margins
             .iter()
-            .find(|(t, _)| *t == of)
-            .map(|&(_, margin)| margin);
+            .find(|r| r.target == of)
+            .map(|r| r.value);
         let judged = judged || self.fail_on_significant_drop;
         let drop = margin.or(judged.then_some(UNSEEN_DROP))?;
         let (mde, mde_alpha) = (m.mde.flatten()?, m.mde_alpha?);
@@ -1050,7 +1078,12 @@ fn mean_of(cmp: &Comparison, t: Target) -> Option<&crate::compare::MeanDelta> {
 /// names, docs/contract.md §7.1).
 fn mean_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
     let mut causes = Vec::new();
-    for &(target, allowed) in &policy.max_drop {
+    for &Rule {
+        target,
+        value: allowed,
+        ..
+    } in &policy.max_drop
+    {
         let Some(m) = mean_of(cmp, target) else {
             continue;
         };
@@ -1204,14 +1237,19 @@ fn non_inferiority(policy: &Policy, cmp: &Comparison) -> Vec<NonInferiority> {
     let mut out: Vec<NonInferiority> = policy
         .non_inferior
         .iter()
-        .filter_map(|&(target, margin)| {
-            let m = (mean_of(cmp, target)?, cmp.rows.len(), overall);
-            test(target, margin, None, m)
+        .filter_map(|r| {
+            let m = (mean_of(cmp, r.target)?, cmp.rows.len(), overall);
+            test(r.target, r.value, None, m)
         })
         .collect();
     let segment_alpha = first_step_alpha(crate::compare::segments::segment_family_size(cmp));
     for s in cmp.segments.iter().filter(|s| !s.too_few) {
-        for &(target, margin) in &policy.non_inferior_per_segment {
+        for &Rule {
+            target,
+            value: margin,
+            ..
+        } in &policy.non_inferior_per_segment
+        {
             let Some(mean) = segment_mean_of(s, target) else {
                 continue;
             };
@@ -1249,7 +1287,12 @@ fn segment_causes(policy: &Policy, cmp: &Comparison, k: u32) -> Vec<Reason> {
     let tests = crate::compare::segments::segment_family_size(cmp);
     let mut causes = Vec::new();
     for s in cmp.segments.iter().filter(|s| !s.too_few) {
-        for &(target, allowed) in &policy.max_drop_per_segment {
+        for &Rule {
+            target,
+            value: allowed,
+            ..
+        } in &policy.max_drop_per_segment
+        {
             let Some(m) = segment_mean_of(s, target) else {
                 continue;
             };

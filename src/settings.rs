@@ -16,7 +16,7 @@ use crate::load;
 use crate::load::policy::{GateKeys, Located, PolicyFile, Rules};
 use crate::model::Side;
 use crate::model::measure::Measure;
-use crate::model::threshold::{GivenThreshold, short_metric};
+use crate::model::threshold::{self, GivenThreshold, Origin, RuleFlag, short_metric};
 use crate::report::Format;
 use crate::validate::{Diagnostics, InvalidInput};
 
@@ -457,6 +457,37 @@ pub struct Compare {
     pub titles: Option<PathBuf>,
 }
 
+/// One kind of rule: the file's entries (each with its file, line and name as
+/// written), then the flags' in the order given, a malformed flag's message kept
+/// for the list of every problem.
+fn rules_of(
+    given: &[GivenThreshold],
+    from_file: &Rules,
+    rule: &RuleFlag,
+    path: &Path,
+    diag: &mut Diagnostics,
+) -> Vec<Rule> {
+    let mut rules: Vec<Rule> = Vec::new();
+    if let Some(l) = from_file {
+        let at = format!("{}: `{}`", at_line(path, l.line), rule.key());
+        rules.extend(l.value.iter().map(|e| Rule {
+            target: e.threshold.target,
+            value: e.threshold.value,
+            origin: Origin::File {
+                at: at.clone(),
+                name: e.name.clone(),
+            },
+        }));
+    }
+    for g in given {
+        match &g.0 {
+            Ok(t) => rules.push(Rule::flag(t.target, t.value)),
+            Err(message) => diag.usage(message.clone()),
+        }
+    }
+    rules
+}
+
 /// The gate's policy from its flags over the policy file's `[gate]` (the allow-list
 /// comes later: it needs the gold; the rules are resolved at the gold's k). The
 /// file's rules come first and the flags' after: of two rules on one measure the
@@ -465,22 +496,11 @@ fn gate_policy(args: &CompareArgs, policy: &PolicyFile, diag: &mut Diagnostics) 
     let file = &policy.gate;
     // The file's rules, then the flags': parsed where they were read, a malformed
     // flag's message kept for this list of every problem.
-    let mut thresholds = |given: &[GivenThreshold], from_file: &Rules| {
-        let mut rules: Vec<Rule> = value(from_file)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|t| (t.target, t.value))
-            .collect();
-        for g in given {
-            match &g.0 {
-                Ok(t) => rules.push((t.target, t.value)),
-                Err(message) => diag.usage(message.clone()),
-            }
-        }
-        rules
+    let mut thresholds = |given: &[GivenThreshold], from_file: &Rules, rule: &RuleFlag| {
+        rules_of(given, from_file, rule, &policy.path, diag)
     };
     Policy {
-        max_drop: thresholds(&args.max_drop, &file.max_drop),
+        max_drop: thresholds(&args.max_drop, &file.max_drop, &threshold::MAX_DROP),
         allowed: crate::gate::AllowList::default(),
         fail_on_significant_drop: switch(
             args.fail_on_significant_drop,
@@ -488,12 +508,21 @@ fn gate_policy(args: &CompareArgs, policy: &PolicyFile, diag: &mut Diagnostics) 
             &file.fail_on_significant_drop,
         ),
         enforced: !args.no_gate,
-        non_inferior: thresholds(&args.non_inferior, &file.non_inferior),
+        non_inferior: thresholds(
+            &args.non_inferior,
+            &file.non_inferior,
+            &threshold::NON_INFERIOR,
+        ),
         non_inferior_per_segment: thresholds(
             &args.non_inferior_per_segment,
             &file.non_inferior_per_segment,
+            &threshold::NON_INFERIOR_PER_SEGMENT,
         ),
-        max_drop_per_segment: thresholds(&args.max_drop_per_segment, &file.max_drop_per_segment),
+        max_drop_per_segment: thresholds(
+            &args.max_drop_per_segment,
+            &file.max_drop_per_segment,
+            &threshold::MAX_DROP_PER_SEGMENT,
+        ),
         suspects: args.suspects.unwrap_or(match value(&file.suspects_warn) {
             Some(true) => Suspects::Warn,
             _ => Suspects::Fail,

@@ -241,7 +241,10 @@ proptest! {
         prop_assert!(g.passed, "{:?}", g.reasons);
         prop_assert!(g.reasons.is_empty() && accepted.is_empty() && warnings.is_empty());
         let strictest = Policy {
-            max_drop: Metric::ALL.iter().map(|m| (gate::Target::Metric(*m), 0.0)).collect(),
+            max_drop: Metric::ALL
+                .iter()
+                .map(|m| gate::Rule::flag(gate::Target::Metric(*m), 0.0))
+                .collect(),
             fail_on_significant_drop: true,
             ..enforced()
         };

@@ -49,7 +49,15 @@ pub enum Block {
 
 /// `{ METRIC = VALUE, … }` of a `[gate]` rule, in the file's order, each parsed as
 /// its flag's value is (docs/contract.md §5.4).
-pub type Rules = Option<Located<Vec<Threshold>>>;
+pub type Rules = Option<Located<Vec<Entry>>>;
+
+/// One entry of a `[gate]` rule table: its METRIC as written (for messages) and
+/// its threshold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub name: String,
+    pub threshold: Threshold,
+}
 
 /// `[gate]`: one key per gate flag; absent keys are `None` (the flag's default).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -473,7 +481,10 @@ impl Keys<'_> {
             let shown = crate::text::cut_to(&crate::text::shown(name), 80);
             match (rule.target(name), v) {
                 (Ok(target), Some(v)) if v.is_finite() && v >= 0.0 => {
-                    out.push(Threshold { target, value: v });
+                    out.push(Entry {
+                        name: name.to_string(),
+                        threshold: Threshold { target, value: v },
+                    });
                     continue;
                 }
                 (Err(BadName::Untested), _) => {
@@ -648,7 +659,11 @@ mod tests {
         let text = "[gate]\nmax_drop = { \"P(rel=2)@10\" = 0.02, NDCG = 0.1 }\nnon_inferior = { \"nDCG@20\" = 0 }\n";
         let mut diag = Diagnostics::default();
         let p = parse(Path::new("ragdiff.toml"), text.into(), &mut diag).expect("valid");
-        let rules = |r: &Rules| r.as_ref().map(|l| l.value.clone()).unwrap_or_default();
+        let rules = |r: &Rules| -> Vec<Threshold> {
+            r.iter()
+                .flat_map(|l| l.value.iter().map(|e| e.threshold))
+                .collect()
+        };
         let flags = |flag: &RuleFlag, given: &[&str]| -> Vec<Threshold> {
             given.iter().map(|g| flag.parse(g).expect(g)).collect()
         };
@@ -721,7 +736,9 @@ mod tests {
         assert_eq!(gold.line, Some(2));
         let g = &p.gate;
         assert_eq!(
-            g.max_drop.as_ref().map(|l| l.value.clone()),
+            g.max_drop
+                .as_ref()
+                .map(|l| l.value.iter().map(|e| e.threshold).collect::<Vec<_>>()),
             Some(vec![
                 Threshold {
                     target: Target::Metric(Metric::Ndcg),

@@ -299,7 +299,7 @@ impl Settings {
     /// `P(rel = 2)@10` is `P(rel=2)@10`).
     fn metrics(&mut self, key: &str, value: &policy::Rules) {
         self.place += 1;
-        for rule in value.iter().flat_map(|l| &l.value) {
+        for rule in value.iter().flat_map(|l| &l.value).map(|e| &e.threshold) {
             let (at, shown) = match rule.target {
                 Target::Metric(m) => (format!("0{}", m.index()), m.key().to_string()),
                 Target::Named(n) => (format!("1{n}"), n.name()),

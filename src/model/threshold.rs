@@ -65,6 +65,30 @@ pub struct Threshold {
     pub value: f64,
 }
 
+/// Where a gate rule was given: a flag, or an entry of a policy file's `[gate]`
+/// table, whose messages name the file, the table's line and the entry as written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    Flag,
+    File {
+        /// `ragdiff.toml:3: `max_drop``.
+        at: String,
+        /// The entry's METRIC as written (`NDCG`, `"nDCG@3"`).
+        name: String,
+    },
+}
+
+impl Origin {
+    /// What a message about the rule starts with: `--max-drop` or
+    /// `ragdiff.toml:3: `max_drop``.
+    pub fn prefix(&self, rule: &RuleFlag) -> String {
+        match self {
+            Origin::Flag => rule.flag.to_string(),
+            Origin::File { at, .. } => at.clone(),
+        }
+    }
+}
+
 /// What is wrong with a rule's METRIC.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BadName {

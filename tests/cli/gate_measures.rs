@@ -84,7 +84,7 @@ fn a_named_non_inferiority_test_is_judged_and_annotated_by_its_name() {
 }
 
 /// A name of today's metric at the gold's k is that metric's rule: of two rules on
-/// one measure the later applies, a flag's over the file's.
+/// one measure the later applies, a flag's over the file's, the last flag given.
 #[test]
 fn a_name_at_the_golds_k_and_its_short_name_are_one_rule() {
     let drop_reasons = |args: &[&str]| -> Vec<String> {
@@ -121,6 +121,58 @@ fn a_name_at_the_golds_k_and_its_short_name_are_one_rule() {
         drop_reasons(&[&config[..], &["--max-drop", "ndcg=0.5"]].concat()),
         ["mean nDCG@5 dropped by 0.2035, more than the allowed 0.15"]
     );
+}
+
+/// Two entries of one `[gate]` table that are one measure at the gold's k are
+/// refused at the table's line (a table has no order, so swapping them must not
+/// loosen the gate unseen); a file rule refused at k names its file and key, and a
+/// flag still replaces the file's rule on its measure.
+#[test]
+fn one_measure_twice_in_a_table_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let policy = dir.path().join("ragdiff.toml");
+    let shown = policy.display().to_string();
+    let compare = |text: &str, extra: &[&str]| {
+        std::fs::write(&policy, text).expect("written");
+        swapped(&[&["--config", policy.to_str().expect("utf-8")][..], extra].concat())
+    };
+    let one = |a: &str, b: &str, label: &str| {
+        format!(
+            "{shown}:2: `max_drop`: `{a}` and `{b}` are one measure at the gold's k (3), {label}: keep one (a table's entries have no order to settle which applies)"
+        )
+    };
+    for (table, first, second) in [
+        ("{ ndcg = 0.9, \"nDCG@3\" = 0.01 }", "ndcg", "nDCG@3"),
+        ("{ \"nDCG@3\" = 0.01, ndcg = 0.9 }", "nDCG@3", "ndcg"),
+    ] {
+        let out = compare(&format!("[gate]\nmax_drop = {table}\n"), &[]);
+        crate::common::assert_invalid(out, &[one(first, second, "nDCG@3")]);
+    }
+    let out = compare(
+        "[gate]\nmax_drop = { mrr = 0.1, RR = 0.2, \"RR@3\" = 0.3 }\nnon_inferior = { \"P@3\" = 0.1 }\n",
+        &[],
+    );
+    crate::common::assert_invalid(
+        out,
+        &[
+            one("mrr", "RR", "MRR@3"),
+            one("mrr", "RR@3", "MRR@3"),
+            format!(
+                "{shown}:3: `non_inferior`: metric `P@3` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)"
+            ),
+        ],
+    );
+    // a flag over one entry of the file is not two entries of one table
+    let out = compare(
+        "[gate]\nmax_drop = { \"nDCG@3\" = 0.0001 }\n",
+        &["--max-drop", "ndcg=0.5", "--format", "json"],
+    );
+    assert_code(&out, 1);
+    let means: Vec<String> = reasons(&json(&out))
+        .into_iter()
+        .filter(|r| r.starts_with("mean "))
+        .collect();
+    assert_eq!(means, Vec::<String>::new());
 }
 
 /// The overall family with named rules: the four tested metrics and the three named
