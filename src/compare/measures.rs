@@ -56,8 +56,7 @@ pub fn attach(
     runs: Side<&ObservedRun>,
     opts: &crate::compare::Options,
 ) {
-    let mut joined = opts.gated.to_vec();
-    joined.extend(opts.primary.named().filter(|m| !joined.contains(m)));
+    let joined = opts.joined();
     let mut measures = opts.measures.to_vec();
     for &m in joined.iter().chain(opts.segment_gated) {
         if !measures.contains(&m) {
@@ -67,7 +66,7 @@ pub fn attach(
     if measures.is_empty() {
         return;
     }
-    let family = stats::METRICS + joined.len();
+    let family = opts.overall_family();
     let min_grade = gold.meta.min_grade;
     for row in &mut cmp.rows {
         let qi = gold.lookup(&row.id).expect("every row is a gold query's") as usize;
@@ -177,7 +176,7 @@ pub(crate) enum Test<'a> {
 /// The tested metric a measure is at the gold's k, if it is one (`RR@k`, `R@k`,
 /// `Success@k`, `nDCG@k`): its values per query are that metric's, so its test is
 /// that metric's test, the draws and extra draws included (docs/contract.md §5.4).
-fn tested_at_k(m: Measure, k: u32) -> Option<crate::model::Metric> {
+pub fn tested_at_k(m: Measure, k: u32) -> Option<crate::model::Metric> {
     match m.builtin() {
         Some((metric, Some(c))) if c == k && crate::compare::TESTED.contains(&metric) => {
             Some(metric)

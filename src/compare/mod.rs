@@ -701,6 +701,22 @@ pub struct Options<'a> {
     pub phase_done: &'a dyn Fn(&str),
 }
 
+impl Options<'_> {
+    /// The named measures that join the overall family: those gate rules name, then a
+    /// named primary not among them, each once (docs/contract.md §7.1).
+    pub fn joined(&self) -> Vec<Measure> {
+        let mut joined = self.gated.to_vec();
+        joined.extend(self.primary.named().filter(|m| !joined.contains(m)));
+        joined
+    }
+
+    /// How many tests the overall family holds: today's four tested metrics and
+    /// [`Options::joined`] (docs/contract.md §7.1).
+    pub fn overall_family(&self) -> usize {
+        stats::METRICS + self.joined().len()
+    }
+}
+
 impl Comparison {
     /// The whole comparison, in order: rows -> means -> the Holm family -> segments
     /// -> drift -> cutoffs. When `opts.release` is set the runs' observations are
@@ -712,9 +728,13 @@ impl Comparison {
         drift_pairs: drift::Pairs,
         opts: &Options,
     ) -> Comparison {
-        let resampling = stats::Resampling {
+        // The four's extra draws look at the thresholds of the whole overall family,
+        // the named measures it is grown by included (§7.1).
+        let draws = stats::Draws {
             resamples: opts.resamples,
             seed: opts.seed,
+            family: opts.overall_family(),
+            correction: stats::Correction::Holm,
         };
         // An errored query is an empty ranking on its side (§6.8).
         let errored = runs.as_mut().map(|run| run.empty_errored(gold));
@@ -727,13 +747,13 @@ impl Comparison {
                     && opts.primary.named().is_none() =>
             {
                 let runs = runs.as_mut().map(|run| &mut **run);
-                compare_releasing(gold, runs, opts.k, resampling, opts.primary, release)
+                compare_releasing(gold, runs, opts.k, draws, opts.primary, release)
             }
             _ => compare_with(
                 gold,
                 runs.as_ref().map(|run| &**run),
                 opts.k,
-                resampling,
+                draws,
                 opts.primary,
             ),
         };
@@ -760,7 +780,7 @@ impl Comparison {
         cmp.segment_correction = opts.segment_correction;
         cmp.risk_alphas = opts.risk_alphas.to_vec();
         cmp.risk = risk::of(&cmp.rows.iter().collect::<Vec<_>>(), opts.risk_alphas);
-        segments::attach(&mut cmp, gold, opts.min_segment_queries, resampling);
+        segments::attach(&mut cmp, gold, opts);
         drift::apply(&mut cmp, gold, drift_pairs, opts.rbo_p);
         cutoffs::attach(&mut cmp, gold, runs, opts.cutoffs);
         measures::attach(&mut cmp, gold, runs, opts);
@@ -885,16 +905,23 @@ pub fn compare(
     resamples: u32,
     seed: u64,
 ) -> Comparison {
-    let resampling = stats::Resampling { resamples, seed };
-    compare_with(gold, Side::new(b, c), k, resampling, Primary::default())
+    let draws = stats::Draws {
+        resamples,
+        seed,
+        family: stats::METRICS,
+        correction: stats::Correction::Holm,
+    };
+    compare_with(gold, Side::new(b, c), k, draws, Primary::default())
 }
 
-/// [`compare`] with improved and regressed decided by `primary` (docs/contract.md §6.2).
+/// [`compare`] with improved and regressed decided by `primary` (docs/contract.md §6.2),
+/// the tested metrics drawn by `draws`: its `family` the overall family's size, whose
+/// thresholds their extra draws look at (§7, §7.1).
 pub fn compare_with(
     gold: &GoldSet,
     runs: Side<&ObservedRun>,
     k: u32,
-    resampling: stats::Resampling,
+    draws: stats::Draws,
     primary: Primary,
 ) -> Comparison {
     let rule = Rule {
@@ -902,7 +929,7 @@ pub fn compare_with(
         primary,
     };
     let rows = rows_of(gold, runs, k, rule, 0..gold.queries.len());
-    finish(rows, k, rule, resampling)
+    finish(rows, k, rule, draws)
 }
 
 /// Gold queries per step of [`compare_releasing`].
@@ -916,12 +943,12 @@ const MAX_RELEASES: usize = 16;
 /// queries at a time, and calling `release` after a step (to hand the freed memory
 /// back; at most [`MAX_RELEASES`] times): for when nothing after the comparison reads the runs' observations
 /// (no extra cutoffs, no label queue), so the runs and the rows are never held whole
-/// at once. The same comparison as [`compare`].
+/// at once. The same comparison as [`compare_with`].
 pub fn compare_releasing(
     gold: &GoldSet,
     mut runs: Side<&mut ObservedRun>,
     k: u32,
-    resampling: stats::Resampling,
+    draws: stats::Draws,
     primary: Primary,
     release: &dyn Fn(),
 ) -> Comparison {
@@ -952,12 +979,12 @@ pub fn compare_releasing(
             release();
         }
     }
-    finish(rows, k, rule, resampling)
+    finish(rows, k, rule, draws)
 }
 
-/// Means, statistics and order of the rows (in gold order).
-fn finish(rows: Rows, k: u32, rule: Rule, resampling: stats::Resampling) -> Comparison {
-    let stats::Resampling { resamples, seed } = resampling;
+/// Means, statistics and order of the rows (in gold order), the tested metrics drawn
+/// by `draws`.
+fn finish(rows: Rows, k: u32, rule: Rule, draws: stats::Draws) -> Comparison {
     let Rows {
         mut rows,
         mut no_answer,
@@ -973,12 +1000,6 @@ fn finish(rows: Rows, k: u32, rule: Rule, resampling: stats::Resampling) -> Comp
     // the same order from any start.
     let mut by_id: Vec<&QueryRow> = rows.iter().collect();
     by_id.sort_unstable_by(|a, b| a.id.as_bytes().cmp(b.id.as_bytes()));
-    let draws = stats::Draws {
-        resamples,
-        seed,
-        family: stats::METRICS,
-        correction: stats::Correction::Holm,
-    };
     let mut means = means_of(&by_id, Some(draws));
     let (upper, as_relevant) = holes::mean_bounds(&by_id);
     (means.upper, means.unjudged_as_relevant) = (Some(upper), Some(as_relevant));

@@ -31,30 +31,34 @@ pub struct Segment {
     pub risk: Vec<crate::compare::risk::Risk>,
 }
 
-/// Compute every segment of the comparison, then adjust the segment family's
-/// p-values with the comparison's `segment_correction`. The overall tests are a
-/// family of their own (adjusted as the comparison is built): a tag never moves them.
-pub fn attach(
-    cmp: &mut Comparison,
-    gold: &GoldSet,
-    min_queries: usize,
-    resampling: stats::Resampling,
-) {
-    let correction = cmp.segment_correction;
+/// Compute every segment of the comparison (`opts.min_segment_queries`, resamples and
+/// seed), then adjust the segment family's p-values with the comparison's
+/// `segment_correction`. The four tested metrics' extra draws look at the thresholds
+/// of the whole segment family, the measures `opts.segment_gated` names included
+/// (§7.1). The overall tests are a family of their own (adjusted as the comparison
+/// is built): a tag never moves them.
+pub fn attach(cmp: &mut Comparison, gold: &GoldSet, opts: &crate::compare::Options) {
     let tested = Tested {
-        min_queries,
-        correction,
+        min_queries: opts.min_segment_queries,
+        correction: cmp.segment_correction,
+        per_segment: stats::METRICS + opts.segment_gated.len(),
         risk_alphas: &cmp.risk_alphas,
+    };
+    let resampling = stats::Resampling {
+        resamples: opts.resamples,
+        seed: opts.seed,
     };
     cmp.segments = segments_of(gold, &cmp.rows, resampling, tested);
     adjust_segments(&mut cmp.segments, cmp.segment_correction);
 }
 
 /// What the segments that are not too few get: their size, their family's
-/// correction, the risk alphas.
+/// correction and its tests per segment (the four and the named measures per-segment
+/// rules name), the risk alphas.
 struct Tested<'a> {
     min_queries: usize,
     correction: stats::Correction,
+    per_segment: usize,
     risk_alphas: &'a [f64],
 }
 
@@ -66,6 +70,7 @@ fn segments_of(
     Tested {
         min_queries,
         correction,
+        per_segment,
         risk_alphas,
     }: Tested,
 ) -> Vec<Segment> {
@@ -77,7 +82,7 @@ fn segments_of(
     let draws = stats::Draws {
         resamples: resampling.resamples,
         seed: resampling.seed,
-        family: stats::METRICS * tested,
+        family: per_segment * tested,
         correction,
     };
     let mut out: Vec<Segment> = buckets
@@ -146,8 +151,8 @@ pub struct Columns<'a> {
 /// (docs/contract.md §6.6), from the rows' named values: tested, with the same
 /// resamples and seed, in every segment that is not too few, where they join the
 /// segment family beside the tested metrics (§7.1): the family is adjusted again
-/// and every member's MDE set at its first-step alpha (§7.3). The tested metrics'
-/// draws keep the thresholds of their family without them (drawn before).
+/// and every member's MDE set at its first-step alpha (§7.3). Their extra draws look
+/// at the thresholds of the whole family, as the tested metrics' did ([`attach`]).
 pub(crate) fn attach_named(
     cmp: &mut Comparison,
     gold: &GoldSet,

@@ -488,9 +488,11 @@ fn comparing_while_releasing_the_runs_gives_the_same_comparison() {
         &gold,
         Side::new(&mut b2, &mut c2),
         3,
-        crate::stats::Resampling {
+        crate::stats::Draws {
             resamples: 50,
             seed: 7,
+            family: crate::stats::METRICS,
+            correction: crate::stats::Correction::Holm,
         },
         Primary::default(),
         &|| released.set(released.get() + 1),
@@ -719,11 +721,25 @@ fn the_significant_drop_gate_does_not_wait_for_segments() {
     let (verdict, _, _) = gate::decide(&policy, &cmp, 3);
     assert!(verdict.codes.contains(&"significant_drop"), "{verdict:?}");
     let mut with = compare(&gold, &b, &c, 3, 1000, 0);
-    let resampling = crate::stats::Resampling {
+    let done = |_: &str| {};
+    let opts = Options {
+        k: 3,
         resamples: 1000,
         seed: 0,
+        min_segment_queries: segments::MIN_QUERIES,
+        segment_correction: crate::stats::Correction::Holm,
+        rbo_p: 0.9,
+        cutoffs: &[],
+        measures: &[],
+        gated: &[],
+        segment_gated: &[],
+        same_results: false,
+        primary: Primary::default(),
+        risk_alphas: &[],
+        release: None,
+        phase_done: &done,
     };
-    segments::attach(&mut with, &gold, segments::MIN_QUERIES, resampling);
+    segments::attach(&mut with, &gold, &opts);
     assert_eq!(format!("{:?}", cmp.means), format!("{:?}", with.means));
     assert!(cmp.means.rr.p_adjusted.is_some_and(|p| p < gate::ALPHA));
 }

@@ -34,18 +34,19 @@ impl Comparison {
     }
 
     /// A Monte Carlo p that drew more than first planned, because its first 99%
-    /// interval held a threshold of the gate (docs/contract.md §7).
+    /// interval held a threshold of the gate (docs/contract.md §7): the tested
+    /// metrics', then the named measures' (by their ir_measures names; one that is a
+    /// tested metric at k has that metric's p and note), overall, then per segment.
     fn extra_draws_notes(&self) -> Vec<String> {
-        let overall = crate::compare::TESTED.map(|m| (m, None::<&str>, self.means.get(m)));
+        let overall = self.tested_by_label(&self.means).map(|(l, d)| (l, None, d));
         let segments = self.segments.iter().flat_map(|s| {
-            crate::compare::TESTED.map(|m| (m, Some(s.tag.as_str()), s.means.get(m)))
+            self.tested_by_label(&s.means)
+                .map(|(l, d)| (l, Some(s.tag.as_str()), d))
         });
         overall
-            .into_iter()
             .chain(segments)
             .filter(|(_, _, d)| d.extended)
-            .map(|(m, tag, d)| {
-                let label = m.label(self.k);
+            .map(|(label, tag, d)| {
                 let at = tag.map_or_else(String::new, |t| format!(" in segment {t}"));
                 format!(
                     "the {label} p{at} drew {} sign flips: its first estimate's 99% interval held a threshold of the gate",
@@ -53,6 +54,23 @@ impl Comparison {
                 )
             })
             .collect()
+    }
+
+    /// The tested means of `means` with the labels reports give them: the four
+    /// tested metrics, then each named measure that is not one of them at k.
+    fn tested_by_label<'a>(
+        &self,
+        means: &'a crate::compare::MeansReport,
+    ) -> impl Iterator<Item = (String, &'a crate::compare::MeanDelta)> {
+        let k = self.k;
+        let four = crate::compare::TESTED.map(move |m| (m.label(k), means.get(m)));
+        let named = means
+            .measures
+            .0
+            .iter()
+            .filter(move |(m, _)| crate::compare::measures::tested_at_k(*m, k).is_none())
+            .map(|(m, d)| (m.name(), d));
+        four.into_iter().chain(named)
     }
 
     fn pooled_note(&self, runs: Side<&RunMeta>) -> Vec<String> {

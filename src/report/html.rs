@@ -298,14 +298,13 @@ fn interval_svg(s: &Scale, point: f64, ci: Option<(f64, f64)>, margin: Option<f6
 /// The means table: today's metrics, then the named measures (`--measure`,
 /// docs/contract.md §5.4), each with its interval drawn.
 fn means(out: &mut String, r: &CompareReport) {
-    let named = &r.means.measures.0;
     let rows: Vec<(String, &crate::compare::MeanDelta, Option<f64>)> = Metric::ALL
         .iter()
         .map(|&m| {
             let margin = margin_of(r, crate::gate::Target::Metric(m));
             (m.label(r.k), r.means.get(m), margin)
         })
-        .chain(named.iter().map(|(m, md)| {
+        .chain(super::named_rows(r).map(|(m, md)| {
             let margin = margin_of(r, crate::gate::Target::Named(*m));
             (m.name(), md, margin)
         }))

@@ -40,7 +40,7 @@ pub enum Format {
     LabelQueue,
 }
 
-pub const SCHEMA_VERSION: &str = "2.1.0";
+pub const SCHEMA_VERSION: &str = "2.2.0";
 
 /// The gold set as every report shows it (docs/contract.md §9.2).
 #[derive(Debug, Clone, Serialize)]
@@ -819,14 +819,25 @@ pub fn means_cells(r: &CompareReport) -> Vec<[String; 9]> {
     rows
 }
 
-/// The means table's rows of the named measures (`--measure`, docs/contract.md
-/// §5.4): interval and p; the adjusted p and MDE only of those a gate rule names
-/// (they join the overall family, §7.1).
-pub fn named_mean_rows(r: &CompareReport) -> Vec<[String; 9]> {
+/// The named measures with a row of their own in the means table (table, Markdown,
+/// HTML; docs/contract.md §5.4), in the order given: all but one of the tested
+/// metrics at the gold's k (`RR@k`, `R@k`, `Success@k`, `nDCG@k`), whose means and
+/// test are that metric's row's, shown once there. JSON keeps every one.
+pub fn named_rows(
+    r: &CompareReport,
+) -> impl Iterator<Item = &(crate::metrics::named::Measure, MeanDelta)> {
     r.means
         .measures
         .0
         .iter()
+        .filter(|(m, _)| crate::compare::measures::tested_at_k(*m, r.k).is_none())
+}
+
+/// The means table's rows of the named measures ([`named_rows`]): interval and p;
+/// the adjusted p and MDE only of those a gate rule names (they join the overall
+/// family, §7.1).
+pub fn named_mean_rows(r: &CompareReport) -> Vec<[String; 9]> {
+    named_rows(r)
         .map(|(m, md)| {
             let mut row: [String; 9] = Default::default();
             row[0] = m.name();
@@ -1330,18 +1341,13 @@ pub fn mde_cell(mde: Option<Option<f64>>) -> String {
 /// failed` (§6.6).
 pub fn segment_header(r: &CompareReport) -> Vec<String> {
     let k = r.k;
-    let correction = r
-        .segments
-        .iter()
-        .find_map(|s| s.means.rr.correction)
-        .unwrap_or_default();
     [
         "segment".into(),
         "queries".into(),
         format!("MRR@{k}"),
         "ΔMRR".into(),
         "95% CI of ΔMRR".into(),
-        format!("p ({})", correction.label()),
+        segment_p_header(r),
         "d_z".into(),
         format!("ΔRecall@{k}"),
         format!("ΔnDCG@{k}"),
@@ -1354,6 +1360,17 @@ pub fn segment_header(r: &CompareReport) -> Vec<String> {
     )
     .chain(["newly failed".into()])
     .collect()
+}
+
+/// The segment table's adjusted-p column, named by the segment family's correction:
+/// `p (Holm)` or `p (BH)` (docs/contract.md §7.1).
+pub fn segment_p_header(r: &CompareReport) -> String {
+    let correction = r
+        .segments
+        .iter()
+        .find_map(|s| s.means.rr.correction)
+        .unwrap_or_default();
+    format!("p ({})", correction.label())
 }
 
 /// The named measures the segments carry (those per-segment rules name; every

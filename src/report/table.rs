@@ -513,7 +513,7 @@ fn segment_drop(r: &CompareReport) -> Vec<String> {
         "d_z".into(),
         format!("ΔnDCG@{k}"),
         format!("ΔRecall@{k}"),
-        "p (Holm)".into(),
+        super::segment_p_header(r),
         format!("MRR@{k}"),
         "queries".into(),
     ]

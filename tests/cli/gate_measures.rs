@@ -390,3 +390,145 @@ fn bad_named_keys_in_the_policy_file_name_their_line() {
         render(&out)
     );
 }
+
+/// 29 queries whose one relevant doc moves between ranks 1 and 2, 22 up and 7 down
+/// (tagged `all`): RR's and nDCG's 29 moved queries get a Monte Carlo p near 0.009
+/// (exact binomial: 0.0081), whose first 99% interval holds 0.05 / 5 = 0.01 but no
+/// threshold of a family of four (0.05 / c, c <= 4, the smallest 0.0125).
+fn moved_case() -> crate::common::Case {
+    use std::fmt::Write as _;
+    let (mut gold, mut base, mut cand) = (
+        String::from("id,expected_doc_ids,tags\n"),
+        String::from("id,retrieved_doc_ids\n"),
+        String::from("id,retrieved_doc_ids\n"),
+    );
+    for i in 1..=29 {
+        let (b, c) = if i <= 22 {
+            ("x1;r", "r;x1")
+        } else {
+            ("r;x1", "x1;r")
+        };
+        let _ = writeln!(gold, "Q-{i},r,all");
+        let _ = writeln!(base, "Q-{i},{b}");
+        let _ = writeln!(cand, "Q-{i},{c}");
+    }
+    crate::common::Case::new()
+        .gold("gold.csv", &gold)
+        .key("gold.toml", "k", "3")
+        .run("base.toml", "1.0.0", "base.csv", &base)
+        .run("cand.toml", "1.1.0", "cand.csv", &cand)
+}
+
+/// The sign flips behind a mean's p, and the alpha its MDE is at.
+fn drawn(mean: &Value) -> (Value, Value) {
+    (mean["resamples"].clone(), mean["mde_alpha"].clone())
+}
+
+/// A named gate rule grows the overall family from 4 to 5 (a per-segment one the
+/// segment family, 4 x 1 to 5 x 1), and every member's extra draws look at the
+/// grown family's thresholds (docs/contract.md §7.1): RR's and nDCG's p, 10,000 sign
+/// flips without the rule, draw 20,000 with it, as the named measure (the same
+/// deltas, scaled) does, and get the same p. Without named rules nothing changes.
+#[test]
+fn named_rules_grow_the_family_the_tested_metrics_draws_look_at() {
+    let case = moved_case();
+    let report = |extra: &[&str]| {
+        let out = case.compare(&[&["--format", "json"][..], extra].concat());
+        assert_code(&out, 0);
+        json(&out)
+    };
+    let drew = |tag: &str, label: &str| {
+        format!(
+            "the {label} p{tag} drew 20000 sign flips: its first estimate's 99% interval held a threshold of the gate"
+        )
+    };
+    let notes = |r: &Value| -> Vec<String> {
+        r["notes"]
+            .as_array()
+            .expect("notes")
+            .iter()
+            .map(|n| n.as_str().expect("text").to_string())
+            .filter(|n| n.contains("sign flips"))
+            .collect()
+    };
+    let four = (Value::from(10_000), Value::from(0.05 / 4.0));
+    let five = (Value::from(20_000), Value::from(0.05 / 5.0));
+
+    let plain = report(&[]);
+    for m in ["rr", "ndcg"] {
+        assert_eq!(drawn(&plain["means"][m]), four, "{m}");
+        assert_eq!(drawn(&plain["segments"][0]["means"][m]), four, "{m}");
+    }
+    assert!(notes(&plain).is_empty(), "{:?}", notes(&plain));
+
+    let overall = report(&["--max-drop", "nDCG@5=1"]);
+    let (means, named) = (&overall["means"], &overall["means"]["measures"]["nDCG@5"]);
+    assert_eq!(named["family"], "overall");
+    for m in ["rr", "ndcg"] {
+        assert_eq!(drawn(&means[m]), five, "{m}");
+        assert_eq!(means[m]["p_value"], named["p_value"], "{m}");
+        assert_ne!(means[m]["p_value"], plain["means"][m]["p_value"], "{m}");
+        // the segment family is not the overall one
+        assert_eq!(drawn(&overall["segments"][0]["means"][m]), four, "{m}");
+    }
+    assert_eq!(drawn(named), five);
+    assert_eq!(
+        notes(&overall)[..2],
+        [drew("", "MRR@3"), drew("", "nDCG@3")]
+    );
+
+    let segment = report(&["--max-drop-per-segment", "nDCG@5=1"]);
+    let all = &segment["segments"][0]["means"];
+    assert_eq!(all["measures"]["nDCG@5"]["family"], "segments");
+    for m in ["rr", "ndcg"] {
+        assert_eq!(drawn(&all[m]), five, "{m}");
+        assert_eq!(
+            all[m]["p_value"], all["measures"]["nDCG@5"]["p_value"],
+            "{m}"
+        );
+        assert_eq!(drawn(&segment["means"][m]), four, "{m}");
+    }
+    assert_eq!(
+        notes(&segment)[..2],
+        [
+            drew(" in segment all", "MRR@3"),
+            drew(" in segment all", "nDCG@3")
+        ]
+    );
+}
+
+/// A named measure whose Monte Carlo p drew extra sign flips gets the note the tested
+/// metrics get, by its ir_measures name, overall and per segment (docs/contract.md
+/// §7); one that is a tested metric at k (`RR@3`) has that metric's p and note.
+#[test]
+fn a_named_measure_that_drew_more_sign_flips_gets_the_note_by_its_name() {
+    let case = moved_case();
+    let notes = |extra: &[&str]| -> Vec<String> {
+        let out = case.compare(&[&["--format", "json"][..], extra].concat());
+        assert_code(&out, 0);
+        json(&out)["notes"]
+            .as_array()
+            .expect("notes")
+            .iter()
+            .map(|n| n.as_str().expect("text").to_string())
+            .filter(|n| n.contains("sign flips"))
+            .collect()
+    };
+    let drew = |label: &str, tag: &str| {
+        format!(
+            "the {label} p{tag} drew 20000 sign flips: its first estimate's 99% interval held a threshold of the gate"
+        )
+    };
+    let rule = ["--measure", "RR@3", "--max-drop", "nDCG@5=1"];
+    assert_eq!(
+        notes(&rule),
+        [drew("MRR@3", ""), drew("nDCG@3", ""), drew("nDCG@5", "")]
+    );
+    let seg = " in segment all";
+    assert_eq!(
+        notes(&["--max-drop-per-segment", "nDCG@5=1"]),
+        [drew("MRR@3", seg), drew("nDCG@3", seg), drew("nDCG@5", seg)]
+    );
+    // in no family: one threshold (0.05), far from its p; no extra draws, no note
+    assert_eq!(notes(&["--measure", "nDCG@5"]), Vec::<String>::new());
+}

@@ -389,6 +389,86 @@ fn the_means_table_gains_a_row_per_named_measure() {
     assert!(row.contains("exact") && row.contains('['), "{row}");
 }
 
+/// A named measure that is one of the tested metrics at the gold's k (`nDCG@3`,
+/// `RR@3` on the demo, k = 3) has that metric's means and test: the means table
+/// shows it once, in the builtin row (table, Markdown, HTML); JSON keeps it in
+/// `means.measures` (docs/contract.md §5.4).
+#[test]
+fn a_named_tested_metric_at_k_shows_once_in_the_means_table() {
+    let given = ["nDCG@3", "RR@3", "nDCG@5"];
+    let args =
+        |format: &'static str| with_measures(&["compare", "--no-gate", "--format", format], &given);
+    let table = stdout(&run(crate_dir(), &args("table")));
+    let means: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.contains("metric (8 queries)"))
+        .take_while(|l| !l.starts_with('└'))
+        .collect();
+    assert_eq!(
+        means.join("\n"),
+        "\
+│ metric (8 queries)   baseline   candidate   delta     95% CI of delta      p              p (Holm)       d_z     detects >= │
+╞═════════════════════════════════════════════════════════════════════════════════════════════════════════════════════════════╡
+│ MRR@3                  0.5625      0.6458   +0.0833   [-0.4167, +0.6667]   0.7500 exact   1.0000 exact   +0.14       0.7134 │
+│ Recall@3               0.5000      0.6458   +0.1458   [-0.4444, +0.7500]   0.6250 exact   1.0000 exact   +0.22       0.7971 │
+│ Hit@3                  0.6250      0.7083   +0.0833   [-0.5000, +0.6667]   1.0000 exact   1.0000 exact   +0.13       0.7800 │
+│ P@3                    0.2083      0.2778   +0.0694                                                                         │
+│ nDCG@3                 0.4822      0.6138   +0.1317   [-0.3512, +0.6934]   0.5312 exact   1.0000 exact   +0.21       0.7273 │
+│ MAP                    0.4688      0.6562   +0.1875                                                                         │
+│ nDCG@5                 0.5152      0.7186   +0.2035   [-0.1950, +0.6934]   0.3750 exact                  +0.38              │
+│ Judged@3               0.5000      0.5417   +0.0417                                                                         │
+│ zero RR@3                   3           2        -1                                                                         │",
+        "{table}"
+    );
+    let markdown = stdout(&run(crate_dir(), &args("markdown")));
+    let rows: Vec<&str> = markdown
+        .lines()
+        .skip_while(|l| !l.starts_with("| metric (8 queries)"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert_eq!(
+        rows.join("\n"),
+        "\
+| metric (8 queries) | baseline | candidate | delta | 95% CI of delta | p | p (Holm) | d_z | detects >= |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| MRR@3 | 0.5625 | 0.6458 | +0.0833 | [-0.4167, +0.6667] | 0.7500 exact | 1.0000 exact | +0.14 | 0.7134 |
+| Recall@3 | 0.5000 | 0.6458 | +0.1458 | [-0.4444, +0.7500] | 0.6250 exact | 1.0000 exact | +0.22 | 0.7971 |
+| Hit@3 | 0.6250 | 0.7083 | +0.0833 | [-0.5000, +0.6667] | 1.0000 exact | 1.0000 exact | +0.13 | 0.7800 |
+| P@3 | 0.2083 | 0.2778 | +0.0694 |  |  |  |  |  |
+| nDCG@3 | 0.4822 | 0.6138 | +0.1317 | [-0.3512, +0.6934] | 0.5312 exact | 1.0000 exact | +0.21 | 0.7273 |
+| MAP | 0.4688 | 0.6562 | +0.1875 |  |  |  |  |  |
+| nDCG@5 | 0.5152 | 0.7186 | +0.2035 | [-0.1950, +0.6934] | 0.3750 exact |  | +0.38 |  |
+| Judged@3 | 0.5000 | 0.5417 | +0.0417 |  |  |  |  |  |
+| zero RR@3 queries | 3 | 2 | -1 | | | | | |",
+        "{markdown}"
+    );
+    let html = stdout(&run(crate_dir(), &args("html")));
+    let section = html
+        .split("<table class=\"means\">")
+        .nth(1)
+        .and_then(|s| s.split("</table>").next())
+        .expect("the means table");
+    let labels: Vec<&str> = section
+        .split("<tr><td>")
+        .skip(1)
+        .filter_map(|row| row.split("</td>").next())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "MRR@3", "Recall@3", "Hit@3", "P@3", "nDCG@3", "MAP", "nDCG@5"
+        ],
+        "{section}"
+    );
+    let json: Value =
+        serde_json::from_str(&stdout(&run(crate_dir(), &args("json")))).expect("JSON");
+    let named = json["means"]["measures"]
+        .as_object()
+        .expect("means.measures");
+    assert_eq!(named.keys().collect::<Vec<_>>(), given);
+    assert_eq!(named["nDCG@3"]["p_value"], json["means"]["ndcg"]["p_value"]);
+}
+
 #[test]
 fn an_unknown_measure_in_the_policy_file_names_its_line() {
     let out = run(
@@ -519,7 +599,7 @@ fn assert_row_means(json: &crate::common::CompareJson) {
 fn compare_rows_carry_each_named_measure_and_their_means_are_the_reported_ones() {
     let given = ["RR@3", "Bpref", "P(rel=1)@2", "nDCG@2"];
     let json = compare_with(crate_dir(), &["compare", "--no-gate"], &given, 0);
-    assert_eq!(json.schema_version, "2.1.0");
+    assert_eq!(json.schema_version, "2.2.0");
     let mut moved = 0;
     for row in &json.per_query {
         let (b, c, d) = (

@@ -34,7 +34,7 @@ fn holm(p: &[f64]) -> Vec<f64> {
 #[test]
 fn segments_are_listed_worst_first_with_too_few_marked() {
     let r = compare_json(basic(), &BASIC, 1);
-    assert_eq!(r.schema_version, "2.1.0");
+    assert_eq!(r.schema_version, "2.2.0");
     let tags: Vec<&str> = r.segments.iter().map(|s| s.tag.as_str()).collect();
     // No `lang:xx`: its only query has no relevant doc.
     assert_eq!(tags, ["lang:de", "lang:ru", "intent:billing", "lang:en"]);
@@ -147,6 +147,50 @@ fn segment_correction_bh_adjusts_the_segment_family_only() {
     );
     let table = run(basic(), &with(&BASIC[..5], &["--segment-correction", "bh"]));
     assert!(stdout(&table).contains("p (BH)"), "{}", render(&table));
+}
+
+/// Under `--segment-correction bh` a narrow terminal leaves the segment table's
+/// `p (BH)` column out in its turn, before `MRR@3` (docs/contract.md §9.9): the
+/// column used to be sought as `p (Holm)`, never found, so `MRR@3` went first.
+#[test]
+fn a_narrow_table_leaves_the_bh_column_out_by_its_name() {
+    let out = ragdiff(basic())
+        .env("COLUMNS", "100")
+        .args(with(
+            &BASIC[..5],
+            &[
+                "--segment-correction",
+                "bh",
+                "--min-segment-queries",
+                "2",
+                "--no-gate",
+            ],
+        ))
+        .output()
+        .expect("ragdiff runs");
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    let segments: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("by segment"))
+        .take(10)
+        .collect();
+    assert_eq!(
+        segments.join("\n"),
+        "\
+by segment: 4 tags, worst MRR change first; 0 with fewer than 2 queries: too few to test
+┌───────────────────────────────────────────────────────────────────────────────────────────┐
+│ segment          queries   MRR@3              ΔMRR      95% CI of ΔMRR       newly failed │
+╞═══════════════════════════════════════════════════════════════════════════════════════════╡
+│ lang:de                3   1.0000 -> 0.3333   -0.6667   [-1.0000, +1.0000]   0            │
+│ lang:ru               12   1.0000 -> 0.4583   -0.5417   [-0.6250, -0.5000]   1: R12       │
+│ intent:billing        16   0.6250 -> 0.8750   +0.2500    [0.0000, +0.5000]   0            │
+│ lang:en               24   0.5000 -> 1.0000   +0.5000   [+0.5000, +0.5000]   0            │
+└───────────────────────────────────────────────────────────────────────────────────────────┘
+(left out to fit 100 columns: d_z, ΔnDCG@3, ΔRecall@3, p (BH); the Markdown and JSON reports hold",
+        "{}",
+        render(&out)
+    );
 }
 
 /// `[compare] segment_correction` in ragdiff.toml does what the flag does; the flag
