@@ -275,8 +275,8 @@ pub struct CompareArgs {
     #[arg(long, value_enum)]
     pub errored: Option<crate::gate::Severity>,
     /// Fail when a latency statistic of the candidate grows by more than LIMIT over the baseline's: STAT is p50|p95|p99|max, LIMIT a percentage (p95=20%) or milliseconds (p95=50ms); applied only when both runs were recorded with the same concurrency on the same host; repeatable
-    #[arg(long, value_name = "STAT=LIMIT")]
-    pub max_latency_increase: Vec<String>,
+    #[arg(long, value_name = "STAT=LIMIT", value_parser = latency_limit)]
+    pub max_latency_increase: Vec<crate::model::latency::GivenLatencyLimit>,
     /// The metric that decides improved and regressed, ties broken by RR, Recall, nDCG: rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name (nDCG@20, P(rel=2)@10), which then also shows in the means and joins the overall test; newly failed and fixed stay RR@k-defined [default: rr]
     #[arg(long, value_name = "NAME")]
     pub primary: Option<String>,
@@ -443,6 +443,14 @@ fn given(
 ) -> impl Fn(&str) -> Result<GivenThreshold, std::convert::Infallible> + Clone + Send + Sync + 'static
 {
     move |text| Ok(rule.given(text))
+}
+
+/// `--max-latency-increase`'s value parser: the typed limit, a malformed value kept
+/// with its message for settings to list with every other problem.
+fn latency_limit(
+    text: &str,
+) -> Result<crate::model::latency::GivenLatencyLimit, std::convert::Infallible> {
+    Ok(crate::model::latency::GivenLatencyLimit::of(text))
 }
 
 /// A cutoff, a depth or k: a whole number of at least 1 (a rank position), in

@@ -584,15 +584,13 @@ fn latency_limits(
     let flags: Vec<_> = args
         .max_latency_increase
         .iter()
-        .filter_map(|text| {
-            crate::model::latency::LatencyLimit::parse(text)
-                .map_err(|e| {
-                    diag.usage(format!(
-                        "--max-latency-increase {}: {e}",
-                        crate::text::shown(text)
-                    ))
-                })
+        .filter_map(|given| {
+            given
+                .0
+                .as_ref()
+                .map_err(|message| diag.usage(message.clone()))
                 .ok()
+                .copied()
         })
         .collect();
     let mut out: Vec<_> = value(&file.max_latency_increase)

@@ -68,6 +68,24 @@ impl Increase {
     }
 }
 
+/// A `--max-latency-increase` value as clap parses it: the limit, or the message
+/// saying what is wrong (the flag and the value named), kept so that settings lists
+/// every malformed value with the command line's other problems at once
+/// (docs/contract.md §3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GivenLatencyLimit(pub Result<LatencyLimit, String>);
+
+impl GivenLatencyLimit {
+    pub fn of(text: &str) -> Self {
+        Self(LatencyLimit::parse(text).map_err(|e| {
+            format!(
+                "--max-latency-increase {}: {e}",
+                crate::text::cut_to(&crate::text::shown(text), 80)
+            )
+        }))
+    }
+}
+
 /// `--max-latency-increase STAT=LIMIT` (`[gate] max_latency_increase`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LatencyLimit {

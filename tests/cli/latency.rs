@@ -207,6 +207,20 @@ fn bad_limits_and_bad_latencies_are_input_errors() {
             "{err}"
         );
     }
+    // 100 KB of value is shown in at most 80 columns, with every other problem
+    let long = format!("p95={}", "9".repeat(100_000));
+    let out = compare(
+        "cand.toml",
+        &["--max-latency-increase", &long, "--max-drop", "rr=-1"],
+    );
+    assert_code(&out, 2);
+    let err = stderr(&out);
+    assert!(err.len() < 1_000, "{} bytes of stderr", err.len());
+    assert!(
+        err.contains("--max-drop rr=-1: the value must be a number >= 0"),
+        "{err}"
+    );
+    assert!(err.contains("--max-latency-increase p95=999"), "{err}");
     let out = compare("cand-bad.toml", &[]);
     assert_code(&out, 2);
     assert!(
