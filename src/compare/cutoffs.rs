@@ -116,7 +116,10 @@ fn means_at(cmp: &Comparison, cutoffs: &[u32]) -> MeansAt {
                     };
                     for row in &cmp.rows {
                         let at = |side: &ByCutoff| side.0[i].1.get(metric);
-                        let (b, c) = (at(&row.at.baseline), at(&row.at.candidate));
+                        let Side {
+                            baseline: b,
+                            candidate: c,
+                        } = row.at.as_ref().map(at);
                         slot.baseline += b;
                         slot.candidate += c;
                         slot.delta += c - b;

@@ -190,9 +190,9 @@ pub fn mean_bounds(rows: &[&QueryRow]) -> (MeanBounds, MeanAsRelevant) {
         let of = |i: usize| {
             mean(rows.iter().map(|r| {
                 let (u, own) = if i == 0 {
-                    (r.holes.upper.baseline, &r.baseline)
+                    (r.holes.upper.baseline, &r.scores.baseline)
                 } else {
-                    (r.holes.upper.candidate, &r.candidate)
+                    (r.holes.upper.candidate, &r.scores.candidate)
                 };
                 f(&upper_or_own(u, own))
             }))

@@ -459,8 +459,8 @@ pub type Delta = metrics::Values;
 pub struct QueryRow {
     pub id: Id,
     pub status: Status,
-    pub baseline: Scores,
-    pub candidate: Scores,
+    /// Each side's values at k (JSON `baseline` and `candidate`).
+    pub scores: Side<Scores>,
     pub delta: Delta,
     pub failure_kind: Option<FailureKind>,
     /// Relevant ids in the baseline's top k but not the candidate's.
@@ -500,8 +500,8 @@ impl Serialize for QueryRow {
         let mut row = s.serialize_struct("QueryRow", 20)?;
         row.serialize_field("id", &self.id)?;
         row.serialize_field("status", &self.status)?;
-        row.serialize_field("baseline", &self.baseline)?;
-        row.serialize_field("candidate", &self.candidate)?;
+        row.serialize_field("baseline", &self.scores.baseline)?;
+        row.serialize_field("candidate", &self.scores.candidate)?;
         row.serialize_field("delta", &self.delta)?;
         row.serialize_field("failure_kind", &self.failure_kind)?;
         row.serialize_field("lost", &self.lost)?;
@@ -516,8 +516,7 @@ impl Serialize for QueryRow {
         row.serialize_field("baseline_zero_rr_repeats", &zero.baseline)?;
         row.serialize_field("candidate_zero_rr_repeats", &zero.candidate)?;
         row.serialize_field("rbo", &self.rbo)?;
-        let own = Side::new(&self.baseline, &self.candidate);
-        let (upper, as_relevant) = holes::row_bounds(h, own);
+        let (upper, as_relevant) = holes::row_bounds(h, self.scores.as_ref());
         row.serialize_field("upper", &upper)?;
         row.serialize_field("unjudged_as_relevant", &as_relevant)?;
         row.serialize_field("no_label_can_rescue", &h.no_label_can_rescue)?;
@@ -1008,8 +1007,8 @@ fn finish(rows: Rows, k: u32, rule: Rule, draws: stats::Draws) -> Comparison {
     sort_rows(&mut rows);
     crate::text::sort_natural(&mut no_answer);
     crate::text::sort_natural(&mut nondeterministic);
-    let zb = rows.iter().filter(|r| r.baseline.rr == 0.0).count();
-    let zc = rows.iter().filter(|r| r.candidate.rr == 0.0).count();
+    let zb = rows.iter().filter(|r| r.scores.baseline.rr == 0.0).count();
+    let zc = rows.iter().filter(|r| r.scores.candidate.rr == 0.0).count();
     Comparison {
         k,
         means,
@@ -1205,7 +1204,7 @@ fn rows_in(
 pub fn moved(row: &QueryRow) -> bool {
     [Metric::Rr, Metric::Recall, Metric::Ndcg]
         .iter()
-        .any(|m| (m.of(&row.candidate) - m.of(&row.baseline)).abs() > 1e-12)
+        .any(|m| (m.of(&row.scores.candidate) - m.of(&row.scores.baseline)).abs() > 1e-12)
 }
 
 /// One query's scores on each side over its repeats, and a named primary's values.
@@ -1249,8 +1248,7 @@ fn query_row(
         id: q.id.clone(),
         status,
         delta: Delta::delta(&bs, &cs),
-        baseline: bs,
-        candidate: cs,
+        scores: Side::new(bs, cs),
         failure_kind,
         lost,
         gained,
@@ -1268,11 +1266,15 @@ fn query_row(
 /// Means of both sides with their deltas; for the tested metrics also the
 /// randomization test's p and the interval that inverts it. `rows` must be in id order.
 fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
-    let bm = Means::mean_of(rows.iter().map(|r| &r.baseline));
-    let cm = Means::mean_of(rows.iter().map(|r| &r.candidate));
+    let bm = Means::mean_of(rows.iter().map(|r| &r.scores.baseline));
+    let cm = Means::mean_of(rows.iter().map(|r| &r.scores.candidate));
     let deltas: Vec<[f64; stats::METRICS]> = rows
         .iter()
-        .map(|r| std::array::from_fn(|j| TESTED[j].of(&r.candidate) - TESTED[j].of(&r.baseline)))
+        .map(|r| {
+            std::array::from_fn(|j| {
+                TESTED[j].of(&r.scores.candidate) - TESTED[j].of(&r.scores.baseline)
+            })
+        })
         .collect();
     let st = draws.map(|d| stats::paired(&deltas, d));
     let mean = |m: Metric| {
@@ -1280,7 +1282,10 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
         let at = pos.and_then(|p| st.as_ref().map(|st| st[p]));
         // The delta is the mean of the per-query deltas (what the randomization test
         // flips), equal to candidate - baseline up to rounding.
-        let delta = metrics::mean(rows.iter().map(|r| m.of(&r.candidate) - m.of(&r.baseline)));
+        let delta = metrics::mean(
+            rows.iter()
+                .map(|r| m.of(&r.scores.candidate) - m.of(&r.scores.baseline)),
+        );
         let sd = at
             .and(pos)
             .and_then(|p| stats::power::sd(deltas.iter().map(move |d| d[p])));

@@ -60,7 +60,7 @@ pub fn of(rows: &[&QueryRow], alphas: &[f64]) -> Vec<Risk> {
     for m in METRICS {
         let deltas: Vec<f64> = rows
             .iter()
-            .map(|r| m.of(&r.candidate) - m.of(&r.baseline))
+            .map(|r| m.of(&r.scores.candidate) - m.of(&r.scores.baseline))
             .collect();
         for &alpha in alphas {
             if let Some((urisk, trisk)) = urisk_trisk(&deltas, alpha) {

@@ -266,8 +266,8 @@ proptest! {
         for r in &fwd.rows {
             let s = bwd.rows.iter().find(|s| s.id == r.id).expect("the same query");
             prop_assert_eq!(s.delta, neg(&r.delta), "query {}", &r.id);
-            prop_assert_eq!(s.baseline, r.candidate);
-            prop_assert_eq!(s.candidate, r.baseline);
+            prop_assert_eq!(s.scores.baseline, r.scores.candidate);
+            prop_assert_eq!(s.scores.candidate, r.scores.baseline);
             prop_assert_eq!(s.status, mirror(r.status), "query {}", &r.id);
             prop_assert_eq!(&s.lost, &r.gained);
             prop_assert_eq!(&s.gained, &r.lost);

@@ -93,11 +93,11 @@ fn row(
     out.number(q.holes.suspect.then_some(q.holes.suspect_entered))?;
     // docs/contract.md §6.6: `;`-joined, empty without tags.
     out.id(r.row_tags.get(i).map_or("", String::as_str))?;
-    out.number(q.baseline.first_relevant_rank)?;
-    out.number(q.candidate.first_relevant_rank)?;
+    out.number(q.scores.baseline.first_relevant_rank)?;
+    out.number(q.scores.candidate.first_relevant_rank)?;
     for m in Metric::ALL {
-        out.float(m.of(&q.baseline))?;
-        out.float(m.of(&q.candidate))?;
+        out.float(m.of(&q.scores.baseline))?;
+        out.float(m.of(&q.scores.candidate))?;
         out.float(q.delta.get(m))?;
     }
     out.ids(&q.lost)?;

@@ -518,8 +518,8 @@ fn changed_table(out: &mut String, r: &CompareReport) {
             q.errored
                 .map_or(String::new(), |e| format!(" · {}", e.marker())),
             escape(tags.get(q.id.as_str()).map_or("", |t| t.as_str())),
-            rank(q.baseline.first_relevant_rank),
-            rank(q.candidate.first_relevant_rank),
+            rank(q.scores.baseline.first_relevant_rank),
+            rank(q.scores.candidate.first_relevant_rank),
             delta(q.delta.rr),
             delta(q.delta.recall),
             delta(q.delta.ndcg)
@@ -595,7 +595,7 @@ fn data_block(r: &CompareReport) -> serde_json::Value {
                 "status": q.status.name(),
                 "tags": tags.get(q.id.as_str()).map_or(String::new(), |t| safe_id(t)),
                 "suspect": q.holes.suspect,
-                "rank": [q.baseline.first_relevant_rank, q.candidate.first_relevant_rank],
+                "rank": [q.scores.baseline.first_relevant_rank, q.scores.candidate.first_relevant_rank],
                 "d": d,
                 "lists": lists,
             });

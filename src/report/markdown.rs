@@ -438,8 +438,8 @@ fn newly_failed(s: &mut String, r: &CompareReport, newly: &[&QueryRow], shown: u
             "| {} | {failure} | {} | {} | {accepted} |",
             code(&q.id),
             arrow(
-                rank(q.baseline.first_relevant_rank),
-                rank(q.candidate.first_relevant_rank)
+                rank(q.scores.baseline.first_relevant_rank),
+                rank(q.scores.candidate.first_relevant_rank)
             ),
             ids(&q.lost)
         );
@@ -531,7 +531,10 @@ pub const PER_QUERY_HEADER: [&str; 8] = [
 
 /// One per-query row: each metric one cell, `0.50 → 0.00 (−0.50)`.
 fn per_query_cells(q: &QueryRow) -> [String; 8] {
-    let (b, c) = (&q.baseline, &q.candidate);
+    let crate::model::Side {
+        baseline: b,
+        candidate: c,
+    } = &q.scores;
     [
         code(&q.id),
         q.status.name().to_string(),

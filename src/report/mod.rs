@@ -383,8 +383,8 @@ impl RankBuckets {
         };
         let mut counts = crate::model::Side::both(vec![0usize; labels.len()]);
         for q in &r.per_query {
-            counts.baseline[bucket(q.baseline.first_relevant_rank)] += 1;
-            counts.candidate[bucket(q.candidate.first_relevant_rank)] += 1;
+            counts.baseline[bucket(q.scores.baseline.first_relevant_rank)] += 1;
+            counts.candidate[bucket(q.scores.candidate.first_relevant_rank)] += 1;
         }
         Self { labels, counts }
     }
@@ -1037,7 +1037,10 @@ pub fn change_cells(
     id: &dyn Fn(&str) -> String,
     join: &str,
 ) -> [String; 12] {
-    let (b, c) = (&q.baseline, &q.candidate);
+    let Side {
+        baseline: b,
+        candidate: c,
+    } = &q.scores;
     let list = |ids: &[Id]| ids.iter().map(|x| id(x)).collect::<Vec<_>>().join(join);
     [
         id(&q.id),
@@ -1178,8 +1181,8 @@ pub fn ci_annotations(r: &CompareReport) -> Vec<String> {
                 "query {} newly failed ({}): first relevant rank {} -> {}",
                 safe_id(&q.id),
                 q.failure_kind.map(|f| f.name()).unwrap_or(""),
-                rank(q.baseline.first_relevant_rank),
-                rank(q.candidate.first_relevant_rank)
+                rank(q.scores.baseline.first_relevant_rank),
+                rank(q.scores.candidate.first_relevant_rank)
             );
             if !q.lost.is_empty() {
                 let lost: Vec<String> = q.lost.iter().map(|d| safe_id(d)).collect();
