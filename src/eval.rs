@@ -17,7 +17,7 @@ pub struct EvalRow {
     pub scores: Scores,
     /// Docs in the top k the gold has no judgement for (docs/contract.md §6.3).
     pub unjudged_at_k: u32,
-    /// Judged@k, averaged into `means.judged`.
+    /// Judged@k (the mean over the repeats), averaged into `means.judged`.
     #[serde(skip)]
     pub judged: f64,
     /// Values at each extra cutoff (`--cutoffs`, `docs/contract.md §2.8`).
@@ -80,7 +80,7 @@ pub fn score_run(gold: &GoldSet, run: &ObservedRun, k: u32) -> (Vec<EvalRow>, Ve
             id: q.id.to_string(),
             scores: over_repeats(q, run, qi, k, gold.meta.min_grade).scores,
             unjudged_at_k: unjudged_at_k(run.observed[qi].as_ref(), k),
-            judged: judged_at_k(run.observed[qi].as_ref(), k),
+            judged: judged_over_repeats(run, qi, k),
             at: Default::default(),
             judged_only: None,
             measures: Default::default(),
@@ -141,6 +141,13 @@ impl Repeated {
     pub fn flaky(&self) -> bool {
         self.zero_rr > 0 && self.zero_rr < self.repeats
     }
+}
+
+/// Judged@k of gold query `qi` in `run`: the mean over its repeats, as every other
+/// value of a query (docs/contract.md §2.12, §5.1), and as `--measure Judged@k` gives
+/// it (§5.4).
+pub fn judged_over_repeats(run: &ObservedRun, qi: usize, k: u32) -> f64 {
+    metrics::mean(run.observed_in_repeats(qi).map(|o| judged_at_k(o, k)))
 }
 
 /// Score gold query `qi` in every repeat of `run` and take the means.

@@ -4,7 +4,7 @@
 
 use crate::compare::{MeanDelta, QueryRow, Status};
 use crate::metrics::bounds::Upper;
-use crate::metrics::judged::{judged_at_k, unjudged_at_k};
+use crate::metrics::judged::unjudged_at_k;
 use crate::metrics::{Scores, mean};
 use crate::model::{GoldQuery, GoldSet, Id, Observed, ObservedRun, RankedDoc, Role, Side};
 
@@ -22,7 +22,8 @@ pub struct Holes {
     /// The entered docs that count toward suspect (some baseline repeat returned
     /// them): what the marker and the gate name; 0 unless suspect.
     pub suspect_entered: u32,
-    /// Judged@k of each side.
+    /// Judged@k of each side, the mean over its repeats (docs/contract.md §5.1). Set
+    /// by [`bounds`].
     pub judged: Side<f64>,
     /// Each side's values with the unjudged docs of its top k counted as relevant,
     /// a mean over its repeats (docs/contract.md §5.3); `None` when no repeat of that
@@ -60,7 +61,6 @@ pub fn holes(q: &GoldQuery, observed: Side<Option<&Observed>>, k: u32, status: S
         unjudged_entered: entered,
         suspect,
         suspect_entered: if suspect { entered } else { 0 },
-        judged: observed.map(|o| judged_at_k(o, k)),
         ..Holes::default()
     }
 }
@@ -92,8 +92,9 @@ fn upper_of(s: &Scores) -> Upper {
     Upper::from_fn(|m| m.of(s))
 }
 
-/// Fill `h`'s bounds for gold query `qi` of the two runs (docs/contract.md §5.3):
-/// each side's upper values, and whether a new failure is one no label can rescue.
+/// Fill what `h` reads from every repeat of gold query `qi` in the two runs: each
+/// side's Judged@k (§5.1), its upper values (docs/contract.md §5.3), and whether a
+/// new failure is one no label can rescue.
 pub fn bounds(
     h: &mut Holes,
     q: &GoldQuery,
@@ -103,6 +104,7 @@ pub fn bounds(
     min_grade: i64,
     status: Status,
 ) {
+    h.judged = runs.map(|run| crate::eval::judged_over_repeats(run, qi, k));
     h.upper = runs.map(|run| upper_over_repeats(q, run, qi, k, min_grade));
     h.no_label_can_rescue =
         status == Status::NewlyFailed && h.upper.candidate.is_none_or(|u| u.rr == 0.0);

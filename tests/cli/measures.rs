@@ -416,7 +416,7 @@ fn a_named_tested_metric_at_k_shows_once_in_the_means_table() {
 │ nDCG@3                 0.4822      0.6138   +0.1317   [-0.3512, +0.6934]   0.5312 exact   1.0000 exact   +0.21       0.7273 │
 │ MAP                    0.4688      0.6562   +0.1875                                                                         │
 │ nDCG@5                 0.5152      0.7186   +0.2035   [-0.1950, +0.6934]   0.3750 exact                  +0.38              │
-│ Judged@3               0.5000      0.5417   +0.0417                                                                         │
+│ Judged@3               0.5000      0.5278   +0.0278                                                                         │
 │ zero RR@3                   3           2        -1                                                                         │",
         "{table}"
     );
@@ -438,7 +438,7 @@ fn a_named_tested_metric_at_k_shows_once_in_the_means_table() {
 | nDCG@3 | 0.4822 | 0.6138 | +0.1317 | [-0.3512, +0.6934] | 0.5312 exact | 1.0000 exact | +0.21 | 0.7273 |
 | MAP | 0.4688 | 0.6562 | +0.1875 |  |  |  |  |  |
 | nDCG@5 | 0.5152 | 0.7186 | +0.2035 | [-0.1950, +0.6934] | 0.3750 exact |  | +0.38 |  |
-| Judged@3 | 0.5000 | 0.5417 | +0.0417 |  |  |  |  |  |
+| Judged@3 | 0.5000 | 0.5278 | +0.0278 |  |  |  |  |  |
 | zero RR@3 queries | 3 | 2 | -1 | | | | | |",
         "{markdown}"
     );
@@ -823,4 +823,72 @@ fn judged_only_where_ir_measures_has_none_is_exit_2() {
         text.contains("(judged_only=True) after RR, R, P, nDCG, AP, Rprec or Success"),
         "{text}"
     );
+}
+
+/// Judged@k over repeats is the mean of each query's repeats' values, as every other
+/// value and as `--measure Judged@k` (docs/contract.md §2.12, §5.1, §5.4): on the
+/// demo (2 baseline repeats, 3 candidate repeats) the builtin Judged@3 and the named
+/// one are one number, 0.5 -> 19/36 = 0.5278 (the first candidate repeat alone gave
+/// 0.5417), in `compare` and `eval`, JSON and table, and a rule on it reads the
+/// delta the table shows.
+#[test]
+fn judged_at_k_is_the_mean_over_repeats_as_its_named_measure() {
+    let out = run(
+        crate_dir(),
+        &["compare", "--measure", "Judged@3", "--format", "json"],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let (builtin, named) = (
+        &report["means"]["judged"],
+        &report["means"]["measures"]["Judged@3"],
+    );
+    for side in ["baseline", "candidate", "delta"] {
+        assert_eq!(builtin[side], named[side], "{side}");
+    }
+    let close = |v: &Value, x: f64| (v.as_f64().expect("number") - x).abs() < 1e-12;
+    assert!(close(&builtin["baseline"], 0.5), "{builtin}");
+    assert!(close(&builtin["candidate"], 19.0 / 36.0), "{builtin}");
+    assert!(close(&builtin["delta"], 1.0 / 36.0), "{builtin}");
+
+    // swapped: the rule's reason and the table's row say the same drop
+    let out = run(
+        crate_dir(),
+        &[
+            "compare",
+            "runs/candidate.toml",
+            "runs/baseline.toml",
+            "--max-drop",
+            "Judged@3=0.01",
+        ],
+    );
+    assert_code(&out, 1);
+    let text = stdout(&out);
+    assert!(
+        text.contains("mean Judged@3 dropped by 0.0278, more than the allowed 0.01"),
+        "{text}"
+    );
+    let row = text
+        .lines()
+        .find(|l| l.contains("│ Judged@3 "))
+        .unwrap_or_else(|| panic!("a Judged@3 row\n{text}"));
+    assert!(row.contains("0.5278") && row.contains("-0.0278"), "{row}");
+
+    // eval: the column's mean and JSON means.judged are the named measure's
+    let json = eval_measures(crate_dir(), &["eval", "runs/candidate.toml"], &["Judged@3"]);
+    assert_eq!(
+        json["means"]["judged"],
+        json["means"]["measures"]["Judged@3"]
+    );
+    assert!(close(&json["means"]["judged"], 19.0 / 36.0), "{json}");
+    let out = run(
+        crate_dir(),
+        &["eval", "runs/candidate.toml", "--measure", "Judged@3"],
+    );
+    assert_code(&out, 0);
+    let mean = stdout(&out)
+        .lines()
+        .find(|l| l.starts_with("mean"))
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("a mean row\n{}", render(&out)));
+    assert!(mean.trim_end().ends_with("0.5278"), "{mean}");
 }
