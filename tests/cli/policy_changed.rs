@@ -164,3 +164,34 @@ fn a_named_rule_the_pull_request_adds_or_changes_is_listed() {
         v["means"]
     );
 }
+
+/// A pull request that replaces `ragdiff.toml` by something that is not a regular
+/// file (a directory holding a file, a symbolic link to /dev/null: both are what git
+/// can commit) must not drop the policy unseen: either the file is refused (exit 2)
+/// or `--changed-since` lists the policy file as changed or removed. Found by a
+/// hostile review (attack2): today the policy is skipped silently ("policy  no
+/// ragdiff.toml: defaults") and the verdict block says "no gate input changed".
+#[test]
+#[cfg(unix)]
+fn a_policy_replaced_by_a_directory_or_a_link_to_dev_null_is_not_dropped_unseen() {
+    for replace in ["directory", "link to /dev/null"] {
+        let (dir, sha) = repo_with_policy(None);
+        let policy = dir.path().join("ragdiff.toml");
+        if replace == "directory" {
+            std::fs::create_dir(&policy).expect("a folder");
+            std::fs::write(policy.join("README"), "x\n").expect("written");
+        } else {
+            std::os::unix::fs::symlink("/dev/null", &policy).expect("a link");
+        }
+        let out = changed_since(dir.path(), &sha, "table");
+        let text = stdout(&out);
+        assert!(
+            !text.contains("no gate input changed"),
+            "{replace}: the policy was dropped unseen:\n{text}"
+        );
+        assert!(
+            out.status.code() == Some(2) || text.contains("policy file ragdiff.toml ("),
+            "{replace}: neither refused nor listed:\n{text}"
+        );
+    }
+}
