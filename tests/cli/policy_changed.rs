@@ -195,3 +195,40 @@ fn a_policy_replaced_by_a_directory_or_a_link_to_dev_null_is_not_dropped_unseen(
         );
     }
 }
+
+/// `RR@3` at k 3 is the `rr` rule (docs/contract.md §5.4: of two rules on one measure
+/// the later applies), so reordering a table that names both changes the threshold
+/// that applies. Found by a hostile review (attack2): today the swapped candidate
+/// (means fall, MRR@3 by 0.0833) goes from FAIL to PASS while `--changed-since` says
+/// "no setting changed (comments or layout only)".
+#[test]
+fn a_reorder_that_changes_which_rule_applies_at_k_is_listed() {
+    let (dir, _) = demo_repo();
+    let policy = dir.path().join("ragdiff.toml");
+    let write = |table: &str| {
+        let text = format!("[gate]\nblock = \"none\"\nmax_drop = {{ {table} }}\n");
+        std::fs::write(&policy, text).expect("written");
+    };
+    write("\"RR@3\" = 1.0, rr = 0.01");
+    git(dir.path(), &["add", "ragdiff.toml"]);
+    git(dir.path(), &["commit", "-q", "-m", "policy"]);
+    let sha = git(dir.path(), &["rev-parse", "HEAD"]);
+    let swapped = ["compare", "runs/candidate.toml", "runs/baseline.toml"];
+    let before = run(
+        dir.path(),
+        &[&swapped[..], &["--changed-since", &sha]].concat(),
+    );
+    assert_code(&before, 1);
+    write("rr = 0.01, \"RR@3\" = 1.0");
+    let after = run(
+        dir.path(),
+        &[&swapped[..], &["--changed-since", &sha]].concat(),
+    );
+    let text = stdout(&after);
+    if after.status.code() == Some(0) {
+        assert!(
+            !text.contains("no setting changed"),
+            "the threshold that applies went from 0.01 to 1 unseen:\n{text}"
+        );
+    }
+}
