@@ -548,3 +548,38 @@ fn the_policy_file_is_listed_by_changed_since_and_is_never_results() {
         ],
     );
 }
+
+/// A pull request that replaces a gate input by a symbolic link to another file the
+/// repository already had, unchanged, changes what the gate reads: `--changed-since`
+/// must list it. Found by a hostile review (attack2): the allow-list
+/// `runs/reviewed.csv` (the policy's `allow_failed_file`, without Q-21) becomes a link
+/// to `runs/accepted-failures.csv` (which accepts Q-21); today the gate goes from FAIL
+/// to PASS and the report says "no gate input changed since REV (7 files checked)",
+/// because the blob compared is the link's target's, not the input's own path's.
+#[test]
+#[cfg(unix)]
+fn an_input_replaced_by_a_link_to_an_unchanged_file_is_listed() {
+    let dir = demo_copy();
+    let reviewed = dir.path().join("runs/reviewed.csv");
+    std::fs::write(&reviewed, "id,reason,index_version,accepted_at\n").expect("written");
+    std::fs::write(
+        dir.path().join("ragdiff.toml"),
+        "[gate]\nallow_failed_file = \"runs/reviewed.csv\"\n",
+    )
+    .expect("written");
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    let sha = git(dir.path(), &["rev-parse", "HEAD"]);
+    let before = run(dir.path(), &["compare", "--changed-since", &sha]);
+    assert_eq!(before.status.code(), Some(1), "{}", stdout(&before));
+    std::fs::remove_file(&reviewed).expect("removed");
+    std::os::unix::fs::symlink("accepted-failures.csv", &reviewed).expect("a link");
+    let after = run(dir.path(), &["compare", "--changed-since", &sha]);
+    let text = stdout(&after);
+    assert!(
+        !text.contains("no gate input changed"),
+        "the allow-list changed unseen (exit {:?}):\n{text}",
+        after.status.code()
+    );
+}
