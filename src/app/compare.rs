@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::app::{print_warnings, refuse, release_freed_memory};
 use crate::compare::drift::Pairing;
 use crate::compare::{self, Comparison};
+use crate::eval::measures::above_highest_grade;
 use crate::exit::{self, Refused};
 use crate::gate;
 use crate::load::{self, allow};
@@ -90,6 +91,8 @@ pub(super) fn report(
     opts.gated = &gated;
     opts.segment_gated = &segment_gated;
     let mut cmp = Comparison::build(&gold, runs.as_mut(), pairing.results(), &opts);
+    diag.warnings
+        .extend(above_highest_grade(&gold, &opts.computed()));
     confirm_suspects(&gold, &runs.baseline.meta, &mut cmp, phases)?;
     let allowed = gate::AllowList {
         entries: inputs.allowed,

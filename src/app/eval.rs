@@ -66,6 +66,8 @@ pub fn report(s: settings::Eval) -> anyhow::Result<EvalReport> {
     let k = diag.require(k)?;
     check_cutoffs(&s.cutoffs, run.meta.depth, &mut diag);
     diag.check()?;
+    let above = crate::eval::measures::above_highest_grade(&gold, &s.measures);
+    diag.warnings.extend(above);
     let report = EvalReport::new(&gold, &run, k, diag.warnings, diag.notes);
     let report = if s.judged_only {
         report.with_judged_only(&gold, &run)

@@ -44,38 +44,72 @@ impl Serialize for NamedMeans {
     }
 }
 
-/// Fill each row's `measures` (each side the mean over its repeats) and
-/// `cmp.means.measures` over the compared rows, drawn with `opts`' resamples and seed:
-/// `opts.measures`, then those of `opts.gated`, a named primary (§6.2) and
-/// `opts.segment_gated` not among them. The gated ones and the primary join the
-/// overall family, the segment-gated ones are computed in every segment and join the
-/// segment family (docs/contract.md §7.1). Nothing without any.
-pub fn attach(
-    cmp: &mut Comparison,
+/// Fill each row's `measures`, the values of `computed` on each side (each the mean
+/// over its repeats, docs/contract.md §5.4); nothing without any.
+pub fn fill(
+    rows: &mut [crate::compare::QueryRow],
     gold: &GoldSet,
     runs: Side<&ObservedRun>,
-    opts: &crate::compare::Options,
+    computed: &[Measure],
 ) {
-    let joined = opts.joined();
-    let mut measures = opts.measures.to_vec();
-    for &m in joined.iter().chain(opts.segment_gated) {
-        if !measures.contains(&m) {
-            measures.push(m);
-        }
-    }
-    if measures.is_empty() {
+    if computed.is_empty() {
         return;
     }
-    let family = opts.overall_family();
     let min_grade = gold.meta.min_grade;
-    for row in &mut cmp.rows {
+    for row in rows {
         let qi = gold.lookup(&row.id).expect("every row is a gold query's") as usize;
         let q = &gold.queries[qi];
         row.measures = Side::new(
-            of_query(q, runs.baseline, qi, &measures, min_grade),
-            of_query(q, runs.candidate, qi, &measures, min_grade),
+            of_query(q, runs.baseline, qi, computed, min_grade),
+            of_query(q, runs.candidate, qi, computed, min_grade),
         );
     }
+}
+
+/// Whether some row's value of the `i`-th computed measure differs between the
+/// sides: a measure no query moved has sign-flip p 1 whatever the data and counts in
+/// no family (docs/contract.md §7.1).
+pub(crate) fn moved_on<'a>(
+    rows: impl IntoIterator<Item = &'a crate::compare::QueryRow>,
+    i: usize,
+) -> bool {
+    rows.into_iter().any(|r| {
+        let s = &r.measures;
+        s.baseline.0[i].1 != s.candidate.0[i].1
+    })
+}
+
+/// Those of `members` (named measures, each among `computed`, the rows' `measures`
+/// order) some row moved on: the ones that count in their family (§7.1).
+pub(crate) fn counted(
+    rows: &[crate::compare::QueryRow],
+    computed: &[Measure],
+    members: &[Measure],
+) -> Vec<Measure> {
+    members
+        .iter()
+        .copied()
+        .filter(|m| {
+            computed
+                .iter()
+                .position(|c| c == m)
+                .is_some_and(|i| moved_on(rows, i))
+        })
+        .collect()
+}
+
+/// `cmp.means.measures` over the compared rows (whose `measures` [`fill`] set from
+/// `opts.computed()`), drawn with `opts`' resamples and seed. The gated ones and a
+/// named primary (§6.2) join the overall family where some query moved them, the
+/// segment-gated ones are computed in every segment and join the segment family
+/// there (docs/contract.md §7.1). Nothing without any.
+pub fn attach(cmp: &mut Comparison, gold: &GoldSet, opts: &crate::compare::Options) {
+    let measures = opts.computed();
+    if measures.is_empty() {
+        return;
+    }
+    let joined = counted(&cmp.rows, &measures, &opts.joined());
+    let family = stats::METRICS + joined.len();
     // in byte order of id, as every other mean's resampling walks the rows (§7)
     let mut rows: Vec<&crate::compare::QueryRow> = cmp.rows.iter().collect();
     rows.sort_unstable_by_key(|&r| r.id.as_str());
@@ -114,13 +148,20 @@ pub fn attach(
             computed: &measures,
             gated: opts.segment_gated,
         };
-        crate::compare::segments::attach_named(cmp, gold, columns, resampling);
+        crate::compare::segments::attach_named(
+            cmp,
+            gold,
+            columns,
+            resampling,
+            opts.min_segment_queries,
+        );
     }
 }
 
 /// The overall family grown by the named measures gate rules name and a named
-/// primary (docs/contract.md §7.1): today's four tested metrics and these, Holm-adjusted together; every
-/// member's MDE at the family's first-step alpha (§7.3).
+/// primary that some query moved (`gated`, docs/contract.md §7.1): today's four
+/// tested metrics and these, Holm-adjusted together; every member's MDE at the
+/// family's first-step alpha (§7.3).
 fn join_overall(cmp: &mut Comparison, gated: &[Measure]) {
     let alpha = stats::first_step_alpha(stats::METRICS + gated.len());
     let queries = cmp.rows.len();
@@ -207,6 +248,8 @@ pub(crate) fn mean_delta(pairs: &[(f64, f64)], test: Test) -> MeanDelta {
         baseline: crate::metrics::mean(pairs.iter().map(|p| p.0)),
         candidate: crate::metrics::mean(pairs.iter().map(|p| p.1)),
         delta: crate::metrics::mean(deltas.iter().copied()),
+        // every per-query delta 0: p is 1 whatever the data (§7.1)
+        inert: deltas.iter().all(|&d| d == 0.0),
         ..MeanDelta::UNTESTED
     };
     let st = match test {

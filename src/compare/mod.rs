@@ -581,6 +581,12 @@ pub struct MeanDelta {
     /// the power figures' input (docs/contract.md §7.3).
     #[serde(skip)]
     pub sd: Option<f64>,
+    /// A named measure no compared query moved (every per-query delta exactly 0):
+    /// its sign-flip p is 1 whatever the data, it can never reject, so it counts in
+    /// no family (Tarone 1990; docs/contract.md §7.1). Never set on the four tested
+    /// metrics, which always count.
+    #[serde(skip)]
+    pub inert: bool,
 }
 
 impl MeanDelta {
@@ -605,6 +611,7 @@ impl MeanDelta {
         mde: None,
         mde_alpha: None,
         sd: None,
+        inert: false,
     };
 }
 
@@ -709,10 +716,21 @@ impl Options<'_> {
         joined
     }
 
-    /// How many tests the overall family holds: today's four tested metrics and
-    /// [`Options::joined`] (docs/contract.md §7.1).
-    pub fn overall_family(&self) -> usize {
-        stats::METRICS + self.joined().len()
+    /// Every named measure computed per query, each once: `measures`, then those of
+    /// [`Options::joined`] and `segment_gated` not among them (docs/contract.md §5.4);
+    /// the order of each row's `measures`.
+    pub fn computed(&self) -> Vec<Measure> {
+        let mut computed = self.measures.to_vec();
+        for m in self
+            .joined()
+            .into_iter()
+            .chain(self.segment_gated.iter().copied())
+        {
+            if !computed.contains(&m) {
+                computed.push(m);
+            }
+        }
+        computed
     }
 }
 
@@ -727,34 +745,15 @@ impl Comparison {
         drift_pairs: drift::Pairs,
         opts: &Options,
     ) -> Comparison {
-        // The four's extra draws look at the thresholds of the whole overall family,
-        // the named measures it is grown by included (§7.1).
-        let draws = stats::Draws {
-            resamples: opts.resamples,
-            seed: opts.seed,
-            family: opts.overall_family(),
-            correction: stats::Correction::Holm,
-        };
         // An errored query is an empty ranking on its side (§6.8).
         let errored = runs.as_mut().map(|run| run.empty_errored(gold));
+        let computed = opts.computed();
         let mut cmp = match opts.release {
-            Some(release)
-                if opts.cutoffs.is_empty()
-                    && opts.measures.is_empty()
-                    && opts.gated.is_empty()
-                    && opts.segment_gated.is_empty()
-                    && opts.primary.named().is_none() =>
-            {
+            Some(release) if opts.cutoffs.is_empty() && computed.is_empty() => {
                 let runs = runs.as_mut().map(|run| &mut **run);
-                compare_releasing(gold, runs, opts.k, draws, opts.primary, release)
+                compare_releasing(gold, runs, opts.k, draws_of(opts, 0), opts.primary, release)
             }
-            _ => compare_with(
-                gold,
-                runs.as_ref().map(|run| &**run),
-                opts.k,
-                draws,
-                opts.primary,
-            ),
+            _ => measured(gold, runs.as_ref().map(|run| &**run), opts, &computed),
         };
         let runs = runs.map(|run| &*run);
         (opts.phase_done)("compare");
@@ -782,10 +781,42 @@ impl Comparison {
         segments::attach(&mut cmp, gold, opts);
         drift::apply(&mut cmp, gold, drift_pairs, opts.rbo_p);
         cutoffs::attach(&mut cmp, gold, runs, opts.cutoffs);
-        measures::attach(&mut cmp, gold, runs, opts);
+        measures::attach(&mut cmp, gold, opts);
         (opts.phase_done)("segments, drift, cutoffs");
         cmp
     }
+}
+
+/// The overall family's draws (the four's, and a gated named measure's) when
+/// `moved` of the named measures that join it moved on some query: its extra draws
+/// look at the thresholds of the whole family, those measures included (§7.1).
+fn draws_of(opts: &Options, moved: usize) -> stats::Draws {
+    stats::Draws {
+        resamples: opts.resamples,
+        seed: opts.seed,
+        family: stats::METRICS + moved,
+        correction: stats::Correction::Holm,
+    }
+}
+
+/// [`compare_with`] with each row's named measures (`computed`, docs/contract.md
+/// §5.4) filled before the means: the overall family counts the named measures that
+/// join it only where some query moved (§7.1), so its size, which the four's draws
+/// look at, is known only from their per-query values.
+fn measured(
+    gold: &GoldSet,
+    runs: Side<&ObservedRun>,
+    opts: &Options,
+    computed: &[Measure],
+) -> Comparison {
+    let rule = Rule {
+        bump: Bump::between(runs.baseline, runs.candidate),
+        primary: opts.primary,
+    };
+    let mut rows = rows_of(gold, runs, opts.k, rule, 0..gold.queries.len());
+    measures::fill(&mut rows.rows, gold, runs, computed);
+    let moved = measures::counted(&rows.rows, computed, &opts.joined()).len();
+    finish(rows, opts.k, rule, draws_of(opts, moved))
 }
 
 /// Flag each errored row with its side(s) and keep each side's errored ids in
@@ -1312,6 +1343,7 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
             sd,
             mde: mde_alpha.map(|alpha| stats::power::mde(sd, rows.len(), alpha)),
             mde_alpha,
+            inert: false,
         }
     };
     MeansReport {

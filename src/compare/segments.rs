@@ -35,13 +35,18 @@ pub struct Segment {
 /// seed), then adjust the segment family's p-values with the comparison's
 /// `segment_correction`. The four tested metrics' extra draws look at the thresholds
 /// of the whole segment family, the measures `opts.segment_gated` names included
-/// (§7.1). The overall tests are a family of their own (adjusted as the comparison
-/// is built): a tag never moves them.
+/// where some query of the segment moved them (§7.1). The overall tests are a
+/// family of their own (adjusted as the comparison is built): a tag never moves them.
 pub fn attach(cmp: &mut Comparison, gold: &GoldSet, opts: &crate::compare::Options) {
+    let computed = opts.computed();
+    let columns = Columns {
+        computed: &computed,
+        gated: opts.segment_gated,
+    };
     let tested = Tested {
         min_queries: opts.min_segment_queries,
         correction: cmp.segment_correction,
-        per_segment: stats::METRICS + opts.segment_gated.len(),
+        columns,
         risk_alphas: &cmp.risk_alphas,
     };
     let resampling = stats::Resampling {
@@ -53,13 +58,38 @@ pub fn attach(cmp: &mut Comparison, gold: &GoldSet, opts: &crate::compare::Optio
 }
 
 /// What the segments that are not too few get: their size, their family's
-/// correction and its tests per segment (the four and the named measures per-segment
-/// rules name), the risk alphas.
+/// correction, the named measures per-segment rules name (each segment's tests: the
+/// four and those of them its queries moved), the risk alphas.
 struct Tested<'a> {
     min_queries: usize,
     correction: stats::Correction,
-    per_segment: usize,
+    columns: Columns<'a>,
     risk_alphas: &'a [f64],
+}
+
+/// How many tests the segment family holds, known before any is drawn: in each
+/// bucket of at least `min_queries` queries, the four tested metrics and the named
+/// measures per-segment rules name that some query of the bucket moved (a measure no
+/// query moved has p 1 whatever the data and counts in no family, §7.1).
+fn family_size(
+    rows: &[QueryRow],
+    buckets: &[Vec<usize>],
+    min_queries: usize,
+    columns: Columns,
+) -> usize {
+    buckets
+        .iter()
+        .filter(|b| !b.is_empty() && b.len() >= min_queries)
+        .map(|b| {
+            let moved = columns
+                .gated
+                .iter()
+                .filter_map(|m| columns.computed.iter().position(|c| c == m))
+                .filter(|&i| crate::compare::measures::moved_on(b.iter().map(|&r| &rows[r]), i))
+                .count();
+            stats::METRICS + moved
+        })
+        .sum()
 }
 
 /// The segments, worst RR delta first, then tag in natural order.
@@ -70,7 +100,7 @@ fn segments_of(
     Tested {
         min_queries,
         correction,
-        per_segment,
+        columns,
         risk_alphas,
     }: Tested,
 ) -> Vec<Segment> {
@@ -78,11 +108,10 @@ fn segments_of(
         return Vec::new();
     }
     let buckets = buckets(gold, rows);
-    let tested = buckets.iter().filter(|b| b.len() >= min_queries).count();
     let draws = stats::Draws {
         resamples: resampling.resamples,
         seed: resampling.seed,
-        family: per_segment * tested,
+        family: family_size(rows, &buckets, min_queries, columns),
         correction,
     };
     let mut out: Vec<Segment> = buckets
@@ -158,10 +187,10 @@ pub(crate) fn attach_named(
     gold: &GoldSet,
     columns: Columns,
     resampling: stats::Resampling,
+    min_queries: usize,
 ) {
     let buckets = buckets(gold, &cmp.rows);
-    let tested = cmp.segments.iter().filter(|s| !s.too_few).count();
-    let size = (stats::METRICS + columns.gated.len()) * tested;
+    let size = family_size(&cmp.rows, &buckets, min_queries, columns);
     let draws = stats::Draws {
         resamples: resampling.resamples,
         seed: resampling.seed,
@@ -228,7 +257,8 @@ pub(crate) fn adjust_overall(means: &mut MeansReport) {
 }
 
 /// A segment's members of the segment family: the four tested means, then the named
-/// measures per-segment rules name (docs/contract.md §7.1).
+/// measures per-segment rules name that some query of the segment moved
+/// (docs/contract.md §7.1).
 fn family_mut(m: &mut MeansReport) -> Vec<&mut MeanDelta> {
     let MeansReport {
         rr,
@@ -239,7 +269,13 @@ fn family_mut(m: &mut MeansReport) -> Vec<&mut MeanDelta> {
         ..
     } = m;
     let mut out = vec![rr, recall, hit, ndcg];
-    out.extend(measures.0.iter_mut().map(|(_, md)| md));
+    out.extend(
+        measures
+            .0
+            .iter_mut()
+            .map(|(_, md)| md)
+            .filter(|md| !md.inert),
+    );
     out
 }
 
@@ -268,7 +304,8 @@ pub(crate) fn set_adjusted(
 }
 
 /// How many tests the segment family holds: the tested metrics and the named
-/// measures per-segment rules name, in every segment that is not too few.
+/// measures per-segment rules name that count there (some query of the segment moved
+/// them), in every segment that is not too few.
 pub fn segment_family_size(cmp: &Comparison) -> usize {
     cmp.segments
         .iter()

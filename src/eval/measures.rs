@@ -92,3 +92,30 @@ pub fn spread(
         max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     }
 }
+
+/// A warning for each of `measures` whose `rel=N` is above every grade the gold
+/// gives: by construction it is 0 on every query, so it shows nothing and a rule on
+/// it gates nothing (docs/contract.md §5.4). None when the gold judges no doc.
+pub fn above_highest_grade(gold: &crate::model::GoldSet, measures: &[Measure]) -> Vec<String> {
+    if !measures.iter().any(|m| m.rel.is_some()) {
+        return Vec::new();
+    }
+    let Some(highest) = gold
+        .queries
+        .iter()
+        .flat_map(|q| q.judged.iter().map(|j| j.grade))
+        .max()
+    else {
+        return Vec::new();
+    };
+    measures
+        .iter()
+        .filter_map(|m| {
+            let rel = m.rel.filter(|&rel| rel > highest)?;
+            Some(format!(
+                "measure {}: rel={rel} is above the gold's highest grade ({highest}), so it is 0 on every query",
+                m.name()
+            ))
+        })
+        .collect()
+}

@@ -396,6 +396,15 @@ fn bad_named_keys_in_the_policy_file_name_their_line() {
 /// (exact binomial: 0.0081), whose first 99% interval holds 0.05 / 5 = 0.01 but no
 /// threshold of a family of four (0.05 / c, c <= 4, the smallest 0.0125).
 fn moved_case() -> crate::common::Case {
+    case_of(false)
+}
+
+/// [`moved_case`] with the sides' lists swapped: 22 queries drop, 7 improve.
+fn dropped_case() -> crate::common::Case {
+    case_of(true)
+}
+
+fn case_of(swapped: bool) -> crate::common::Case {
     use std::fmt::Write as _;
     let (mut gold, mut base, mut cand) = (
         String::from("id,expected_doc_ids,tags\n"),
@@ -408,6 +417,7 @@ fn moved_case() -> crate::common::Case {
         } else {
             ("r;x1", "x1;r")
         };
+        let (b, c) = if swapped { (c, b) } else { (b, c) };
         let _ = writeln!(gold, "Q-{i},r,all");
         let _ = writeln!(base, "Q-{i},{b}");
         let _ = writeln!(cand, "Q-{i},{c}");
@@ -531,4 +541,127 @@ fn a_named_measure_that_drew_more_sign_flips_gets_the_note_by_its_name() {
     );
     // in no family: one threshold (0.05), far from its p; no extra draws, no note
     assert_eq!(notes(&["--measure", "nDCG@5"]), Vec::<String>::new());
+}
+
+/// 46 gate rules at threshold 0, overall and per segment, on measures no query moves
+/// (`P(rel=50)@c`: the gold's only grade is 1): each one's sign-flip p is 1 whatever the data, so none counts in
+/// its family (Tarone 1990; docs/contract.md §7.1). The drop that fails the gate
+/// under `--fail-on-significant-drop` (22 of 29 queries lose RR@3 0.5, 7 gain it;
+/// adjusted p 0.0376 over the four, 0.47 over fifty) still fails it with them: the four's p-values, their draws and MDE alpha are
+/// those of a family of four; the rules' measures keep p 1 and get no adjusted p.
+#[test]
+fn rules_on_measures_no_query_moved_leave_the_family_as_it_was() {
+    let case = dropped_case();
+    let report = |extra: &[String]| {
+        let mut args = vec!["--fail-on-significant-drop", "--format", "json"];
+        args.extend(extra.iter().map(String::as_str));
+        let out = case.compare(&args);
+        assert_code(&out, 1);
+        (json(&out), crate::common::stderr(&out))
+    };
+    let (plain, _) = report(&[]);
+    let significant: Vec<String> = reasons(&plain)
+        .into_iter()
+        .filter(|r| r.contains("dropped significantly"))
+        .collect();
+    assert_eq!(
+        significant[..2],
+        [
+            "mean MRR@3 dropped significantly: -0.2586, adjusted p = 0.0376 < 0.05 (Holm)",
+            "mean nDCG@3 dropped significantly: -0.1909, adjusted p = 0.0376 < 0.05 (Holm)"
+        ]
+    );
+    // overall and per segment: before Tarone's exclusion both families were 50
+    // tests and this PASSed (exit 0)
+    let rules: Vec<String> = (1..=46)
+        .flat_map(|c| {
+            let rule = format!("P(rel=50)@{c}=0");
+            [
+                "--max-drop".into(),
+                rule.clone(),
+                "--max-drop-per-segment".into(),
+                rule,
+            ]
+        })
+        .collect();
+    let (diluted, stderr) = report(&rules);
+    assert_eq!(reasons(&diluted), reasons(&plain));
+    for m in ["rr", "recall", "hit", "ndcg"] {
+        let (was, is) = (&plain["means"][m], &diluted["means"][m]);
+        for key in ["p_value", "p_adjusted", "resamples", "mde_alpha"] {
+            assert_eq!(is[key], was[key], "{m} {key}");
+        }
+    }
+    assert_eq!(diluted["means"]["rr"]["mde_alpha"], 0.05 / 4.0);
+    let named = &diluted["means"]["measures"]["P(rel=50)@5"];
+    assert_eq!(named["p_value"], 1.0, "{named}");
+    for key in ["p_adjusted", "family", "correction", "mde", "mde_alpha"] {
+        assert!(named.get(key).is_none(), "{key}: {named}");
+    }
+    assert!(
+        stderr.contains(
+            "warning: measure P(rel=50)@5: rel=50 is above the gold's highest grade (1), so it is 0 on every query\n"
+        ),
+        "{stderr}"
+    );
+
+    // per segment the same: the segment family stays 4 x 1
+    let all = &diluted["segments"][0]["means"];
+    let was = &plain["segments"][0]["means"];
+    for m in ["rr", "ndcg"] {
+        for key in ["p_value", "p_adjusted", "resamples", "mde_alpha"] {
+            assert_eq!(all[m][key], was[m][key], "segment {m} {key}");
+        }
+    }
+    let named = &all["measures"]["P(rel=50)@5"];
+    assert_eq!(named["p_value"], 1.0, "{named}");
+    assert!(named.get("p_adjusted").is_none(), "{named}");
+
+    // a named rule some query moved still counts: the family is five
+    let (moved, _) = report(&["--max-drop".to_string(), "nDCG@5=1".to_string()]);
+    assert_eq!(moved["means"]["rr"]["mde_alpha"], 0.05 / 5.0);
+    assert_eq!(moved["means"]["measures"]["nDCG@5"]["family"], "overall");
+}
+
+/// A measure by name whose rel=N is above the gold's highest grade is 0 on every
+/// query by construction: `compare` (a gate rule, the primary, --measure) and `eval`
+/// warn, naming it and the grade, and go on (docs/contract.md §5.4).
+#[test]
+fn a_rel_above_the_golds_highest_grade_is_warned_of() {
+    let case = moved_case();
+    let warning = |name: &str, rel: u32| {
+        format!(
+            "warning: measure {name}: rel={rel} is above the gold's highest grade (1), so it is 0 on every query\n"
+        )
+    };
+    let out = case.compare(&[
+        "--measure",
+        "P(rel=2)@3",
+        "--primary",
+        "R(rel=3)@2",
+        "--max-drop-per-segment",
+        "Bpref(rel=4)=0",
+        "--measure",
+        "P(rel=1)@3",
+    ]);
+    assert_code(&out, 0);
+    let stderr = crate::common::stderr(&out);
+    for (name, rel) in [("P(rel=2)@3", 2), ("R(rel=3)@2", 3), ("Bpref(rel=4)", 4)] {
+        assert_eq!(stderr.matches(&warning(name, rel)).count(), 1, "{stderr}");
+    }
+    assert!(!stderr.contains("P(rel=1)@3"), "{stderr}");
+    let out = case.ragdiff(&[
+        "eval",
+        "--gold",
+        "gold.toml",
+        "cand.toml",
+        "--measure",
+        "AP(rel=2)",
+    ]);
+    assert_code(&out, 0);
+    assert!(
+        crate::common::stderr(&out).contains(&warning("AP(rel=2)", 2)),
+        "{}",
+        render(&out)
+    );
 }
