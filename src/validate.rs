@@ -443,7 +443,7 @@ impl fmt::Display for Problem {
     /// escaped ([`crate::text::shown`]); the fixed text has nothing to escape.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let line = format!("{}: {}", self.location, self.kind);
-        f.write_str(&crate::text::shown(&line))
+        f.write_str(&crate::text::bounded(&crate::text::shown(&line)))
     }
 }
 
@@ -516,13 +516,14 @@ impl Diagnostics {
     pub fn warn(&mut self, message: impl Into<String>) {
         let message = message.into();
         self.warnings
-            .push(crate::text::shown(&message).into_owned());
+            .push(crate::text::bounded(&crate::text::shown(&message)));
     }
 
     /// A note; input values in it are shown escaped ([`crate::text::shown`]).
     pub fn note(&mut self, message: impl Into<String>) {
         let message = message.into();
-        self.notes.push(crate::text::shown(&message).into_owned());
+        self.notes
+            .push(crate::text::bounded(&crate::text::shown(&message)));
     }
 
     /// Record a usage problem (a flag or argument, not a file).

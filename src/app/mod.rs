@@ -50,6 +50,13 @@ pub fn parse_args_from(args: Vec<std::ffi::OsString>) -> Result<Cli, u8> {
         styled.to_string()
     };
     if to_stderr {
+        // clap quotes a value as given, however long: each line is bounded
+        let mut lines: Vec<String> = text.lines().map(crate::text::bounded).collect();
+        if terminal && lines.iter().any(|l| l.ends_with('…')) {
+            lines.push("\x1b[0m".to_string());
+        }
+        let mut text = lines.join("\n");
+        text.push('\n');
         crate::text::eprint(&text);
     } else {
         let _ = output::stdout(&text);
