@@ -126,7 +126,7 @@ pub struct PolicyFile {
 
 /// Read and check a policy file; every problem is recorded with its line.
 pub fn read(path: &Path, diag: &mut Diagnostics) -> Option<PolicyFile> {
-    let doc = manifest::read(path, diag)?;
+    let doc = manifest::read_as(path, "policy file", diag)?;
     checked(doc, diag)
 }
 
