@@ -645,7 +645,7 @@ pub fn display_width(text: &str) -> usize {
     textwrap::core::display_width(text)
 }
 
-/// The most columns one problem, warning or note line takes (docs/contract.md §11):
+/// The most columns one problem or warning line on stderr takes (docs/contract.md §11):
 /// every message names the values it is about, and a value may be megabytes long.
 pub const MESSAGE_COLUMNS: usize = 2_000;
 

@@ -516,14 +516,13 @@ impl Diagnostics {
     pub fn warn(&mut self, message: impl Into<String>) {
         let message = message.into();
         self.warnings
-            .push(crate::text::bounded(&crate::text::shown(&message)));
+            .push(crate::text::shown(&message).into_owned());
     }
 
     /// A note; input values in it are shown escaped ([`crate::text::shown`]).
     pub fn note(&mut self, message: impl Into<String>) {
         let message = message.into();
-        self.notes
-            .push(crate::text::bounded(&crate::text::shown(&message)));
+        self.notes.push(crate::text::shown(&message).into_owned());
     }
 
     /// Record a usage problem (a flag or argument, not a file).

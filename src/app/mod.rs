@@ -124,7 +124,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
 pub fn print_warnings(warnings: &[String]) {
     let actions = under_github_actions();
     for w in warnings {
-        let w = shown(w);
+        // whole in JSON; on stderr bounded (docs/contract.md §11)
+        let w = crate::text::bounded(&shown(w));
         if actions {
             eprint_workflow_command(&format!("::warning title=ragdiff::{}", escape_data(&w)));
         } else {

@@ -660,7 +660,7 @@ fn a_changed_gold_shows_sha256_prefixes_only() {
     ");
 }
 
-/// Every problem, warning and clap error line is at most 2,000 columns, ending in `…`
+/// Every problem, warning (on stderr) and clap error line is at most 2,000 columns, ending in `…`
 /// when cut (docs/contract.md §11), whatever value it quotes: a hostile policy or
 /// command line of 100 KB values gave ~100 KB of stderr per value.
 #[test]
