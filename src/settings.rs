@@ -623,7 +623,10 @@ fn discover_policy() -> Option<PathBuf> {
     let mut rel = PathBuf::new();
     for dir in cwd.ancestors() {
         let candidate = dir.join(load::policy::FILE_NAME);
-        if candidate.is_file() {
+        // Anything by the name, not only a regular file: a directory, a FIFO or a
+        // link to /dev/null in its place is refused when read (exit 2), never
+        // skipped for the defaults (docs/contract.md §8.6).
+        if candidate.symlink_metadata().is_ok() {
             return Some(rel.join(load::policy::FILE_NAME));
         }
         if !in_git || dir.join(".git").exists() {

@@ -645,6 +645,18 @@ pub fn display_width(text: &str) -> usize {
     textwrap::core::display_width(text)
 }
 
+/// The most columns one problem or warning line on stderr takes (docs/contract.md §11):
+/// every message names the values it is about, and a value may be megabytes long.
+pub const MESSAGE_COLUMNS: usize = 2_000;
+
+/// `text` cut to [`MESSAGE_COLUMNS`] (with `…`), whatever input values it quotes.
+pub fn bounded(text: &str) -> String {
+    if text.len() <= MESSAGE_COLUMNS {
+        return text.to_string();
+    }
+    cut_to(text, MESSAGE_COLUMNS)
+}
+
 /// `text` cut to at most `width` columns, ending in "…" when it was cut.
 pub fn cut_to(text: &str, width: usize) -> String {
     if display_width(text) <= width {

@@ -443,7 +443,7 @@ impl fmt::Display for Problem {
     /// escaped ([`crate::text::shown`]); the fixed text has nothing to escape.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let line = format!("{}: {}", self.location, self.kind);
-        f.write_str(&crate::text::shown(&line))
+        f.write_str(&crate::text::bounded(&crate::text::shown(&line)))
     }
 }
 

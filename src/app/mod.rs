@@ -50,6 +50,13 @@ pub fn parse_args_from(args: Vec<std::ffi::OsString>) -> Result<Cli, u8> {
         styled.to_string()
     };
     if to_stderr {
+        // clap quotes a value as given, however long: each line is bounded
+        let mut lines: Vec<String> = text.lines().map(crate::text::bounded).collect();
+        if terminal && lines.iter().any(|l| l.ends_with('…')) {
+            lines.push("\x1b[0m".to_string());
+        }
+        let mut text = lines.join("\n");
+        text.push('\n');
         crate::text::eprint(&text);
     } else {
         let _ = output::stdout(&text);
@@ -117,7 +124,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
 pub fn print_warnings(warnings: &[String]) {
     let actions = under_github_actions();
     for w in warnings {
-        let w = shown(w);
+        // whole in JSON; on stderr bounded (docs/contract.md §11)
+        let w = crate::text::bounded(&shown(w));
         if actions {
             eprint_workflow_command(&format!("::warning title=ragdiff::{}", escape_data(&w)));
         } else {

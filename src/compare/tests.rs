@@ -643,8 +643,11 @@ fn parse_max_drop_accepts(#[case] text: &str, #[case] metric: Metric, #[case] va
 #[case::empty_value("mrr=", "must be a number >= 0")]
 #[case::no_metric("=0.1", "unknown measure ``; a gate rule takes rr (mrr)")]
 #[case::unknown_metric("foo=0.1", "unknown measure `foo`; a gate rule takes rr (mrr)")]
-#[case::named_cutoff_zero("nDCG@0=0.1", "the cutoff must be a whole number >= 1")]
-#[case::named_huge_cutoff("P@99999999999=0.1", "the cutoff must be a whole number >= 1")]
+#[case::named_cutoff_zero("nDCG@0=0.1", "the cutoff must be a whole number from 1 to 4294967295")]
+#[case::named_huge_cutoff(
+    "P@99999999999=0.1",
+    "the cutoff must be a whole number from 1 to 4294967295"
+)]
 #[case::named_negative("nDCG@20=-0.1", "must be a number >= 0")]
 #[case::negative("mrr=-0.1", "must be a number >= 0")]
 #[case::not_a_number("mrr=abc", "must be a number >= 0")]

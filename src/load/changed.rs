@@ -83,17 +83,33 @@ pub fn since(
 /// setting by setting (`crate::load::policy_diff`).
 pub const POLICY_FILE: &str = "policy file";
 
-/// `path` relative to the repository's top folder, symlinks followed; a file that
-/// is gone is placed by its folder.
+/// `path` relative to the repository's top folder by its own name: no symbolic
+/// link followed (not the file's, nor a folder's on the way), so an input replaced
+/// by a link is compared at its own path, where git keeps the link (an input made a
+/// link to a committed file is "changed", not that file's unchanged blob). A path
+/// that is only inside the repository through links (the top folder reached by
+/// another name) is placed with its folder's links followed.
 fn in_repository(top: &Path, path: &Path) -> Option<PathBuf> {
-    let canonical = std::fs::canonicalize(path).ok().or_else(|| {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        Some(std::fs::canonicalize(dir).ok()?.join(path.file_name()?))
-    })?;
-    canonical.strip_prefix(top).ok().map(Path::to_path_buf)
+    let absolute = std::env::current_dir().ok()?.join(path);
+    let mut lexical = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                lexical.pop();
+            }
+            other => lexical.push(other),
+        }
+    }
+    if let Ok(rel) = lexical.strip_prefix(top) {
+        return Some(rel.to_path_buf());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let placed = std::fs::canonicalize(dir).ok()?.join(path.file_name()?);
+    placed.strip_prefix(top).ok().map(Path::to_path_buf)
 }
 
 fn git(dir: Option<&Path>) -> Command {

@@ -66,8 +66,13 @@ impl ManifestDoc {
 
 /// Read and parse a manifest; a problem is recorded when it cannot be.
 pub fn read(path: &Path, diag: &mut Diagnostics) -> Option<ManifestDoc> {
+    read_as(path, "manifest", diag)
+}
+
+/// [`read`], the file called `what` in messages (`manifest`, `policy file`).
+pub fn read_as(path: &Path, what: &'static str, diag: &mut Diagnostics) -> Option<ManifestDoc> {
     let display = path.display().to_string();
-    let bytes = read_file(path, "manifest", &display, diag)?;
+    let bytes = read_file(path, what, &display, diag)?;
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {

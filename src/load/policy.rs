@@ -126,7 +126,7 @@ pub struct PolicyFile {
 
 /// Read and check a policy file; every problem is recorded with its line.
 pub fn read(path: &Path, diag: &mut Diagnostics) -> Option<PolicyFile> {
-    let doc = manifest::read(path, diag)?;
+    let doc = manifest::read_as(path, "policy file", diag)?;
     checked(doc, diag)
 }
 
@@ -483,12 +483,23 @@ impl Keys<'_> {
                 (Ok(target), Some(v)) if v.is_finite() && v >= 0.0 => {
                     out.push(Entry {
                         name: name.to_string(),
-                        threshold: Threshold { target, value: v },
+                        // -0 is 0 (a message would say "allowed -0")
+                        threshold: Threshold {
+                            target,
+                            value: v + 0.0,
+                        },
                     });
                     continue;
                 }
                 (Err(BadName::Untested), _) => {
-                    self.bad_value(t, key, shown, &format!("metrics among {known}"));
+                    self.bad_value(
+                        t,
+                        key,
+                        shown,
+                        &format!(
+                            "a metric with a confidence interval ({known}) or a measure by name"
+                        ),
+                    );
                 }
                 (Err(BadName::Unknown(e)), Some(v)) if v.is_finite() && v >= 0.0 => {
                     let at = self.loc(t, key);
@@ -655,6 +666,15 @@ mod tests {
     /// A `[gate]` table and the flags give one type, by one parser: the named
     /// measure split from its value at the last `=` on the command line is the key.
     #[test]
+    fn a_tables_minus_zero_is_zero() {
+        let text = "[gate]\nmax_drop = { rr = -0.0 }\n";
+        let mut diag = Diagnostics::default();
+        let p = parse(Path::new("ragdiff.toml"), text.into(), &mut diag).expect("valid");
+        let value = p.gate.max_drop.expect("a rule").value[0].threshold.value;
+        assert!(value == 0.0 && value.is_sign_positive(), "{value}");
+    }
+
+    #[test]
     fn gate_tables_parse_as_the_flags_do() {
         let text = "[gate]\nmax_drop = { \"P(rel=2)@10\" = 0.02, NDCG = 0.1 }\nnon_inferior = { \"nDCG@20\" = 0 }\n";
         let mut diag = Diagnostics::default();
@@ -797,7 +817,7 @@ mod tests {
             ),
             (
                 "untested-metric.toml",
-                "untested-metric.toml:2: `non_inferior`: precision is not metrics among rr, mrr, recall, hit, ndcg".to_string(),
+                "untested-metric.toml:2: `non_inferior`: precision is not a metric with a confidence interval (rr, mrr, recall, hit, ndcg) or a measure by name".to_string(),
             ),
             (
                 "bad-block.toml",

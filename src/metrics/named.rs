@@ -163,8 +163,14 @@ mod tests {
             ("MRR@10", "unknown measure `MRR@10`"),
             ("ndcg@10", "unknown measure `ndcg@10`"),
             ("P", "`P` needs a cutoff: P@k"),
-            ("P@0", "the cutoff must be a whole number >= 1"),
-            ("P@x", "the cutoff must be a whole number >= 1"),
+            (
+                "P@0",
+                "the cutoff must be a whole number from 1 to 4294967295",
+            ),
+            (
+                "P@x",
+                "the cutoff must be a whole number from 1 to 4294967295",
+            ),
             ("Rprec@10", "takes no cutoff"),
             ("nDCG(rel=2)@10", "takes no (rel=N)"),
             (

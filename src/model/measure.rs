@@ -129,7 +129,11 @@ impl Measure {
         let (head, cutoff) = match text.rsplit_once('@') {
             Some((head, c)) => {
                 let c: u32 = c.parse().ok().filter(|&c| c >= 1).ok_or_else(|| {
-                    format!("`{}`: the cutoff must be a whole number >= 1", safe(text))
+                    format!(
+                        "`{}`: the cutoff must be a whole number from 1 to {}",
+                        safe(text),
+                        u32::MAX
+                    )
                 })?;
                 (head, Some(c))
             }

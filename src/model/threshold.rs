@@ -166,7 +166,11 @@ impl RuleFlag {
             BadName::Unknown(e) => format!("{flag}: {}", self.unknown(&e)),
         })?;
         match value.trim().parse::<f64>() {
-            Ok(v) if v.is_finite() && v >= 0.0 => Ok(Threshold { target, value: v }),
+            // -0 is 0 (a message would say "allowed -0")
+            Ok(v) if v.is_finite() && v >= 0.0 => Ok(Threshold {
+                target,
+                value: v + 0.0,
+            }),
             _ => Err(format!(
                 "{flag} {}: the value must be a number >= 0{}",
                 bounded(text),
@@ -239,6 +243,13 @@ mod tests {
             .parse("NDCG=0")
             .expect("a threshold");
         assert_eq!(t.target, Target::Metric(Metric::Ndcg));
+    }
+
+    #[test]
+    fn minus_zero_is_zero() {
+        let t = MAX_DROP.parse("rr=-0").expect("a threshold");
+        assert!(t.value == 0.0 && t.value.is_sign_positive(), "{}", t.value);
+        assert_eq!(format!("{}", t.value), "0");
     }
 
     #[test]

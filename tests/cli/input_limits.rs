@@ -659,3 +659,48 @@ fn a_changed_gold_shows_sha256_prefixes_only() {
       gold.toml: gold changed since it was frozen: sha256 is 98e7cf3d23ff…, the manifest records 000000000000…; restore the data or raise `version` and run `ragdiff freeze`
     ");
 }
+
+/// Every problem, warning (on stderr) and clap error line is at most 2,000 columns, ending in `…`
+/// when cut (docs/contract.md §11), whatever value it quotes: a hostile policy or
+/// command line of 100 KB values gave ~100 KB of stderr per value.
+#[test]
+fn a_message_quoting_a_huge_value_is_bounded() {
+    let dir = demo_copy();
+    let long = "x".repeat(100_000);
+    let policy = format!(
+        "[gate]\ninconclusive = \"{long}\"\nsuspects = \"{long}\"\nblock = \"{long}\"\n[compare]\nsegment_correction = \"{long}\"\n"
+    );
+    std::fs::write(dir.path().join("big.toml"), policy).expect("written");
+    let runs: [&[&str]; 4] = [
+        &["compare", "--config", "big.toml"],
+        &["compare", "--no-config", "--allow-failed", &long],
+        &["compare", "--no-config", "--changed-since", &long],
+        &["compare", "--no-config", "--format", &long],
+    ];
+    for args in runs {
+        let out = run_limited(dir.path(), args);
+        let err = stderr(&out);
+        assert!(
+            err.len() < 12_000,
+            "{:?}: {} bytes of stderr",
+            &args[..2],
+            err.len()
+        );
+        let cut: Vec<&str> = err.lines().filter(|l| l.contains("xxxx")).collect();
+        assert!(!cut.is_empty(), "{:?}: {} bytes", &args[..2], err.len());
+        for line in cut {
+            // the message after its indent or `warning: ` / `error: ` prefix
+            let line = line.trim_start();
+            let message = ["warning: ", "error: "]
+                .iter()
+                .find_map(|p| line.strip_prefix(p))
+                .unwrap_or(line);
+            assert!(
+                message.chars().count() <= 2_000 && message.ends_with('…'),
+                "{:?}: a message of {} characters",
+                &args[..2],
+                message.chars().count()
+            );
+        }
+    }
+}

@@ -164,3 +164,64 @@ fn a_named_rule_the_pull_request_adds_or_changes_is_listed() {
         v["means"]
     );
 }
+
+/// A pull request that replaces `ragdiff.toml` by something that is not a regular
+/// file (a directory holding a file, a symbolic link to /dev/null, a dangling link:
+/// what git can commit) does not drop the policy unseen for the defaults: the name
+/// is found and refused when read (exit 2). Found by a hostile review: the policy
+/// was skipped ("policy  no ragdiff.toml: defaults") and the verdict said "no gate
+/// input changed".
+#[test]
+#[cfg(unix)]
+fn a_policy_replaced_by_a_directory_or_a_link_is_refused() {
+    let not_regular = "ragdiff.toml: policy file ragdiff.toml is not a regular file (a device, FIFO or socket); ragdiff reads regular files only (a symbolic link to one is fine)";
+    for (replace, problem) in [
+        (
+            "directory",
+            "ragdiff.toml: policy file ragdiff.toml is a directory, not a file",
+        ),
+        ("link to /dev/null", not_regular),
+        (
+            "dangling link",
+            "ragdiff.toml: policy file ragdiff.toml does not exist",
+        ),
+    ] {
+        let (dir, sha) = repo_with_policy(None);
+        let policy = dir.path().join("ragdiff.toml");
+        match replace {
+            "directory" => {
+                std::fs::create_dir(&policy).expect("a folder");
+                std::fs::write(policy.join("README"), "x\n").expect("written");
+            }
+            "link to /dev/null" => {
+                std::os::unix::fs::symlink("/dev/null", &policy).expect("a link")
+            }
+            _ => std::os::unix::fs::symlink("nowhere.toml", &policy).expect("a link"),
+        }
+        crate::common::assert_invalid(changed_since(dir.path(), &sha, "table"), &[problem]);
+    }
+}
+
+/// `RR@3` at k 3 is the `rr` rule (docs/contract.md §5.4), so a table naming both
+/// would let its order decide the threshold, and a reorder loosen the gate while
+/// `--changed-since` saw "no setting changed (comments or layout only)" (found by a
+/// hostile review): both orders are refused at the table's line.
+#[test]
+fn a_table_whose_order_would_decide_a_threshold_is_refused_in_either_order() {
+    let (dir, _) = demo_repo();
+    let policy = dir.path().join("ragdiff.toml");
+    let swapped = ["compare", "runs/candidate.toml", "runs/baseline.toml"];
+    for (table, first, second) in [
+        ("\"RR@3\" = 1.0, rr = 0.01", "RR@3", "rr"),
+        ("rr = 0.01, \"RR@3\" = 1.0", "rr", "RR@3"),
+    ] {
+        let text = format!("[gate]\nblock = \"none\"\nmax_drop = {{ {table} }}\n");
+        std::fs::write(&policy, text).expect("written");
+        crate::common::assert_invalid(
+            run(dir.path(), &swapped),
+            &[format!(
+                "ragdiff.toml:3: `max_drop`: `{first}` and `{second}` are one measure at the gold's k (3), MRR@3: keep one (a table's entries have no order to settle which applies)"
+            )],
+        );
+    }
+}

@@ -125,7 +125,7 @@ fn an_unknown_primary_lists_the_known_names() {
     assert_invalid(
         case.ragdiff(&["compare", "--config", "ragdiff.toml"]),
         &[format!(
-            "ragdiff.toml:3: `primary`: `nDCG@0`: the cutoff must be a whole number >= 1; {known}"
+            "ragdiff.toml:3: `primary`: `nDCG@0`: the cutoff must be a whole number from 1 to 4294967295; {known}"
         )],
     );
 }

@@ -548,3 +548,55 @@ fn the_policy_file_is_listed_by_changed_since_and_is_never_results() {
         ],
     );
 }
+
+/// A pull request that replaces a gate input by a symbolic link to another file the
+/// repository already had, unchanged, changes what the gate reads: `--changed-since`
+/// lists it. Found by a hostile review: the allow-list `runs/reviewed.csv` (the
+/// policy's `allow_failed_file`, without Q-21) made a link to
+/// `runs/accepted-failures.csv` (which accepts Q-21) turned FAIL into PASS while the
+/// report said "no gate input changed since REV (7 files checked)": the blob compared
+/// was the link target's, not the input's own path's.
+#[test]
+#[cfg(unix)]
+fn an_input_replaced_by_a_link_to_an_unchanged_file_is_listed() {
+    let dir = demo_copy();
+    let reviewed = dir.path().join("runs/reviewed.csv");
+    std::fs::write(&reviewed, "id,reason,index_version,accepted_at\n").expect("written");
+    std::fs::write(
+        dir.path().join("ragdiff.toml"),
+        "[gate]\nallow_failed_file = \"runs/reviewed.csv\"\n",
+    )
+    .expect("written");
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    let sha = git(dir.path(), &["rev-parse", "HEAD"]);
+    let before = run(dir.path(), &["compare", "--changed-since", &sha]);
+    assert_eq!(before.status.code(), Some(1), "{}", stdout(&before));
+    std::fs::remove_file(&reviewed).expect("removed");
+    std::os::unix::fs::symlink("accepted-failures.csv", &reviewed).expect("a link");
+    let listed = format!(
+        "this pull request changes the gate's inputs since {sha}: allow-list runs/reviewed.csv (changed)"
+    );
+    let after = run(dir.path(), &["compare", "--changed-since", &sha]);
+    assert_code(&after, 0);
+    assert!(stdout(&after).contains(&listed), "{}", stdout(&after));
+    // a folder on the way made a link to a copy with another allow-list: the input is
+    // still placed by its own path, not the link's target's
+    std::fs::remove_file(&reviewed).expect("removed");
+    std::fs::rename(dir.path().join("runs"), dir.path().join("other")).expect("moved");
+    std::fs::copy(
+        dir.path().join("other/accepted-failures.csv"),
+        dir.path().join("other/reviewed.csv"),
+    )
+    .expect("copied");
+    std::os::unix::fs::symlink("other", dir.path().join("runs")).expect("a link");
+    let after = run(dir.path(), &["compare", "--changed-since", &sha]);
+    assert_code(&after, 0);
+    let text = stdout(&after);
+    assert!(
+        text.contains("allow-list runs/reviewed.csv (changed)"),
+        "{text}"
+    );
+    assert!(!text.contains("no gate input changed"), "{text}");
+}
