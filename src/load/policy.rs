@@ -291,6 +291,16 @@ impl Keys<'_> {
         let item = t.get(key)?;
         match item.as_table() {
             Some(table) => Some(table),
+            None if item.is_inline_table() => {
+                // `gate = { … }` is a table to TOML, but its lines and keys are
+                // read from a section
+                self.wrong(
+                    t,
+                    key,
+                    "a section of its own, its [name] on a line (an inline { … } table is not read)",
+                );
+                None
+            }
             None => {
                 self.wrong(t, key, "a table");
                 None
@@ -818,6 +828,10 @@ mod tests {
             (
                 "untested-metric.toml",
                 "untested-metric.toml:2: `non_inferior`: precision is not a metric with a confidence interval (rr, mrr, recall, hit, ndcg) or a measure by name".to_string(),
+            ),
+            (
+                "inline-gate.toml",
+                "inline-gate.toml:1: `gate` must be a section of its own, its [name] on a line (an inline { … } table is not read)".to_string(),
             ),
             (
                 "bad-block.toml",
