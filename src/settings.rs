@@ -433,6 +433,9 @@ pub struct Compare {
     pub require_frozen: bool,
     /// The `ragdiff.toml` that applied, if any (docs/contract.md §8.6).
     pub policy: Option<PolicyFile>,
+    /// Without one: the places a `ragdiff.toml` would be looked for that hold none
+    /// now, so `--changed-since` lists one a pull request removed (§12.1).
+    pub policy_places: Vec<PathBuf>,
     /// `--primary` (docs/contract.md §6.2), not yet resolved at k.
     pub primary: Primary,
     /// `--min-segment-queries` (docs/contract.md §6.6).
@@ -618,23 +621,32 @@ pub fn find_policy(config: &ConfigArgs, diag: &mut Diagnostics) -> Option<Policy
 
 /// The nearest `ragdiff.toml`, as a path relative to the working directory.
 fn discover_policy() -> Option<PathBuf> {
-    let cwd = std::env::current_dir().ok()?;
+    // Anything by the name, not only a regular file: a directory, a FIFO or a link
+    // to /dev/null in its place is refused when read (exit 2), never skipped for the
+    // defaults (docs/contract.md §8.6).
+    policy_places()
+        .into_iter()
+        .find(|p| p.symlink_metadata().is_ok())
+}
+
+/// Where a `ragdiff.toml` is looked for, nearest first, relative to the working
+/// directory: `ragdiff.toml`, `../ragdiff.toml`, … up to the git root (the first
+/// folder holding `.git`); outside a git repository the working directory's only.
+pub fn policy_places() -> Vec<PathBuf> {
+    let Ok(cwd) = std::env::current_dir() else {
+        return vec![PathBuf::from(load::policy::FILE_NAME)];
+    };
     let in_git = cwd.ancestors().any(|d| d.join(".git").exists());
+    let mut places = Vec::new();
     let mut rel = PathBuf::new();
     for dir in cwd.ancestors() {
-        let candidate = dir.join(load::policy::FILE_NAME);
-        // Anything by the name, not only a regular file: a directory, a FIFO or a
-        // link to /dev/null in its place is refused when read (exit 2), never
-        // skipped for the defaults (docs/contract.md §8.6).
-        if candidate.symlink_metadata().is_ok() {
-            return Some(rel.join(load::policy::FILE_NAME));
-        }
+        places.push(rel.join(load::policy::FILE_NAME));
         if !in_git || dir.join(".git").exists() {
-            return None;
+            break;
         }
         rel.push("..");
     }
-    None
+    places
 }
 
 /// The runs to compare: the positional ones, else the policy file's (a side it does
@@ -686,6 +698,13 @@ impl Compare {
         let mut diag = Diagnostics::default();
         let policy = find_policy(&args.config, &mut diag);
         diag.check()?;
+        let policy_places = match (&policy, &args.config.config) {
+            (None, None) => policy_places()
+                .into_iter()
+                .filter(|p| p.symlink_metadata().is_err())
+                .collect(),
+            _ => Vec::new(),
+        };
         let empty = PolicyFile::default();
         let file = policy.as_ref().unwrap_or(&empty);
         let (g, c) = (&file.gate, &file.compare);
@@ -744,6 +763,7 @@ impl Compare {
             measures,
             release_memory,
             policy,
+            policy_places,
             titles: args.titles,
         })
     }

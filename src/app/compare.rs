@@ -562,18 +562,22 @@ fn gate_inputs<'a>(
             .iter()
             .map(|p| ("allow-list", p.as_path())),
     );
-    list.extend(applied_policy(s).map(|p| (load::changed::POLICY_FILE, p)));
+    list.extend(
+        applied_policy(s)
+            .into_iter()
+            .map(|p| (load::changed::POLICY_FILE, p)),
+    );
     list
 }
 
-/// The policy file that applies (docs/contract.md §12.1); when none does, where the
-/// working directory's would be, if it has none (one the revision had was removed);
-/// none under `--no-config` beside a file that is there but does not apply.
-fn applied_policy(s: &settings::Compare) -> Option<&Path> {
-    let here = Path::new(load::policy::FILE_NAME);
+/// The policy file that applies (docs/contract.md §12.1); when none does, every
+/// place one would be looked for that has none now, from the working directory up
+/// to the git root (one the revision had there was removed); none under
+/// `--no-config` beside a file that is there but does not apply.
+fn applied_policy(s: &settings::Compare) -> Vec<&Path> {
     match &s.policy {
-        Some(p) => Some(p.path.as_path()),
-        None => (!here.exists()).then_some(here),
+        Some(p) => vec![p.path.as_path()],
+        None => s.policy_places.iter().map(PathBuf::as_path).collect(),
     }
 }
 

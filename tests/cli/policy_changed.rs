@@ -225,3 +225,29 @@ fn a_table_whose_order_would_decide_a_threshold_is_refused_in_either_order() {
         );
     }
 }
+
+/// Run from a folder below the git root, the policy applied there is the root's
+/// `ragdiff.toml` (docs/contract.md §8.6); one the pull request deleted is listed as
+/// removed, not missed because the working directory never had one (found by a
+/// hostile review: "no gate input changed", the policy's defaults applied).
+#[test]
+fn a_policy_removed_at_the_root_is_listed_from_a_folder_below() {
+    let (dir, sha) = repo_with_policy(None);
+    let below = dir.path().join("sub");
+    std::fs::create_dir(&below).expect("a folder");
+    let args = [
+        "compare",
+        "--gold",
+        "../gold/demo.toml",
+        "../runs/baseline.toml",
+        "../runs/candidate.toml",
+        "--changed-since",
+        &sha,
+    ];
+    let out = run(&below, &args);
+    assert_code(&out, 1);
+    let listed = format!(
+        "this pull request changes the gate's inputs since {sha}: policy file ../ragdiff.toml (removed: max_drop.rr: 0.02 -> unset; block: all -> unset)"
+    );
+    assert!(stdout(&out).contains(&listed), "{}", stdout(&out));
+}
