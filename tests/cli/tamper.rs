@@ -600,3 +600,38 @@ fn an_input_replaced_by_a_link_to_an_unchanged_file_is_listed() {
     );
     assert!(!text.contains("no gate input changed"), "{text}");
 }
+
+/// A gate input that git stores as a symbolic link at REV and still is the same
+/// link now, its target unchanged, is no change: `--changed-since` must not list
+/// it (found by review3: the baseline results `runs/base-link.csv -> shared.csv`,
+/// committed and untouched, was listed `(changed)`, the link's text at REV compared
+/// with the target's bytes now). Its target edited is a change of what the gate
+/// reads, and is listed.
+#[test]
+#[cfg(unix)]
+fn an_unchanged_committed_link_is_not_listed() {
+    let dir = demo_copy();
+    let runs = dir.path().join("runs");
+    std::fs::copy(runs.join("baseline.csv"), runs.join("shared.csv")).expect("copied");
+    std::fs::remove_file(runs.join("baseline.csv")).expect("removed");
+    std::os::unix::fs::symlink("shared.csv", runs.join("baseline.csv")).expect("a link");
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    let sha = git(dir.path(), &["rev-parse", "HEAD"]);
+    let same = run(dir.path(), &["compare", "--changed-since", &sha]);
+    assert_code(&same, 1);
+    let text = stdout(&same);
+    assert!(
+        text.contains(&format!("no gate input changed since {sha}")),
+        "{text}"
+    );
+    let data = std::fs::read_to_string(runs.join("shared.csv")).expect("read");
+    std::fs::write(runs.join("shared.csv"), format!("{data}\n")).expect("written");
+    let edited = run(dir.path(), &["compare", "--changed-since", &sha]);
+    let text = stdout(&edited);
+    assert!(
+        text.contains("baseline results runs/baseline.csv (changed)"),
+        "{text}"
+    );
+}
