@@ -657,6 +657,29 @@ pub fn bounded(text: &str) -> String {
     cut_to(text, MESSAGE_COLUMNS)
 }
 
+/// `text` cut to at most `width` columns by its middle (`start…end`), for a path
+/// whose end (the file name, a line) matters as much as its start.
+pub fn cut_middle(text: &str, width: usize) -> String {
+    if display_width(text) <= width {
+        return text.to_string();
+    }
+    let half = width.saturating_sub(1) / 2;
+    let head = cut_to(text, half + 1);
+    let head = head.trim_end_matches('…');
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in text.chars().rev() {
+        let w = display_width(c.encode_utf8(&mut [0; 4]));
+        if used + w > half {
+            break;
+        }
+        used += w;
+        tail.push(c);
+    }
+    tail.reverse();
+    format!("{head}…{}", tail.into_iter().collect::<String>())
+}
+
 /// `text` cut to at most `width` columns, ending in "…" when it was cut.
 pub fn cut_to(text: &str, width: usize) -> String {
     if display_width(text) <= width {

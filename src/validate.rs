@@ -442,8 +442,16 @@ impl fmt::Display for Problem {
     /// One line: every value from an input in it (path, id, key, value) is shown
     /// escaped ([`crate::text::shown`]); the fixed text has nothing to escape.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let line = format!("{}: {}", self.location, self.kind);
-        f.write_str(&crate::text::bounded(&crate::text::shown(&line)))
+        // each part bounded on its own, a long path by its middle, so the file name,
+        // line and message survive (docs/contract.md §11)
+        let at = crate::text::shown(&self.location.to_string()).into_owned();
+        let at = crate::text::cut_middle(&at, crate::text::MESSAGE_COLUMNS / 2);
+        let what = crate::text::shown(&self.kind.to_string()).into_owned();
+        let what = crate::text::cut_to(
+            &what,
+            crate::text::MESSAGE_COLUMNS.saturating_sub(at.chars().count() + 2),
+        );
+        write!(f, "{at}: {what}")
     }
 }
 
@@ -704,4 +712,28 @@ fn unknown_block_tag(unknown: &[String], known: &[String]) -> String {
         "`block` names {} that no gold query carries ({known}); fix the tag or tag the queries",
         tags.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A path longer than the bound is cut by its middle: the file name, the line
+    /// and the message survive, in at most 2,000 columns.
+    #[test]
+    fn a_long_path_keeps_its_end_and_the_message() {
+        let path = format!("{}/demo.csv", "a".repeat(3_000));
+        let p = Problem {
+            location: Location::line(&path, 7),
+            kind: ProblemKind::NotUtf8,
+        };
+        let shown = p.to_string();
+        assert!(shown.chars().count() <= 2_000, "{}", shown.chars().count());
+        assert!(shown.starts_with("aaa"), "{shown}");
+        assert!(shown.contains("…"), "{shown}");
+        assert!(
+            shown.ends_with(&format!("a/demo.csv:7: {}", ProblemKind::NotUtf8)),
+            "{shown}"
+        );
+    }
 }

@@ -51,10 +51,18 @@ pub fn parse_args_from(args: Vec<std::ffi::OsString>) -> Result<Cli, u8> {
     };
     if to_stderr {
         // clap quotes a value as given, however long: each line is bounded
-        let mut lines: Vec<String> = text.lines().map(crate::text::bounded).collect();
-        if terminal && lines.iter().any(|l| l.ends_with('…')) {
-            lines.push("\x1b[0m".to_string());
-        }
+        let lines: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let cut = crate::text::bounded(l);
+                // a colour the cut left open ends with the line
+                if terminal && cut.len() < l.len() {
+                    format!("{cut}\x1b[0m")
+                } else {
+                    cut
+                }
+            })
+            .collect();
         let mut text = lines.join("\n");
         text.push('\n');
         crate::text::eprint(&text);

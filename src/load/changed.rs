@@ -53,13 +53,21 @@ pub fn since(
             continue;
         };
         let then = blob(&top, &commit, &rel);
+        let link = std::fs::read_link(path).ok();
         let change = match (&then, &now) {
             (None, Some(_)) => "added",
             (Some(_), None) => "removed",
+            // a link is compared as git keeps it, then its target
+            (Some(_), Some(_)) if link.is_some() => {
+                match link_change(&top, &commit, path, &rel, 0) {
+                    Some(change) => change,
+                    None => continue,
+                }
+            }
             (Some(then), Some(now)) if then != now => "changed",
             _ => continue,
         };
-        let details = if input == POLICY_FILE {
+        let details = if input == POLICY_FILE && link.is_none() {
             crate::load::policy_diff::details(path, then.as_deref(), now.as_deref())
         } else {
             Vec::new()
@@ -77,6 +85,55 @@ pub fn since(
         checked,
         changed,
     })
+}
+
+/// How the link `path` (at `rel` in the repository) differs from `commit`: `None`
+/// when `commit` holds the same link (git's mode 120000, the same text) and its
+/// target is unchanged too, placed and compared the same way (at most
+/// [`MAX_LINKS`] links deep); else `changed`, or `removed` when the target is gone.
+fn link_change(
+    top: &Path,
+    commit: &str,
+    path: &Path,
+    rel: &Path,
+    depth: usize,
+) -> Option<&'static str> {
+    let Ok(text) = std::fs::read_link(path) else {
+        // no link (any more): compared by its bytes
+        let now = std::fs::read(path).ok();
+        return match (blob(top, commit, rel), now) {
+            (Some(then), Some(now)) if then == now => None,
+            (_, None) => Some("removed"),
+            _ => Some("changed"),
+        };
+    };
+    let same_link = depth < MAX_LINKS
+        && is_link_at(top, commit, rel)
+        && blob(top, commit, rel).is_some_and(|then| then == text.as_os_str().as_encoded_bytes());
+    if !same_link {
+        return Some("changed");
+    }
+    let target = match path.parent() {
+        Some(dir) => dir.join(&text),
+        None => text.clone(),
+    };
+    let Some(target_rel) = in_repository(top, &target) else {
+        // a link out of the repository: what it reads cannot be compared
+        return Some("changed");
+    };
+    link_change(top, commit, &target, &target_rel, depth + 1)
+}
+
+/// How many links deep [`link_change`] follows a link to links.
+const MAX_LINKS: usize = 8;
+
+/// Whether `commit` keeps `rel` as a symbolic link (mode 120000).
+fn is_link_at(top: &Path, commit: &str, rel: &Path) -> bool {
+    let out = git(Some(top))
+        .args(["ls-tree", "-z", commit, "--"])
+        .arg(rel)
+        .output();
+    out.is_ok_and(|o| o.status.success() && o.stdout.starts_with(b"120000 "))
 }
 
 /// What the policy file is called in the inputs: what changed inside it is listed

@@ -634,4 +634,14 @@ fn an_unchanged_committed_link_is_not_listed() {
         text.contains("baseline results runs/baseline.csv (changed)"),
         "{text}"
     );
+    // the link pointed at another committed file, itself unchanged: listed
+    std::fs::write(runs.join("shared.csv"), data).expect("written back");
+    std::fs::remove_file(runs.join("baseline.csv")).expect("removed");
+    std::os::unix::fs::symlink("candidate.csv", runs.join("baseline.csv")).expect("a link");
+    let repointed = run(dir.path(), &["compare", "--changed-since", &sha]);
+    let text = stdout(&repointed);
+    assert!(
+        text.contains("baseline results runs/baseline.csv (changed)"),
+        "{text}"
+    );
 }
