@@ -154,6 +154,14 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// The rule between two runs: their versions' bump, and `primary`.
+    pub fn of(runs: Side<&ObservedRun>, primary: Primary) -> Self {
+        Self {
+            bump: Bump::between(runs.baseline, runs.candidate),
+            primary,
+        }
+    }
+
     /// Byte-equal index versions: every repeat of both sides is a repeat of one index.
     pub fn pooled(self) -> bool {
         self.bump == Bump::Same
@@ -809,10 +817,7 @@ fn measured(
     opts: &Options,
     computed: &[Measure],
 ) -> Comparison {
-    let rule = Rule {
-        bump: Bump::between(runs.baseline, runs.candidate),
-        primary: opts.primary,
-    };
+    let rule = Rule::of(runs, opts.primary);
     let mut rows = rows_of(gold, runs, opts.k, rule, 0..gold.queries.len());
     measures::fill(&mut rows.rows, gold, runs, computed);
     let moved = measures::counted(&rows.rows, computed, &opts.joined()).len();
@@ -954,10 +959,7 @@ pub fn compare_with(
     draws: stats::Draws,
     primary: Primary,
 ) -> Comparison {
-    let rule = Rule {
-        bump: Bump::between(runs.baseline, runs.candidate),
-        primary,
-    };
+    let rule = Rule::of(runs, primary);
     let rows = rows_of(gold, runs, k, rule, 0..gold.queries.len());
     finish(rows, k, rule, draws)
 }
@@ -982,10 +984,7 @@ pub fn compare_releasing(
     primary: Primary,
     release: &dyn Fn(),
 ) -> Comparison {
-    let rule = Rule {
-        bump: Bump::between(runs.baseline, runs.candidate),
-        primary,
-    };
+    let rule = Rule::of(runs.as_ref().map(|r| &**r), primary);
     let n = gold.queries.len();
     let mut rows = Rows {
         rows: Vec::with_capacity(n),

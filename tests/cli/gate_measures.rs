@@ -434,6 +434,25 @@ fn drawn(mean: &Value) -> (Value, Value) {
     (mean["resamples"].clone(), mean["mde_alpha"].clone())
 }
 
+/// A report's notes about extra sign flips.
+fn flip_notes(report: &Value) -> Vec<String> {
+    report["notes"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .map(|n| n.as_str().expect("text").to_string())
+        .filter(|n| n.contains("sign flips"))
+        .collect()
+}
+
+/// The note on LABEL's p (in segment TAG: `tag` is ` in segment TAG`, or empty)
+/// that drew 20,000 sign flips.
+fn drew(label: &str, tag: &str) -> String {
+    format!(
+        "the {label} p{tag} drew 20000 sign flips: its first estimate's 99% interval held a threshold of the gate"
+    )
+}
+
 /// A named gate rule grows the overall family from 4 to 5 (a per-segment one the
 /// segment family, 4 x 1 to 5 x 1), and every member's extra draws look at the
 /// grown family's thresholds (docs/contract.md §7.1): RR's and nDCG's p, 10,000 sign
@@ -447,20 +466,7 @@ fn named_rules_grow_the_family_the_tested_metrics_draws_look_at() {
         assert_code(&out, 0);
         json(&out)
     };
-    let drew = |tag: &str, label: &str| {
-        format!(
-            "the {label} p{tag} drew 20000 sign flips: its first estimate's 99% interval held a threshold of the gate"
-        )
-    };
-    let notes = |r: &Value| -> Vec<String> {
-        r["notes"]
-            .as_array()
-            .expect("notes")
-            .iter()
-            .map(|n| n.as_str().expect("text").to_string())
-            .filter(|n| n.contains("sign flips"))
-            .collect()
-    };
+    let notes = flip_notes;
     let four = (Value::from(10_000), Value::from(0.05 / 4.0));
     let five = (Value::from(20_000), Value::from(0.05 / 5.0));
 
@@ -484,7 +490,7 @@ fn named_rules_grow_the_family_the_tested_metrics_draws_look_at() {
     assert_eq!(drawn(named), five);
     assert_eq!(
         notes(&overall)[..2],
-        [drew("", "MRR@3"), drew("", "nDCG@3")]
+        [drew("MRR@3", ""), drew("nDCG@3", "")]
     );
 
     let segment = report(&["--max-drop-per-segment", "nDCG@5=1"]);
@@ -501,8 +507,8 @@ fn named_rules_grow_the_family_the_tested_metrics_draws_look_at() {
     assert_eq!(
         notes(&segment)[..2],
         [
-            drew(" in segment all", "MRR@3"),
-            drew(" in segment all", "nDCG@3")
+            drew("MRR@3", " in segment all"),
+            drew("nDCG@3", " in segment all")
         ]
     );
 }
@@ -516,18 +522,7 @@ fn a_named_measure_that_drew_more_sign_flips_gets_the_note_by_its_name() {
     let notes = |extra: &[&str]| -> Vec<String> {
         let out = case.compare(&[&["--format", "json"][..], extra].concat());
         assert_code(&out, 0);
-        json(&out)["notes"]
-            .as_array()
-            .expect("notes")
-            .iter()
-            .map(|n| n.as_str().expect("text").to_string())
-            .filter(|n| n.contains("sign flips"))
-            .collect()
-    };
-    let drew = |label: &str, tag: &str| {
-        format!(
-            "the {label} p{tag} drew 20000 sign flips: its first estimate's 99% interval held a threshold of the gate"
-        )
+        flip_notes(&json(&out))
     };
     let rule = ["--measure", "RR@3", "--max-drop", "nDCG@5=1"];
     assert_eq!(
