@@ -513,7 +513,7 @@ fn unseen_drops(policy: &Policy, cmp: &Comparison, verdict: Outcome) -> Vec<Unse
         .0
         .iter()
         .map(|(n, md)| (Target::Named(*n), md));
-    let named = named.filter(|(t, md)| md.family.is_some() || *t == primary);
+    let named = named.filter(|(t, md)| md.family.is_some() || md.out_of_reach || *t == primary);
     let mut out: Vec<UnseenDrop> = tested
         .chain(named.filter_map(|(t, md)| overall.unseen(t, md, t == primary)))
         .collect();
@@ -556,7 +556,13 @@ impl Place<'_> {
             .map(|r| r.value);
         let judged = judged || self.fail_on_significant_drop;
         let drop = margin.or(judged.then_some(UNSEEN_DROP))?;
-        let (mde, mde_alpha) = (m.mde.flatten()?, m.mde_alpha?);
+        // a member left out of its family as its p cannot reach 0.05 (§7.1) sees no
+        // drop of any size (MDE 1 at the gate's alpha) once some query moved it; its
+        // margin, if any, is judged by its interval, and it has no MDE to list
+        let (mde, mde_alpha) = match (m.out_of_reach, margin) {
+            (true, None) if m.sd.is_some_and(|s| s > 0.0) => (1.0, crate::stats::GATE_ALPHA),
+            _ => (m.mde.flatten()?, m.mde_alpha?),
+        };
         (mde > drop).then(|| UnseenDrop {
             metric: of.key(),
             segment: self.segment.map(str::to_string),

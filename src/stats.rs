@@ -182,6 +182,38 @@ pub fn exact_p(x: &[f64]) -> f64 {
     hits as f64 / patterns as f64
 }
 
+/// The smallest p the two-sided sign-flip test of these per-query deltas can give,
+/// whatever their signs (docs/contract.md §7.1): the p of the same test when every
+/// moved query moved the same way by the same amount. With m moved queries (the
+/// deltas not 0) at most [`EXACT_MAX`] the test is exact and this is [`exact_p`] of
+/// their absolute values: 2^(1−m), as only the two all-one-sign patterns reach
+/// Σ|d| (more when a delta is within the rounding tolerance of nothing), 1 for m = 0.
+/// Above, the p is Monte Carlo, (1 + hits) / (1 + R), whose floor is 1 / (1 + R)
+/// with R the first count ([`default_resamples`] of m, or `resamples` when fixed;
+/// extra draws only lower it). Nothing here is a t-test: no p without a floor.
+pub fn min_attainable_p(deltas: impl IntoIterator<Item = f64>, resamples: u32) -> f64 {
+    let moved: Vec<f64> = deltas
+        .into_iter()
+        .filter(|&d| d != 0.0)
+        .map(f64::abs)
+        .collect();
+    if moved.len() <= EXACT_MAX {
+        return exact_p(&moved);
+    }
+    let r = match resamples {
+        0 => default_resamples(moved.len()),
+        r => r,
+    };
+    1.0 / (1.0 + f64::from(r))
+}
+
+/// Whether a test whose smallest attainable p is `min_p` can ever fail the gate: its
+/// adjusted p, never below its raw p under Holm or Benjamini-Hochberg, must be below
+/// [`GATE_ALPHA`]. One that cannot counts in no family (Tarone 1990, §7.1).
+pub fn can_reach_alpha(min_p: f64) -> bool {
+    min_p < GATE_ALPHA
+}
+
 fn unit_rng(seed: u64, stream: u64, unit: u32) -> Xoshiro256PlusPlus {
     // SplitMix-style mixing so neighbouring units get unrelated states.
     let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (u64::from(unit) << 32);
@@ -560,6 +592,36 @@ mod tests {
     fn cases(key: &str) -> Vec<serde_json::Value> {
         let v: serde_json::Value = serde_json::from_str(EXPECTED).expect("the fixture parses");
         v[key].as_array().expect("an array of cases").clone()
+    }
+
+    /// The smallest attainable p of each test (docs/contract.md §7.1): exact,
+    /// 2^(1−m) whatever the magnitudes (1 for m = 0 or 1); the exact test's
+    /// rounding tolerance counts a delta next to nothing as a tie; Monte Carlo,
+    /// 1 / (1 + R) with R the default for m or the fixed `--resamples`.
+    #[test]
+    fn the_smallest_attainable_p_of_each_test() {
+        let p =
+            |deltas: &[f64], resamples: u32| min_attainable_p(deltas.iter().copied(), resamples);
+        assert_eq!(p(&[], 0), 1.0);
+        assert_eq!(p(&[0.0, 0.0], 0), 1.0);
+        assert_eq!(p(&[-0.5, 0.0], 0), 1.0);
+        assert_eq!(p(&[0.5, -0.25, 1.0, -1.0, 0.1], 0), 0.0625);
+        assert_eq!(p(&[0.5, -0.25, 1.0, -1.0, 0.1, 0.0, 0.3], 0), 0.03125);
+        assert!(!can_reach_alpha(p(&[1.0; 5], 0)));
+        assert!(can_reach_alpha(p(&[1.0; 6], 0)));
+        // 1e-12 is within the 1e-9 tolerance of the sum: flipping it ties, so
+        // six moved queries give 4/64, not 2/64
+        assert_eq!(p(&[1.0, 1.0, 1.0, 1.0, 1.0, 1e-12], 0), 0.0625);
+        assert_eq!(p(&[1.0; 16], 0), 2.0 / 65_536.0);
+        assert_eq!(p(&[1.0; 17], 0), 1.0 / 10_001.0);
+        assert_eq!(p(&[1.0; 17], 19), 0.05);
+        assert!(!can_reach_alpha(p(&[1.0; 17], 19)));
+        assert!(can_reach_alpha(p(&[1.0; 17], 20)));
+        let many = vec![0.5; 20_000];
+        assert_eq!(
+            p(&many, 0),
+            1.0 / (1.0 + f64::from(default_resamples(20_000)))
+        );
     }
 
     #[test]

@@ -66,25 +66,38 @@ pub fn fill(
     }
 }
 
-/// Whether some row's value of the `i`-th computed measure differs between the
-/// sides: a measure no query moved has sign-flip p 1 whatever the data and counts in
-/// no family (docs/contract.md §7.1).
-pub(crate) fn moved_on<'a>(
+/// Whether a named measure with these per-query deltas counts in a family: only when
+/// its sign-flip test, under `resamples` (`--resamples`, 0 the default), can give a
+/// p below the gate's alpha. One that cannot (no query moved it, or too few did for
+/// any pattern of signs to reach 0.05: at most 5 for the exact test, whose smallest
+/// p is 2^(1−m)) can never fail the gate and counts in no family, overall or in a
+/// segment (Tarone 1990; docs/contract.md §7.1). The one place the rule is applied.
+pub(crate) fn counts(deltas: impl IntoIterator<Item = f64>, resamples: u32) -> bool {
+    stats::can_reach_alpha(stats::min_attainable_p(deltas, resamples))
+}
+
+/// [`counts`] for the `i`-th computed measure over `rows`.
+pub(crate) fn counts_on<'a>(
     rows: impl IntoIterator<Item = &'a crate::compare::QueryRow>,
     i: usize,
+    resamples: u32,
 ) -> bool {
-    rows.into_iter().any(|r| {
-        let s = &r.measures;
-        s.baseline.0[i].1 != s.candidate.0[i].1
-    })
+    counts(
+        rows.into_iter().map(|r| {
+            let s = &r.measures;
+            s.candidate.0[i].1 - s.baseline.0[i].1
+        }),
+        resamples,
+    )
 }
 
 /// Those of `members` (named measures, each among `computed`, the rows' `measures`
-/// order) some row moved on: the ones that count in their family (§7.1).
+/// order) that count in their family over `rows` ([`counts`], §7.1).
 pub(crate) fn counted(
     rows: &[crate::compare::QueryRow],
     computed: &[Measure],
     members: &[Measure],
+    resamples: u32,
 ) -> Vec<Measure> {
     members
         .iter()
@@ -93,22 +106,22 @@ pub(crate) fn counted(
             computed
                 .iter()
                 .position(|c| c == m)
-                .is_some_and(|i| moved_on(rows, i))
+                .is_some_and(|i| counts_on(rows, i, resamples))
         })
         .collect()
 }
 
 /// `cmp.means.measures` over the compared rows (whose `measures` [`fill`] set from
 /// `opts.computed()`), drawn with `opts`' resamples and seed. The gated ones and a
-/// named primary (§6.2) join the overall family where some query moved them, the
+/// named primary (§6.2) join the overall family where they [`counts`], the
 /// segment-gated ones are computed in every segment and join the segment family
-/// there (docs/contract.md §7.1). Nothing without any.
+/// where they count there (docs/contract.md §7.1). Nothing without any.
 pub fn attach(cmp: &mut Comparison, gold: &GoldSet, opts: &crate::compare::Options) {
     let measures = opts.computed();
     if measures.is_empty() {
         return;
     }
-    let joined = counted(&cmp.rows, &measures, &opts.joined());
+    let joined = counted(&cmp.rows, &measures, &opts.joined(), opts.resamples);
     let family = stats::METRICS + joined.len();
     // in byte order of id, as every other mean's resampling walks the rows (§7)
     let mut rows: Vec<&crate::compare::QueryRow> = cmp.rows.iter().collect();
@@ -136,6 +149,11 @@ pub fn attach(cmp: &mut Comparison, gold: &GoldSet, opts: &crate::compare::Optio
         })
         .collect();
     cmp.means.measures = NamedMeans(out);
+    // overall, only a would-be member of the family is left out of it (§7.1)
+    let members = opts.joined();
+    for (m, md) in &mut cmp.means.measures.0 {
+        md.out_of_reach = members.contains(m) && !joined.contains(m);
+    }
     if !joined.is_empty() {
         join_overall(cmp, &joined);
     }
@@ -159,7 +177,7 @@ pub fn attach(cmp: &mut Comparison, gold: &GoldSet, opts: &crate::compare::Optio
 }
 
 /// The overall family grown by the named measures gate rules name and a named
-/// primary that some query moved (`gated`, docs/contract.md §7.1): today's four
+/// primary that count ([`counts`]: `gated`, docs/contract.md §7.1): today's four
 /// tested metrics and these, Holm-adjusted together; every member's MDE at the
 /// family's first-step alpha (§7.3).
 fn join_overall(cmp: &mut Comparison, gated: &[Measure]) {
@@ -248,8 +266,6 @@ pub(crate) fn mean_delta(pairs: &[(f64, f64)], test: Test) -> MeanDelta {
         baseline: crate::metrics::mean(pairs.iter().map(|p| p.0)),
         candidate: crate::metrics::mean(pairs.iter().map(|p| p.1)),
         delta: crate::metrics::mean(deltas.iter().copied()),
-        // every per-query delta 0: p is 1 whatever the data (§7.1)
-        inert: deltas.iter().all(|&d| d == 0.0),
         ..MeanDelta::UNTESTED
     };
     let st = match test {
@@ -264,6 +280,11 @@ pub(crate) fn mean_delta(pairs: &[(f64, f64)], test: Test) -> MeanDelta {
                 .collect();
             stats::paired(&columns, draws)[0]
         }
+    };
+    // a drawn one whose p can never reach 0.05 counts in no family (§7.1)
+    let out_of_reach = match test {
+        Test::Draw(draws) => !counts(deltas.iter().copied(), draws.resamples),
+        _ => false,
     };
     MeanDelta {
         ci_low: Some(st.ci_low),
@@ -282,6 +303,7 @@ pub(crate) fn mean_delta(pairs: &[(f64, f64)], test: Test) -> MeanDelta {
         // no family, so no first-step alpha to detect at
         mde: None,
         mde_alpha: None,
+        out_of_reach,
         ..means
     }
 }

@@ -589,12 +589,13 @@ pub struct MeanDelta {
     /// the power figures' input (docs/contract.md §7.3).
     #[serde(skip)]
     pub sd: Option<f64>,
-    /// A named measure no compared query moved (every per-query delta exactly 0):
-    /// its sign-flip p is 1 whatever the data, it can never reject, so it counts in
-    /// no family (Tarone 1990; docs/contract.md §7.1). Never set on the four tested
+    /// A named measure whose sign-flip test can give no p below 0.05 whatever the
+    /// signs of its deltas (no compared query moved it, or at most 5 did: the exact
+    /// test's smallest p is 2^(1−m)): it can never fail the gate, so it counts in no
+    /// family (Tarone 1990; docs/contract.md §7.1). Never set on the four tested
     /// metrics, which always count.
     #[serde(skip)]
-    pub inert: bool,
+    pub out_of_reach: bool,
 }
 
 impl MeanDelta {
@@ -619,7 +620,7 @@ impl MeanDelta {
         mde: None,
         mde_alpha: None,
         sd: None,
-        inert: false,
+        out_of_reach: false,
     };
 }
 
@@ -796,20 +797,20 @@ impl Comparison {
 }
 
 /// The overall family's draws (the four's, and a gated named measure's) when
-/// `moved` of the named measures that join it moved on some query: its extra draws
+/// `counted` of the named measures that join it count (`measures::counts`): its extra draws
 /// look at the thresholds of the whole family, those measures included (§7.1).
-fn draws_of(opts: &Options, moved: usize) -> stats::Draws {
+fn draws_of(opts: &Options, counted: usize) -> stats::Draws {
     stats::Draws {
         resamples: opts.resamples,
         seed: opts.seed,
-        family: stats::METRICS + moved,
+        family: stats::METRICS + counted,
         correction: stats::Correction::Holm,
     }
 }
 
 /// [`compare_with`] with each row's named measures (`computed`, docs/contract.md
 /// §5.4) filled before the means: the overall family counts the named measures that
-/// join it only where some query moved (§7.1), so its size, which the four's draws
+/// join it only where their p can reach 0.05 (§7.1), so its size, which the four's draws
 /// look at, is known only from their per-query values.
 fn measured(
     gold: &GoldSet,
@@ -820,8 +821,8 @@ fn measured(
     let rule = Rule::of(runs, opts.primary);
     let mut rows = rows_of(gold, runs, opts.k, rule, 0..gold.queries.len());
     measures::fill(&mut rows.rows, gold, runs, computed);
-    let moved = measures::counted(&rows.rows, computed, &opts.joined()).len();
-    finish(rows, opts.k, rule, draws_of(opts, moved))
+    let counted = measures::counted(&rows.rows, computed, &opts.joined(), opts.resamples).len();
+    finish(rows, opts.k, rule, draws_of(opts, counted))
 }
 
 /// Flag each errored row with its side(s) and keep each side's errored ids in
@@ -1342,7 +1343,7 @@ fn means_of(rows: &[&QueryRow], draws: Option<stats::Draws>) -> MeansReport {
             sd,
             mde: mde_alpha.map(|alpha| stats::power::mde(sd, rows.len(), alpha)),
             mde_alpha,
-            inert: false,
+            out_of_reach: false,
         }
     };
     MeansReport {

@@ -35,7 +35,7 @@ pub struct Segment {
 /// seed), then adjust the segment family's p-values with the comparison's
 /// `segment_correction`. The four tested metrics' extra draws look at the thresholds
 /// of the whole segment family, the measures `opts.segment_gated` names included
-/// where some query of the segment moved them (§7.1). The overall tests are a
+/// where they count in the segment (`measures::counts`, §7.1). The overall tests are a
 /// family of their own (adjusted as the comparison is built): a tag never moves them.
 pub fn attach(cmp: &mut Comparison, gold: &GoldSet, opts: &crate::compare::Options) {
     let computed = opts.computed();
@@ -59,7 +59,7 @@ pub fn attach(cmp: &mut Comparison, gold: &GoldSet, opts: &crate::compare::Optio
 
 /// What the segments that are not too few get: their size, their family's
 /// correction, the named measures per-segment rules name (each segment's tests: the
-/// four and those of them its queries moved), the risk alphas.
+/// four and those of them that count there), the risk alphas.
 struct Tested<'a> {
     min_queries: usize,
     correction: stats::Correction,
@@ -69,13 +69,14 @@ struct Tested<'a> {
 
 /// How many tests the segment family holds, known before any is drawn: in each
 /// bucket of at least `min_queries` queries, the four tested metrics and the named
-/// measures per-segment rules name that some query of the bucket moved (a measure no
-/// query moved has p 1 whatever the data and counts in no family, §7.1).
+/// measures per-segment rules name that count there (whose p, under `resamples`,
+/// can reach 0.05 over the bucket's queries: `measures::counts`, §7.1).
 fn family_size(
     rows: &[QueryRow],
     buckets: &[Vec<usize>],
     min_queries: usize,
     columns: Columns,
+    resamples: u32,
 ) -> usize {
     buckets
         .iter()
@@ -85,7 +86,9 @@ fn family_size(
                 .gated
                 .iter()
                 .filter_map(|m| columns.computed.iter().position(|c| c == m))
-                .filter(|&i| crate::compare::measures::moved_on(b.iter().map(|&r| &rows[r]), i))
+                .filter(|&i| {
+                    crate::compare::measures::counts_on(b.iter().map(|&r| &rows[r]), i, resamples)
+                })
                 .count();
             stats::METRICS + moved
         })
@@ -111,7 +114,7 @@ fn segments_of(
     let draws = stats::Draws {
         resamples: resampling.resamples,
         seed: resampling.seed,
-        family: family_size(rows, &buckets, min_queries, columns),
+        family: family_size(rows, &buckets, min_queries, columns, resampling.resamples),
         correction,
     };
     let mut out: Vec<Segment> = buckets
@@ -190,7 +193,13 @@ pub(crate) fn attach_named(
     min_queries: usize,
 ) {
     let buckets = buckets(gold, &cmp.rows);
-    let size = family_size(&cmp.rows, &buckets, min_queries, columns);
+    let size = family_size(
+        &cmp.rows,
+        &buckets,
+        min_queries,
+        columns,
+        resampling.resamples,
+    );
     let draws = stats::Draws {
         resamples: resampling.resamples,
         seed: resampling.seed,
@@ -257,8 +266,8 @@ pub(crate) fn adjust_overall(means: &mut MeansReport) {
 }
 
 /// A segment's members of the segment family: the four tested means, then the named
-/// measures per-segment rules name that some query of the segment moved
-/// (docs/contract.md §7.1).
+/// measures per-segment rules name that count there (`measures::counts`: their p
+/// can reach 0.05 over the segment's queries, docs/contract.md §7.1).
 fn family_mut(m: &mut MeansReport) -> Vec<&mut MeanDelta> {
     let MeansReport {
         rr,
@@ -274,7 +283,7 @@ fn family_mut(m: &mut MeansReport) -> Vec<&mut MeanDelta> {
             .0
             .iter_mut()
             .map(|(_, md)| md)
-            .filter(|md| !md.inert),
+            .filter(|md| !md.out_of_reach),
     );
     out
 }
@@ -304,8 +313,8 @@ pub(crate) fn set_adjusted(
 }
 
 /// How many tests the segment family holds: the tested metrics and the named
-/// measures per-segment rules name that count there (some query of the segment moved
-/// them), in every segment that is not too few.
+/// measures per-segment rules name that count there (`measures::counts`), in every
+/// segment that is not too few.
 pub fn segment_family_size(cmp: &Comparison) -> usize {
     cmp.segments
         .iter()

@@ -176,9 +176,10 @@ fn one_measure_twice_in_a_table_is_refused_with_its_line() {
 }
 
 /// The overall family with named rules: the four tested metrics and the three named
-/// measures the rules name, Holm-adjusted together, equal to statsmodels (values
-/// stored by tests/fixtures/gate_measures/holm.py); without named rules, the four's
-/// adjusted p-values are those of a family of four.
+/// measures the rules name that can reach 0.05, Holm-adjusted together, equal to
+/// statsmodels (values and the members left out stored by
+/// tests/fixtures/gate_measures/holm.py); without named rules, the four's adjusted
+/// p-values are those of a family of four.
 #[test]
 #[ignore = "needs RAGDIFF_REFERENCE_DIR (../shared/reference): run by .ci/run with --include-ignored"]
 fn named_measures_a_rule_names_join_the_holm_family() {
@@ -226,6 +227,16 @@ fn named_measures_a_rule_names_join_the_holm_family() {
         means["measures"]["Bpref"].get("p_adjusted").is_none(),
         "Bpref joins no family"
     );
+    // a rule's measure that moved on too few queries for its p to reach 0.05 keeps
+    // its raw p and counts in no family (Success@70: 3 queries, smallest p 0.25)
+    for name in stored["left_out"].as_array().expect("left out") {
+        let name = name.as_str().expect("text");
+        let m = of(name);
+        assert_eq!(m["p_value"], stored["raw"][name], "{name}: raw p");
+        for key in ["p_adjusted", "family", "correction", "mde", "mde_alpha"] {
+            assert!(m.get(key).is_none(), "{name} {key}: {m}");
+        }
+    }
     let mut plain = vec![
         "compare",
         "--gold",
@@ -659,4 +670,132 @@ fn a_rel_above_the_golds_highest_grade_is_warned_of() {
         "{}",
         render(&out)
     );
+}
+
+/// 29 queries whose one relevant doc is at rank 1 or 2 on the baseline and moves:
+/// `29 - deep` drop from rank 1 to 2 and `deep` gain from rank 50 to 1 (depth 50,
+/// k 3). `Success@c` for c = 4 … 49 moves on the `deep` queries alone.
+fn few_moved_case(deep: usize) -> crate::common::Case {
+    use std::fmt::Write as _;
+    let (mut gold, mut base, mut cand) = (
+        String::from("id,expected_doc_ids,tags\n"),
+        String::from("id,retrieved_doc_ids\n"),
+        String::from("id,retrieved_doc_ids\n"),
+    );
+    let far: String = (1..50).map(|j| format!("x{j};")).collect::<String>() + "r";
+    for i in 1..=29 {
+        let (b, c) = if i <= 29 - deep {
+            ("r;x1", "x1;r")
+        } else {
+            (far.as_str(), "r;x1")
+        };
+        let _ = writeln!(gold, "Q-{i},r,all");
+        let _ = writeln!(base, "Q-{i},{b}");
+        let _ = writeln!(cand, "Q-{i},{c}");
+    }
+    crate::common::Case::new()
+        .gold("gold.csv", &gold)
+        .key("gold.toml", "k", "3")
+        .run("base.toml", "1.0.0", "base.csv", &base)
+        .key("base.toml", "depth", "50")
+        .run("cand.toml", "1.1.0", "cand.csv", &cand)
+        .key("cand.toml", "depth", "50")
+}
+
+/// 46 gate rules, overall and per segment, on measures that moved on 3 queries
+/// (`Success@c`, c = 4 … 49): each one's exact sign-flip p is at least 2/2^3 = 0.25
+/// whatever the signs, so none can fail the gate and none counts in its family
+/// (Tarone 1990; docs/contract.md §7.1). Counted (as under H4, which left out only
+/// the measures no query moved), both families were 50 tests: RR's raw p 0.0014
+/// became adjusted 0.0692, nDCG@3's 0.0103 became 0.507, and
+/// `--fail-on-significant-drop` PASSed (exit 0). Now the drop fails it as without
+/// the rules, with the same p-values, draws and MDE alpha.
+#[test]
+fn rules_on_measures_too_few_queries_moved_do_not_dilute_the_family() {
+    let case = few_moved_case(3);
+    let report = |extra: &[String]| {
+        let mut args = vec!["--fail-on-significant-drop", "--format", "json"];
+        args.extend(extra.iter().map(String::as_str));
+        let out = case.compare(&args);
+        assert_code(&out, 1);
+        json(&out)
+    };
+    let plain = report(&[]);
+    assert_eq!(
+        reasons(&plain),
+        [
+            "mean MRR@3 dropped significantly: -0.3448, adjusted p = 0.0048 < 0.05 (Holm)",
+            "mean nDCG@3 dropped significantly: -0.2274, adjusted p = 0.0306 < 0.05 (Holm)",
+            "segment all: mean MRR@3 dropped significantly: -0.3448, adjusted p = 0.0048 < 0.05 (Holm over 4 segment tests)",
+            "segment all: mean nDCG@3 dropped significantly: -0.2274, adjusted p = 0.0306 < 0.05 (Holm over 4 segment tests)"
+        ]
+    );
+    let rules: Vec<String> = (4..=49)
+        .flat_map(|c| {
+            let rule = format!("Success@{c}=1");
+            [
+                "--max-drop".into(),
+                rule.clone(),
+                "--max-drop-per-segment".into(),
+                rule,
+            ]
+        })
+        .collect();
+    let diluted = report(&rules);
+    assert_eq!(reasons(&diluted), reasons(&plain));
+    let keys = ["p_value", "p_adjusted", "resamples", "mde_alpha"];
+    for m in ["rr", "recall", "hit", "ndcg"] {
+        for key in keys {
+            assert_eq!(
+                diluted["means"][m][key], plain["means"][m][key],
+                "{m} {key}"
+            );
+            let (is, was) = (
+                &diluted["segments"][0]["means"],
+                &plain["segments"][0]["means"],
+            );
+            assert_eq!(is[m][key], was[m][key], "segment {m} {key}");
+        }
+    }
+    assert_eq!(diluted["means"]["rr"]["mde_alpha"], 0.05 / 4.0);
+    for means in [&diluted["means"], &diluted["segments"][0]["means"]] {
+        let named = &means["measures"]["Success@4"];
+        assert_eq!(named["p_value"], 0.25, "{named}");
+        for key in ["p_adjusted", "family", "correction", "mde", "mde_alpha"] {
+            assert!(named.get(key).is_none(), "{key}: {named}");
+        }
+    }
+}
+
+/// The rule's edge: a named member counts once its smallest attainable p is below
+/// 0.05. Exact, m moved queries: 2^(1−m), so 5 queries (0.0625) are out and 6
+/// (0.03125) in. Monte Carlo (more than 16 moved): 1 / (1 + R), so under
+/// `--resamples 19` (0.05) it is out and under 20 (0.0476) in (docs/contract.md §7.1).
+#[test]
+fn a_named_member_that_can_reach_alpha_still_counts() {
+    let family = |deep: usize, extra: &[&str]| {
+        let case = few_moved_case(deep);
+        let out = case.compare(&[&["--no-gate", "--format", "json"][..], extra].concat());
+        assert_code(&out, 0);
+        let report = json(&out);
+        let rr = report["means"]["rr"]["mde_alpha"].clone();
+        (rr, report["means"]["measures"].clone())
+    };
+    let (alpha, named) = family(5, &["--max-drop", "Success@4=1"]);
+    assert_eq!(alpha, 0.05 / 4.0);
+    assert_eq!(named["Success@4"]["p_value"], 0.0625);
+    assert!(named["Success@4"].get("p_adjusted").is_none(), "{named}");
+    let (alpha, named) = family(6, &["--max-drop", "Success@4=1"]);
+    assert_eq!(alpha, 0.05 / 5.0);
+    assert_eq!(named["Success@4"]["p_value"], 0.03125);
+    assert_eq!(named["Success@4"]["family"], "overall", "{named}");
+    assert!(named["Success@4"]["p_adjusted"].is_f64(), "{named}");
+    // nDCG@5 moved on all 29: a Monte Carlo p, floored at 1 / (1 + R)
+    let (alpha, named) = family(3, &["--max-drop", "nDCG@5=1", "--resamples", "19"]);
+    assert_eq!(alpha, 0.05 / 4.0);
+    assert_eq!(named["nDCG@5"]["p_method"], "monte_carlo");
+    assert!(named["nDCG@5"].get("family").is_none(), "{named}");
+    let (alpha, named) = family(3, &["--max-drop", "nDCG@5=1", "--resamples", "20"]);
+    assert_eq!(alpha, 0.05 / 5.0);
+    assert_eq!(named["nDCG@5"]["family"], "overall", "{named}");
 }

@@ -525,16 +525,30 @@ fn gate_rules_take_ir_measures_names_at_the_golds_k() {
 }
 
 /// Another cutoff, or another measure, is a named rule now (tests/cli/gate_measures.rs):
-/// `--max-drop P@10=0.02` at k = 3 is no longer refused.
+/// `--max-drop P@10=0.02` at k = 3 is no longer refused. On the demo P@10 moves on 3
+/// queries (4 more differ by rounding, 1e-17, within the test's tolerance), so its
+/// exact p can be no smaller than 0.25 and it counts in no family (docs/contract.md
+/// §7.1); nDCG@5, which moves on more, joins the overall one.
 #[test]
 fn a_gate_rule_at_another_cutoff_is_a_named_rule() {
     let out = run(
         crate_dir(),
-        &["compare", "--max-drop", "P@10=0.02", "--format", "json"],
+        &[
+            "compare",
+            "--max-drop",
+            "P@10=0.02",
+            "--max-drop",
+            "nDCG@5=0.5",
+            "--format",
+            "json",
+        ],
     );
     assert_code(&out, 1);
     let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(json["means"]["measures"]["P@10"]["family"], "overall");
+    let p10 = &json["means"]["measures"]["P@10"];
+    assert_eq!(p10["p_value"], 0.25, "{p10}");
+    assert!(p10.get("family").is_none(), "{p10}");
+    assert_eq!(json["means"]["measures"]["nDCG@5"]["family"], "overall");
 }
 
 /// `compare --format json` with `--measure M` for each of `measures`, typed (so an

@@ -45,8 +45,11 @@ fn a_per_segment_named_rule_fails_on_the_demo() {
         .iter()
         .find(|s| s["tag"] == "intent:billing")
         .expect("intent:billing");
+    // its rule applies, but on 3 queries its p cannot reach 0.05 (at most 3
+    // moved: smallest p 0.25), so it counts in no family (docs/contract.md §7.1)
     let named = &billing["means"]["measures"]["nDCG@5"];
-    assert_eq!(named["family"], "segments", "{named}");
+    assert!(named.get("family").is_none(), "{named}");
+    assert_eq!(named["p_value"], 1.0, "{named}");
     assert_close(
         named["delta"].as_f64().expect("delta"),
         -0.060_823_544_897_355,
@@ -58,7 +61,8 @@ fn a_per_segment_named_rule_fails_on_the_demo() {
 
 /// The same rule from the policy file, with room for the drop: PASS, and the note
 /// names the drops of nDCG@5 it cannot see, overall (a `--max-drop` rule names it)
-/// and in each tested segment, under `--fail-on-significant-drop`.
+/// and in each tested segment, under `--fail-on-significant-drop`: there, of any
+/// size, as in none did enough queries move for its p to reach 0.05.
 #[test]
 fn a_per_segment_named_rule_that_holds_passes_and_says_what_it_cannot_see() {
     let case = Case::demo().file(
@@ -102,13 +106,25 @@ fn a_per_segment_named_rule_that_holds_passes_and_says_what_it_cannot_see() {
         .find(|s| s.tag == "intent:billing")
         .expect("intent:billing");
     let measures = billing.means.measures.as_ref().expect("named means");
-    assert_eq!(measures["nDCG@5"]["family"], "segments");
+    // too few of its queries moved for its p to reach 0.05: in no family, and so
+    // a drop of any size is unseen there (docs/contract.md §7.1, §7.3)
+    assert!(measures["nDCG@5"].get("family").is_none());
+    let unseen = |tag: &str| {
+        typed
+            .gate
+            .unseen_drops
+            .iter()
+            .find(|u| u.metric == "nDCG@5" && u.segment.as_deref() == Some(tag))
+            .map(|u| (u.mde, u.mde_alpha))
+    };
+    assert_eq!(unseen("lang:en"), Some((1.0, 0.05)));
 }
 
 /// Each segment's means of the named measures equal ir_measures' over the segment's
 /// queries, and the segment family (the four tested metrics and the two named
-/// measures in each of the three tested segments) equals statsmodels' Holm
-/// adjustment (values stored by tests/fixtures/gate_measures/holm.py).
+/// measures in each of the three tested segments; a third, R@2, moved on too few
+/// queries to count in any) equals statsmodels' Holm adjustment (values stored by
+/// tests/fixtures/gate_measures/holm.py).
 #[test]
 fn named_segment_means_equal_ir_measures_and_join_the_segment_family() {
     let stored: Value = serde_json::from_str(
@@ -134,7 +150,7 @@ fn named_segment_means_equal_ir_measures_and_join_the_segment_family() {
         let tag = s["tag"].as_str().expect("tag");
         let means = &stored["means"][tag];
         assert_eq!(s["queries"], means["queries"], "{tag}");
-        for name in ["nDCG@5", "RR@2"] {
+        for name in ["nDCG@5", "RR@2", "R@2"] {
             let got = &s["means"]["measures"][name];
             for key in ["baseline", "candidate", "delta"] {
                 let want = means[name][key].as_f64().expect("stored");
@@ -167,7 +183,17 @@ fn named_segment_means_equal_ir_measures_and_join_the_segment_family() {
             assert_eq!(got["family"], "segments", "{tag} {name}");
             assert_eq!(got["mde_alpha"], 0.05 / size as f64, "{tag} {name}");
         }
+        // R@2 moved on one query of lang:ru (smallest p 1) and on none elsewhere: in
+        // no segment does it count (docs/contract.md §7.1)
+        let got = &s["means"]["measures"]["R@2"];
+        if let Some(raw) = stored["left_out"][tag].get("R@2") {
+            assert_eq!(&got["p_value"], raw, "{tag} R@2: raw p");
+        }
+        for key in ["p_adjusted", "family", "correction", "mde", "mde_alpha"] {
+            assert!(got.get(key).is_none(), "{tag} R@2 {key}: {got}");
+        }
     }
+    assert_eq!(stored["left_out"]["lang:ru"]["R@2"], 1.0);
     // the non-inferiority rule on RR@2 is tested in each of the three
     let tests = report["gate"]["non_inferiority"].as_array().expect("tests");
     assert_eq!(tests.len(), 3);
