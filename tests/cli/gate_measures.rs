@@ -660,3 +660,53 @@ fn a_rel_above_the_golds_highest_grade_is_warned_of() {
         render(&out)
     );
 }
+
+/// 540 failing rules: the verdict line of every format names the first 10 reasons
+/// in their order, then how many more (it was 30 KB on one line); JSON
+/// `gate.reasons` keeps all 540 whole, and no workflow command repeats them.
+#[test]
+fn the_verdict_line_names_ten_reasons_then_how_many_more() {
+    let mut args: Vec<String> = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"]
+        .map(String::from)
+        .to_vec();
+    for c in 3..543 {
+        args.extend(["--max-drop".to_string(), format!("RR@{c}=0")]);
+    }
+    let with = |format: &str| {
+        let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
+        all.extend(["--format", format]);
+        let out = crate::common::ragdiff(fixture("compare"))
+            .args(&all)
+            .env("GITHUB_ACTIONS", "true")
+            .output()
+            .expect("ragdiff runs");
+        assert_code(&out, 1);
+        out
+    };
+    let each = |c: u32| format!("mean RR@{c} dropped by 0.1250, more than the allowed 0");
+    let ten: Vec<String> = (3..13).map(each).collect();
+    let line = format!(
+        "{}; … and 530 more reasons; the JSON has all",
+        ten.join("; ")
+    );
+    let table = with("table");
+    assert_eq!(
+        stdout(&table).lines().next(),
+        Some(format!("FAIL  {line}").as_str())
+    );
+    for annotation in String::from_utf8_lossy(&table.stderr).lines() {
+        assert!(!annotation.contains("RR@13 dropped"), "{annotation}");
+    }
+    let markdown = stdout(&with("markdown"));
+    assert_eq!(
+        markdown.lines().next(),
+        Some(format!("## ragdiff: ❌ FAIL — {line}").as_str())
+    );
+    let html = stdout(&with("html"));
+    assert!(html.contains(&format!("</span> {line}</h1>")), "{html}");
+    assert!(!html.contains("RR@13 dropped"));
+    let report = json(&with("json"));
+    let reasons = reasons(&report);
+    assert_eq!(reasons.len(), 540);
+    assert_eq!(reasons[539], each(542));
+}
