@@ -309,6 +309,8 @@ fn real_stemming_undone_fails_a_bpref_rule_only() {
 #[case::ap_has_no_interval(&["--non-inferior", "AP=0.02"], "--non-inferior: metric `AP` has no confidence interval; use rr, mrr, recall, hit or ndcg")]
 #[case::p_at_k_has_no_interval(&["--non-inferior", "P@3=0.02"], "--non-inferior: metric `P@3` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)")]
 #[case::unknown_primary(&["--primary", "MRR@10"], "--primary: unknown measure `MRR@10`; the primary takes rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name: RR@k")]
+#[case::negative_rel(&["--max-drop", "P(rel=-1)@10=0.1"], "--max-drop: `P(rel=-1)@10`: rel=-1 is below 0; rel is the lowest grade that counts as relevant, a whole number >= 0 (rel=0 counts every doc judged 0 or above); a gate rule takes")]
+#[case::negative_rel_primary(&["--primary", "R(rel=-2)@5"], "--primary: `R(rel=-2)@5`: rel=-2 is below 0; rel is the lowest grade")]
 fn a_bad_named_rule_is_a_usage_error(#[case] args: &[&str], #[case] message: &str) {
     let out = run(crate_dir(), &[&["compare"][..], args].concat());
     assert_code(&out, 2);
@@ -333,8 +335,11 @@ fn bad_named_rules_are_usage_errors_with_bounded_messages() {
         "{}",
         render(&out)
     );
-    // P(rel=-1)@10 is a measure (a judged doc of any grade >= -1 is relevant)
+    // P(rel=-1)@10 is refused (trec_eval grades a doc outside the qrels -1), and
+    // P(rel=0)@10 is a measure (every doc judged 0 or above is relevant)
     let out = run(crate_dir(), &["compare", "--max-drop", "P(rel=-1)@10=0.5"]);
+    assert_code(&out, 2);
+    let out = run(crate_dir(), &["compare", "--max-drop", "P(rel=0)@10=0.5"]);
     assert_code(&out, 1);
 }
 
