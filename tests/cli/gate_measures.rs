@@ -175,6 +175,65 @@ fn one_measure_twice_in_a_table_is_refused_with_its_line() {
     assert_eq!(means, Vec::<String>::new());
 }
 
+/// A problem about one entry of a rule table names the entry's own line, whether
+/// the table is a `[gate.max_drop]` section, dotted keys or inline (one line): it
+/// named the section's header or the first dotted key.
+#[test]
+fn an_entry_of_a_rule_table_is_named_at_its_own_line() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let policy = dir.path().join("ragdiff.toml");
+    let shown = policy.display().to_string();
+    let one = "are one measure at the gold's k (3), nDCG@3: keep one (a table's entries have no order to settle which applies)";
+    for (text, problem) in [
+        (
+            "[gate]\nfail_on_significant_drop = false\n\n[gate.max_drop]\nndcg = 0.9\n\"nDCG@3\" = 0.01\n",
+            format!("{shown}:6: `max_drop`: `ndcg` and `nDCG@3` {one}"),
+        ),
+        (
+            "[gate]\nmax_drop.ndcg = 0.9\nmax_drop.\"nDCG@3\" = 0.01\n",
+            format!("{shown}:3: `max_drop`: `ndcg` and `nDCG@3` {one}"),
+        ),
+        (
+            "[gate.max_drop]\nndcg = 0.1\nrr = -1\n",
+            format!("{shown}:3: `max_drop`: rr = -1 is not a number >= 0 per metric"),
+        ),
+        (
+            "[gate.non_inferior]\nrr = 0.1\n\n\"P@3\" = 0.1\n",
+            format!(
+                "{shown}:4: `non_inferior`: metric `P@3` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)"
+            ),
+        ),
+        (
+            "[gate.non_inferior_per_segment]\nrr = 0.1\nap = 0.1\n",
+            format!(
+                "{shown}:3: `non_inferior_per_segment`: ap is not a metric with a confidence interval (rr, mrr, recall, hit, ndcg) or a measure by name"
+            ),
+        ),
+        (
+            "[gate.max_drop_per_segment]\nrr = 0.1\n\"MRR@10\" = 0.1\n",
+            format!(
+                "{shown}:3: `max_drop_per_segment`: unknown measure `MRR@10`; a gate rule takes"
+            ),
+        ),
+        (
+            "[gate.max_latency_increase]\np95 = \"20%\"\np99 = \"x\"\n",
+            format!(
+                "{shown}:3: `max_latency_increase`: p99 = \"x\" is not p50, p95, p99 or max = \"20%\" or \"50ms\""
+            ),
+        ),
+        (
+            "[gate]\nmax_drop = { ndcg = 0.9, \"nDCG@3\" = 0.01 }\n",
+            format!("{shown}:2: `max_drop`: `ndcg` and `nDCG@3` {one}"),
+        ),
+    ] {
+        std::fs::write(&policy, text).expect("written");
+        let out = swapped(&["--config", policy.to_str().expect("utf-8")]);
+        assert_code(&out, 2);
+        let text = render(&out);
+        assert!(text.contains(&problem), "{problem}\n{text}");
+    }
+}
+
 /// The overall family with named rules: the four tested metrics and the three named
 /// measures the rules name, Holm-adjusted together, equal to statsmodels (values
 /// stored by tests/fixtures/gate_measures/holm.py); without named rules, the four's
