@@ -138,7 +138,7 @@ fn one_measure_twice_in_a_table_is_refused_with_its_line() {
     };
     let one = |a: &str, b: &str, label: &str| {
         format!(
-            "{shown}:2: `max_drop`: `{a}` and `{b}` are one measure at the gold's k (3), {label}: keep one (a table's entries have no order to settle which applies)"
+            "{shown}:2: `max_drop`: `{a}` and `{b}` are one measure at k = 3 (the gold's k), {label}: keep one (a table's entries have no order to settle which applies)"
         )
     };
     for (table, first, second) in [
@@ -175,6 +175,47 @@ fn one_measure_twice_in_a_table_is_refused_with_its_line() {
     assert_eq!(means, Vec::<String>::new());
 }
 
+/// The refusal of two entries on one measure names the k and where it came from:
+/// the gold's pinned k, `--k`, or the runs' depth (it said "the gold's k" for all).
+#[test]
+fn one_measure_twice_names_where_k_came_from() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let policy = dir.path().join("ragdiff.toml");
+    let config = policy.to_str().expect("utf-8");
+    for (gold, extra, c, k) in [
+        ("gold.toml", &[][..], 2, "k = 2 (the gold's k)"),
+        ("gold.csv", &["--k", "2"][..], 2, "k = 2 (from --k)"),
+        (
+            "gold.csv",
+            &[][..],
+            4,
+            "k = 4 (the runs' depth: no k given)",
+        ),
+    ] {
+        std::fs::write(
+            &policy,
+            format!("[gate]\nmax_drop = {{ ndcg = 0.9, \"nDCG@{c}\" = 0.01 }}\n"),
+        )
+        .expect("written");
+        let args = [
+            "compare",
+            "--gold",
+            gold,
+            "base.toml",
+            "cand.toml",
+            "--config",
+            config,
+        ];
+        let out = run(fixture("compare"), &[&args[..], extra].concat());
+        crate::common::assert_invalid(
+            out,
+            &[format!(
+                "{config}:2: `max_drop`: `ndcg` and `nDCG@{c}` are one measure at {k}, nDCG@{c}: keep one (a table's entries have no order to settle which applies)"
+            )],
+        );
+    }
+}
+
 /// A problem about one entry of a rule table names the entry's own line, whether
 /// the table is a `[gate.max_drop]` section, dotted keys or inline (one line): it
 /// named the section's header or the first dotted key.
@@ -183,7 +224,7 @@ fn an_entry_of_a_rule_table_is_named_at_its_own_line() {
     let dir = tempfile::tempdir().expect("a folder");
     let policy = dir.path().join("ragdiff.toml");
     let shown = policy.display().to_string();
-    let one = "are one measure at the gold's k (3), nDCG@3: keep one (a table's entries have no order to settle which applies)";
+    let one = "are one measure at k = 3 (the gold's k), nDCG@3: keep one (a table's entries have no order to settle which applies)";
     for (text, problem) in [
         (
             "[gate]\nfail_on_significant_drop = false\n\n[gate.max_drop]\nndcg = 0.9\n\"nDCG@3\" = 0.01\n",
