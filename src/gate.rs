@@ -684,7 +684,10 @@ impl Reason {
                 format!("mean {label} dropped by {by:.4}, more than the allowed {allowed}")
             }
             Reason::Significant { label, delta, p } => {
-                format!("mean {label} dropped significantly: {delta:+.4}, adjusted p = {p:.4} < {ALPHA} (Holm)")
+                format!(
+                    "mean {label} dropped significantly: {}, adjusted p = {p:.4} < {ALPHA} (Holm)",
+                    crate::text::delta(*delta)
+                )
             }
             Reason::SameResults => "baseline and candidate read the same results, yet their index versions differ: the candidate's results cannot come from its index".to_string(),
             Reason::Flaky { ids } => format!(
@@ -701,7 +704,8 @@ impl Reason {
                 urisk,
                 trisk,
             } => format!(
-                "{label} shows significant downside risk: TRisk {trisk:+.2} < -2 at alpha {alpha} (URisk {urisk:+.4})"
+                "{label} shows significant downside risk: TRisk {trisk:+.2} < -2 at alpha {alpha} (URisk {})",
+                crate::text::delta(*urisk)
             ),
             Reason::Latency {
                 limit,
@@ -1368,8 +1372,9 @@ fn render_segment_reason(reason: &Reason, id: &dyn Fn(&str) -> String) -> String
             tests,
             correction,
         } => format!(
-            "segment {}: mean {label} dropped significantly: {delta:+.4}, adjusted p = {p:.4} < {ALPHA} ({} over {tests} segment tests)",
+            "segment {}: mean {label} dropped significantly: {}, adjusted p = {p:.4} < {ALPHA} ({} over {tests} segment tests)",
             id(segment),
+            crate::text::delta(*delta),
             correction.label()
         ),
         Reason::SegmentDrop {
@@ -1390,13 +1395,13 @@ fn render_segment_reason(reason: &Reason, id: &dyn Fn(&str) -> String) -> String
             queries_needed,
             queries,
         } => format!(
-            "{}{label} not shown non-inferior (margin {margin}): 95% CI of delta [{:+.4}, {:+.4}], {}{}",
+            "{}{label} not shown non-inferior (margin {margin}): 95% CI of delta [{}, {}], {}{}",
             segment
                 .as_ref()
                 .map(|s| format!("segment {}: ", id(s)))
                 .unwrap_or_default(),
-            ci.0,
-            ci.1,
+            crate::text::delta(ci.0),
+            crate::text::delta(ci.1),
             verdict.words(),
             settle_text(*verdict, *queries_needed, *queries)
                 .map(|t| format!("; {t}"))

@@ -1011,14 +1011,7 @@ pub fn num(x: f64) -> String {
     format!("{x:.4}")
 }
 
-/// A signed delta with 4 decimals.
-pub fn delta(x: f64) -> String {
-    // a delta that rounds to 0 (a named measure's float noise, -1e-16) reads 0.0000
-    match format!("{x:+.4}") {
-        z if z == "+0.0000" || z == "-0.0000" => "0.0000".to_string(),
-        text => text,
-    }
-}
+pub use crate::text::delta;
 
 /// `b -> c`, or `b` alone when both are the same.
 pub fn arrow(b: String, c: String, sign: &str) -> String {
