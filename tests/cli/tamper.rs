@@ -722,5 +722,8 @@ fn an_edited_baseline_latency_side_file_is_listed_by_changed_since() {
         !text.contains("no gate input changed"),
         "the edited baseline latency file is not listed:\n{text}"
     );
-    assert!(text.contains("base-latency.csv (changed)"), "{text}");
+    assert!(
+        text.contains("baseline latency file base-latency.csv (changed)"),
+        "{text}"
+    );
 }
