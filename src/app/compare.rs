@@ -558,6 +558,13 @@ fn gate_inputs<'a>(
             .map(|(_, p)| ("baseline doc map", p.as_path())),
     );
     list.extend(
+        baseline
+            .recording
+            .latency
+            .iter()
+            .map(|(_, p)| ("baseline latency file", p.as_path())),
+    );
+    list.extend(
         s.allow_failed
             .file
             .iter()
