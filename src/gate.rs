@@ -16,7 +16,7 @@ pub const ALPHA: f64 = 0.05;
 pub use crate::model::threshold::Target;
 
 pub use crate::model::threshold::Origin;
-use crate::model::threshold::RuleFlag;
+use crate::model::threshold::{KFrom, RuleFlag};
 
 /// A gate rule: what it reads, its value (a drop or a margin) and where it was
 /// given (a flag, or an entry of the policy file's `[gate]` table).
@@ -190,10 +190,11 @@ impl Policy {
     /// every one listed: a non-inferiority rule on P or AP at k (no interval), and
     /// two entries of one `[gate]` table that are one measure at k (a table has no
     /// order to settle them).
-    pub fn at_k(&self, k: u32) -> Result<Policy, Vec<String>> {
+    pub fn at_k(&self, k: u32, from: KFrom) -> Result<Policy, Vec<String>> {
         use crate::model::threshold as t;
         let mut problems = Vec::new();
-        let mut at = |kind: &RuleFlag, rules: &[Rule]| resolved(kind, rules, k, &mut problems);
+        let at_k = AtK { k, from };
+        let mut at = |kind: &RuleFlag, rules: &[Rule]| resolved(kind, rules, at_k, &mut problems);
         let policy = Policy {
             max_drop: at(&t::MAX_DROP, &self.max_drop),
             non_inferior: at(&t::NON_INFERIOR, &self.non_inferior),
@@ -252,10 +253,18 @@ fn named_in<'a>(rules: impl Iterator<Item = &'a Rule>) -> Vec<Measure> {
     out
 }
 
+/// The comparison's k and where it came from, for the rules' messages.
+#[derive(Debug, Clone, Copy)]
+struct AtK {
+    k: u32,
+    from: KFrom,
+}
+
 /// `rules` at k, each measure once (the later rule of two on one measure applies);
 /// the rules `kind` cannot take, and two entries of one table on one measure, are
 /// problems.
-fn resolved(kind: &RuleFlag, rules: &[Rule], k: u32, problems: &mut Vec<String>) -> Vec<Rule> {
+fn resolved(kind: &RuleFlag, rules: &[Rule], at_k: AtK, problems: &mut Vec<String>) -> Vec<Rule> {
+    let k = at_k.k;
     let mut at: Vec<Rule> = Vec::with_capacity(rules.len());
     for rule in rules {
         let target = rule.target.at_k(k);
@@ -288,10 +297,11 @@ fn resolved(kind: &RuleFlag, rules: &[Rule], k: u32, problems: &mut Vec<String>)
         });
         if let Some(first) = same_table {
             problems.push(format!(
-                "{}: `{}` and `{}` are one measure at the gold's k ({k}), {}: keep one (a table's entries have no order to settle which applies)",
+                "{}: `{}` and `{}` are one measure at {}, {}: keep one (a table's entries have no order to settle which applies)",
                 rule.origin.prefix(kind),
                 shown(first),
                 shown(rule),
+                at_k.from.shown(k),
                 target.label(k)
             ));
             continue;
@@ -680,7 +690,10 @@ impl Reason {
                 format!("mean {label} dropped by {by:.4}, more than the allowed {allowed}")
             }
             Reason::Significant { label, delta, p } => {
-                format!("mean {label} dropped significantly: {delta:+.4}, adjusted p = {p:.4} < {ALPHA} (Holm)")
+                format!(
+                    "mean {label} dropped significantly: {}, adjusted p = {p:.4} < {ALPHA} (Holm)",
+                    crate::text::delta(*delta)
+                )
             }
             Reason::SameResults => "baseline and candidate read the same results, yet their index versions differ: the candidate's results cannot come from its index".to_string(),
             Reason::Flaky { ids } => format!(
@@ -697,7 +710,8 @@ impl Reason {
                 urisk,
                 trisk,
             } => format!(
-                "{label} shows significant downside risk: TRisk {trisk:+.2} < -2 at alpha {alpha} (URisk {urisk:+.4})"
+                "{label} shows significant downside risk: TRisk {trisk:+.2} < -2 at alpha {alpha} (URisk {})",
+                crate::text::delta(*urisk)
             ),
             Reason::Latency {
                 limit,
@@ -1364,8 +1378,9 @@ fn render_segment_reason(reason: &Reason, id: &dyn Fn(&str) -> String) -> String
             tests,
             correction,
         } => format!(
-            "segment {}: mean {label} dropped significantly: {delta:+.4}, adjusted p = {p:.4} < {ALPHA} ({} over {tests} segment tests)",
+            "segment {}: mean {label} dropped significantly: {}, adjusted p = {p:.4} < {ALPHA} ({} over {tests} segment tests)",
             id(segment),
+            crate::text::delta(*delta),
             correction.label()
         ),
         Reason::SegmentDrop {
@@ -1386,13 +1401,13 @@ fn render_segment_reason(reason: &Reason, id: &dyn Fn(&str) -> String) -> String
             queries_needed,
             queries,
         } => format!(
-            "{}{label} not shown non-inferior (margin {margin}): 95% CI of delta [{:+.4}, {:+.4}], {}{}",
+            "{}{label} not shown non-inferior (margin {margin}): 95% CI of delta [{}, {}], {}{}",
             segment
                 .as_ref()
                 .map(|s| format!("segment {}: ", id(s)))
                 .unwrap_or_default(),
-            ci.0,
-            ci.1,
+            crate::text::delta(ci.0),
+            crate::text::delta(ci.1),
             verdict.words(),
             settle_text(*verdict, *queries_needed, *queries)
                 .map(|t| format!("; {t}"))

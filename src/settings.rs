@@ -472,12 +472,13 @@ fn rules_of(
 ) -> Vec<Rule> {
     let mut rules: Vec<Rule> = Vec::new();
     if let Some(l) = from_file {
-        let at = format!("{}: `{}`", at_line(path, l.line), rule.key());
+        // each entry at its own line (a `[gate.max_drop]` section's entries have
+        // lines of their own)
         rules.extend(l.value.iter().map(|e| Rule {
             target: e.threshold.target,
             value: e.threshold.value,
             origin: Origin::File {
-                at: at.clone(),
+                at: format!("{}: `{}`", at_line(path, e.line.or(l.line)), rule.key()),
                 name: e.name.clone(),
             },
         }));

@@ -369,6 +369,15 @@ pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A signed delta with 4 decimals, as every report and reason prints one.
+pub fn delta(x: f64) -> String {
+    // a delta that rounds to 0 (a named measure's float noise, -1e-16) reads 0.0000
+    match format!("{x:+.4}") {
+        z if z == "+0.0000" || z == "-0.0000" => "0.0000".to_string(),
+        text => text,
+    }
+}
+
 /// ` … and N more` when `total` exceeds `shown`, else nothing.
 pub fn and_more(total: usize, shown: usize) -> String {
     match total.saturating_sub(shown) {

@@ -470,7 +470,8 @@ fn inputs(s: &settings::Compare, diag: &mut Diagnostics) -> anyhow::Result<Input
     let bm = &metas.baseline;
     let k = resolve_k(&gold, s.k, bm, &s.runs.baseline.display().to_string(), diag);
     crate::app::eval::check_cutoffs(&s.cutoffs, bm.compared_depth(), diag);
-    let policy = match k.map(|k| s.gate.at_k(k)) {
+    let from = crate::model::threshold::KFrom::of(gold.meta.k, s.k);
+    let policy = match k.map(|k| s.gate.at_k(k, from)) {
         Some(Ok(policy)) => policy,
         Some(Err(problems)) => {
             for p in problems {
@@ -555,6 +556,13 @@ fn gate_inputs<'a>(
             .doc_map
             .iter()
             .map(|(_, p)| ("baseline doc map", p.as_path())),
+    );
+    list.extend(
+        baseline
+            .recording
+            .latency
+            .iter()
+            .map(|(_, p)| ("baseline latency file", p.as_path())),
     );
     list.extend(
         s.allow_failed

@@ -169,7 +169,7 @@ fn appended_history(path: &Path, report: &crate::report::CompareReport) -> anyho
 
 /// Refuse, before the gate runs, a promote that would write over anything but the
 /// baseline's own files (docs/contract.md §12): the gold's manifest, data and tags,
-/// the candidate's manifest, repeats and doc map, the allow-list, an export of this
+/// the candidate's manifest, repeats, doc map and latency file, the allow-list, an export of this
 /// run, or another of its own destinations. A copy onto its own source (a doc map
 /// both sides share) changes nothing and is allowed.
 fn check_destinations(
@@ -198,6 +198,12 @@ fn check_destinations(
         cm.doc_map
             .iter()
             .map(|(_, p)| ("the candidate's doc map", p.as_path())),
+    );
+    inputs.extend(
+        cm.recording
+            .latency
+            .iter()
+            .map(|(_, p)| ("the candidate's latency file", p.as_path())),
     );
     inputs.extend(
         s.allow_failed
@@ -282,11 +288,43 @@ impl std::io::Write for Hashing<'_> {
 struct Copy {
     from: PathBuf,
     to: PathBuf,
-    doc_map: bool,
+    kind: CopyKind,
 }
 
-/// Every copy promote makes (docs/contract.md §2.11): each results repeat, then the
-/// chunk map, under names derived from the baseline manifest's.
+/// Which key of the candidate's manifest names a copied file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CopyKind {
+    /// `results`, one repeat.
+    Results,
+    /// `doc_map` (docs/contract.md §2.11).
+    DocMap,
+    /// `latency`, the latency side file (§6.9).
+    Latency,
+}
+
+impl CopyKind {
+    /// The manifest's key, for a side file.
+    fn key(self) -> Option<&'static str> {
+        match self {
+            Self::Results => None,
+            Self::DocMap => Some("doc_map"),
+            Self::Latency => Some("latency"),
+        }
+    }
+
+    /// How the promoted message names a copy of this kind.
+    fn label(self) -> &'static str {
+        match self {
+            Self::Results => "",
+            Self::DocMap => "the doc map ",
+            Self::Latency => "the latency file ",
+        }
+    }
+}
+
+/// Every copy promote makes (docs/contract.md §2.11, §6.9): each results repeat, then
+/// the chunk map and the latency side file, under names derived from the baseline
+/// manifest's.
 struct Plan {
     copies: Vec<Copy>,
     /// The results were an array (repeats): the rewritten key stays one.
@@ -308,22 +346,29 @@ fn plan(baseline: &Path, cm: &crate::model::RunMeta) -> Result<Plan, InvalidInpu
         copies.push(Copy {
             from,
             to,
-            doc_map: false,
+            kind: CopyKind::Results,
         });
     }
-    if let Some((_, from)) = &cm.doc_map {
-        let to = copy_path(baseline, "-doc-map", from)?;
-        copies.push(Copy {
-            from: from.clone(),
-            to,
-            doc_map: true,
-        });
+    let sides = [
+        (&cm.doc_map, "-doc-map", CopyKind::DocMap),
+        (&cm.recording.latency, "-latency", CopyKind::Latency),
+    ];
+    for (named, suffix, kind) in sides {
+        if let Some((_, from)) = named {
+            let to = copy_path(baseline, suffix, from)?;
+            copies.push(Copy {
+                from: from.clone(),
+                to,
+                kind,
+            });
+        }
     }
     Ok(Plan { copies, repeats })
 }
 
-/// The candidate's manifest (comments and layout kept by toml_edit) with `results`
-/// and `doc_map` naming the copies beside it; each key's own decoration stays.
+/// The candidate's manifest (comments and layout kept by toml_edit) with `results`,
+/// `doc_map` and `latency` naming the copies beside it; each key's own decoration
+/// stays.
 fn rewritten(doc: manifest::ManifestDoc, plan: &Plan) -> String {
     let mut doc = doc.doc.into_mut();
     let name = |p: &Path| {
@@ -334,13 +379,7 @@ fn rewritten(doc: manifest::ManifestDoc, plan: &Plan) -> String {
     let results: Vec<String> = plan
         .copies
         .iter()
-        .filter(|c| !c.doc_map)
-        .map(|c| name(&c.to))
-        .collect();
-    let maps: Vec<String> = plan
-        .copies
-        .iter()
-        .filter(|c| c.doc_map)
+        .filter(|c| c.kind == CopyKind::Results)
         .map(|c| name(&c.to))
         .collect();
     let set = |doc: &mut toml_edit::DocumentMut, key: &str, value: toml_edit::Value| {
@@ -356,8 +395,10 @@ fn rewritten(doc: manifest::ManifestDoc, plan: &Plan) -> String {
         results[0].as_str().into()
     };
     set(&mut doc, "results", value);
-    if let Some(map) = maps.first() {
-        set(&mut doc, "doc_map", map.as_str().into());
+    for copy in &plan.copies {
+        if let Some(key) = copy.kind.key() {
+            set(&mut doc, key, name(&copy.to).as_str().into());
+        }
     }
     doc.to_string()
 }
@@ -375,7 +416,7 @@ fn promoted_message(
         .map(|c| {
             format!(
                 "{}{} (a copy of {})",
-                if c.doc_map { "the doc map " } else { "" },
+                c.kind.label(),
                 c.to.display(),
                 c.from.display()
             )
@@ -389,6 +430,7 @@ fn promoted_message(
     );
     let mut old: Vec<_> = bm.results_paths().map(Path::to_path_buf).collect();
     old.extend(bm.doc_map.iter().map(|(_, p)| p.clone()));
+    old.extend(bm.recording.latency.iter().map(|(_, p)| p.clone()));
     for path in old {
         let kept = plan
             .copies

@@ -56,6 +56,15 @@ impl ManifestDoc {
         Some(self.line_starts.partition_point(|&s| s <= start) as u64 + 1)
     }
 
+    /// The line of `key`'s own name in `table` (a table of any form: an entry of a
+    /// `[gate.max_drop]` section or a dotted `max_drop.ndcg` sits on a line of its
+    /// own).
+    pub(crate) fn entry_line(&self, table: &dyn toml_edit::TableLike, key: &str) -> Option<u64> {
+        table
+            .get_key_value(key)
+            .and_then(|(k, _)| self.line_of(k.span()))
+    }
+
     pub(crate) fn key_location(&self, table: &Table, key: &str) -> Location {
         let line = table
             .get_key_value(key)

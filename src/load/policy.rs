@@ -51,12 +51,13 @@ pub enum Block {
 /// its flag's value is (docs/contract.md §5.4).
 pub type Rules = Option<Located<Vec<Entry>>>;
 
-/// One entry of a `[gate]` rule table: its METRIC as written (for messages) and
-/// its threshold.
+/// One entry of a `[gate]` rule table: its METRIC as written (for messages), its
+/// threshold and its own line (docs/contract.md §8.6).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     pub name: String,
     pub threshold: Threshold,
+    pub line: Option<u64>,
 }
 
 /// `[gate]`: one key per gate flag; absent keys are `None` (the flag's default).
@@ -407,6 +408,26 @@ impl Keys<'_> {
 
     pub(crate) fn bad_value(&mut self, t: &Table, key: &str, value: String, expected: &str) {
         let loc = self.loc(t, key);
+        self.bad_value_at(loc, key, value, expected);
+    }
+
+    /// Entry `name`'s location in the rule table `table` of `key`: its own line
+    /// (a `[gate.max_drop]` section or dotted keys put entries on lines of their
+    /// own), else the key's.
+    fn entry_loc(
+        &self,
+        t: &Table,
+        key: &str,
+        table: &dyn toml_edit::TableLike,
+        name: &str,
+    ) -> Location {
+        match self.m.entry_line(table, name) {
+            Some(line) => Location::at(self.m.display.clone(), Some(line)),
+            None => self.loc(t, key),
+        }
+    }
+
+    fn bad_value_at(&mut self, loc: Location, key: &str, value: String, expected: &str) {
         let (key, expected) = (key.to_string(), expected.to_string());
         self.diag.problem(
             loc,
@@ -489,6 +510,7 @@ impl Keys<'_> {
                 .or_else(|| value.as_integer().map(|i| i as f64));
             // a name may be megabytes long: a message shows 80 columns of it
             let shown = crate::text::cut_to(&crate::text::shown(name), 80);
+            let at = self.entry_loc(t, key, table, name);
             match (rule.target(name), v) {
                 (Ok(target), Some(v)) if v.is_finite() && v >= 0.0 => {
                     out.push(Entry {
@@ -498,12 +520,13 @@ impl Keys<'_> {
                             target,
                             value: v + 0.0,
                         },
+                        line: at.line,
                     });
                     continue;
                 }
                 (Err(BadName::Untested), _) => {
-                    self.bad_value(
-                        t,
+                    self.bad_value_at(
+                        at,
                         key,
                         shown,
                         &format!(
@@ -512,14 +535,13 @@ impl Keys<'_> {
                     );
                 }
                 (Err(BadName::Unknown(e)), Some(v)) if v.is_finite() && v >= 0.0 => {
-                    let at = self.loc(t, key);
                     self.diag
                         .usage(format!("{at}: `{key}`: {}", rule.unknown(&e)));
                 }
                 _ => {
                     let value = crate::text::cut_to(&value.to_string(), 40);
-                    self.bad_value(
-                        t,
+                    self.bad_value_at(
+                        at,
                         key,
                         format!("{shown} = {}", value.trim()),
                         "a number >= 0 per metric",
@@ -554,8 +576,9 @@ impl Keys<'_> {
                 Ok(l) => out.push(l),
                 Err(_) => {
                     let shown = limit.to_string().trim().to_string();
-                    self.bad_value(
-                        t,
+                    let at = self.entry_loc(t, key, table, stat);
+                    self.bad_value_at(
+                        at,
                         key,
                         format!("{stat} = {shown}"),
                         "p50, p95, p99 or max = \"20%\" or \"50ms\"",

@@ -178,6 +178,10 @@ mod tests {
                 "the parameters are rel=N (a whole number) and judged_only=True or False",
             ),
             ("P(rel=x)@10", "the parameters are rel=N"),
+            (
+                "P(rel=-1)@10",
+                "`P(rel=-1)@10`: rel=-1 is below 0; rel is the lowest grade that counts as relevant, a whole number >= 0 (rel=0 counts every doc judged 0 or above)",
+            ),
             ("RR(judged_only=true)@10", "the parameters are rel=N"),
             (
                 "RR(judged_only=True,judged_only=True)@10",

@@ -255,7 +255,15 @@ impl Params {
             let value = value.trim();
             match key.trim() {
                 "rel" if out.rel.is_none() => {
-                    out.rel = Some(value.parse().map_err(|_| ONLY)?);
+                    let rel: i64 = value.parse().map_err(|_| ONLY)?;
+                    // trec_eval grades a doc outside the qrels -1 (-2 in the pool
+                    // but unjudged): `-l -1` would count those as relevant
+                    if rel < 0 {
+                        return Err(format!(
+                            "rel={rel} is below 0; rel is the lowest grade that counts as relevant, a whole number >= 0 (rel=0 counts every doc judged 0 or above)"
+                        ));
+                    }
+                    out.rel = Some(rel);
                 }
                 "judged_only" if !seen_judged => {
                     seen_judged = true;

@@ -65,6 +65,38 @@ pub struct Threshold {
     pub value: f64,
 }
 
+/// Where the comparison's k came from (docs/contract.md §5.4): the gold manifest's
+/// pinned k, `--k`, or else the depth compared; a refusal at k says which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KFrom {
+    Gold,
+    Flag,
+    Depth,
+}
+
+impl KFrom {
+    /// As [`crate::validate::resolve_k`] picks k: the gold's pinned k, else `--k`,
+    /// else the depth.
+    pub fn of(pinned: Option<u32>, flag: Option<u32>) -> KFrom {
+        match (pinned, flag) {
+            (Some(_), _) => KFrom::Gold,
+            (None, Some(_)) => KFrom::Flag,
+            (None, None) => KFrom::Depth,
+        }
+    }
+
+    /// `k = 3 (the gold's k)`, `k = 3 (from --k)`, `k = 3 (the runs' depth: no k
+    /// given)`.
+    pub fn shown(self, k: u32) -> String {
+        let from = match self {
+            KFrom::Gold => "the gold's k",
+            KFrom::Flag => "from --k",
+            KFrom::Depth => "the runs' depth: no k given",
+        };
+        format!("k = {k} ({from})")
+    }
+}
+
 /// Where a gate rule was given: a flag, or an entry of a policy file's `[gate]`
 /// table, whose messages name the file, the table's line and the entry as written.
 #[derive(Debug, Clone, PartialEq)]

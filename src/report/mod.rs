@@ -606,8 +606,9 @@ impl CompareReport {
         )
     }
 
-    /// The verdict's reasons in one line, ids written by `id`; when it passed, why,
-    /// and the drops the comparison cannot see (docs/contract.md §7.3).
+    /// The verdict's reasons in one line, ids written by `id` (the first
+    /// [`REASONS_SHOWN`], then how many more, docs/contract.md §8); when it passed,
+    /// why, and the drops the comparison cannot see (docs/contract.md §7.3).
     pub fn reasons_line(&self, id: &dyn Fn(&str) -> String) -> String {
         let reasons = self.reasons_only(id);
         match self.gate.unseen_text(self.k, self.per_query.len(), id) {
@@ -617,9 +618,20 @@ impl CompareReport {
     }
 
     fn reasons_only(&self, id: &dyn Fn(&str) -> String) -> String {
-        if !self.gate.causes.is_empty() {
-            let causes: Vec<String> = self.gate.causes.iter().map(|c| c.render(id)).collect();
-            return causes.join("; ");
+        let all = &self.gate.causes;
+        if !all.is_empty() {
+            let mut line = all
+                .iter()
+                .take(REASONS_SHOWN)
+                .map(|c| c.render(id))
+                .collect::<Vec<_>>()
+                .join("; ");
+            if all.len() > REASONS_SHOWN {
+                // 540 failing rules made a 30 KB line; JSON `gate.reasons` keeps all
+                let more = all.len() - REASONS_SHOWN;
+                line.push_str(&format!("; … and {more} more reasons; the JSON has all"));
+            }
+            return line;
         }
         let warned = &self.gate.suspects_warned;
         if !warned.is_empty() {
@@ -999,14 +1011,7 @@ pub fn num(x: f64) -> String {
     format!("{x:.4}")
 }
 
-/// A signed delta with 4 decimals.
-pub fn delta(x: f64) -> String {
-    // a delta that rounds to 0 (a named measure's float noise, -1e-16) reads 0.0000
-    match format!("{x:+.4}") {
-        z if z == "+0.0000" || z == "-0.0000" => "0.0000".to_string(),
-        text => text,
-    }
-}
+pub use crate::text::delta;
 
 /// `b -> c`, or `b` alone when both are the same.
 pub fn arrow(b: String, c: String, sign: &str) -> String {
@@ -1159,6 +1164,10 @@ pub fn write_compare(
 pub fn same_bytes_anywhere(format: Format) -> bool {
     format != Format::Table
 }
+
+/// At most this many gate reasons in a verdict line, then `… and N more reasons`
+/// (JSON `gate.reasons` has every one).
+pub const REASONS_SHOWN: usize = 10;
 
 /// At most this many workflow commands, then one summary line.
 const MAX_ANNOTATIONS: usize = 10;

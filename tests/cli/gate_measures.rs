@@ -138,7 +138,7 @@ fn one_measure_twice_in_a_table_is_refused_with_its_line() {
     };
     let one = |a: &str, b: &str, label: &str| {
         format!(
-            "{shown}:2: `max_drop`: `{a}` and `{b}` are one measure at the gold's k (3), {label}: keep one (a table's entries have no order to settle which applies)"
+            "{shown}:2: `max_drop`: `{a}` and `{b}` are one measure at k = 3 (the gold's k), {label}: keep one (a table's entries have no order to settle which applies)"
         )
     };
     for (table, first, second) in [
@@ -173,6 +173,106 @@ fn one_measure_twice_in_a_table_is_refused_with_its_line() {
         .filter(|r| r.starts_with("mean "))
         .collect();
     assert_eq!(means, Vec::<String>::new());
+}
+
+/// The refusal of two entries on one measure names the k and where it came from:
+/// the gold's pinned k, `--k`, or the runs' depth (it said "the gold's k" for all).
+#[test]
+fn one_measure_twice_names_where_k_came_from() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let policy = dir.path().join("ragdiff.toml");
+    let config = policy.to_str().expect("utf-8");
+    for (gold, extra, c, k) in [
+        ("gold.toml", &[][..], 2, "k = 2 (the gold's k)"),
+        ("gold.csv", &["--k", "2"][..], 2, "k = 2 (from --k)"),
+        (
+            "gold.csv",
+            &[][..],
+            4,
+            "k = 4 (the runs' depth: no k given)",
+        ),
+    ] {
+        std::fs::write(
+            &policy,
+            format!("[gate]\nmax_drop = {{ ndcg = 0.9, \"nDCG@{c}\" = 0.01 }}\n"),
+        )
+        .expect("written");
+        let args = [
+            "compare",
+            "--gold",
+            gold,
+            "base.toml",
+            "cand.toml",
+            "--config",
+            config,
+        ];
+        let out = run(fixture("compare"), &[&args[..], extra].concat());
+        crate::common::assert_invalid(
+            out,
+            &[format!(
+                "{config}:2: `max_drop`: `ndcg` and `nDCG@{c}` are one measure at {k}, nDCG@{c}: keep one (a table's entries have no order to settle which applies)"
+            )],
+        );
+    }
+}
+
+/// A problem about one entry of a rule table names the entry's own line, whether
+/// the table is a `[gate.max_drop]` section, dotted keys or inline (one line): it
+/// named the section's header or the first dotted key.
+#[test]
+fn an_entry_of_a_rule_table_is_named_at_its_own_line() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let policy = dir.path().join("ragdiff.toml");
+    let shown = policy.display().to_string();
+    let one = "are one measure at k = 3 (the gold's k), nDCG@3: keep one (a table's entries have no order to settle which applies)";
+    for (text, problem) in [
+        (
+            "[gate]\nfail_on_significant_drop = false\n\n[gate.max_drop]\nndcg = 0.9\n\"nDCG@3\" = 0.01\n",
+            format!("{shown}:6: `max_drop`: `ndcg` and `nDCG@3` {one}"),
+        ),
+        (
+            "[gate]\nmax_drop.ndcg = 0.9\nmax_drop.\"nDCG@3\" = 0.01\n",
+            format!("{shown}:3: `max_drop`: `ndcg` and `nDCG@3` {one}"),
+        ),
+        (
+            "[gate.max_drop]\nndcg = 0.1\nrr = -1\n",
+            format!("{shown}:3: `max_drop`: rr = -1 is not a number >= 0 per metric"),
+        ),
+        (
+            "[gate.non_inferior]\nrr = 0.1\n\n\"P@3\" = 0.1\n",
+            format!(
+                "{shown}:4: `non_inferior`: metric `P@3` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)"
+            ),
+        ),
+        (
+            "[gate.non_inferior_per_segment]\nrr = 0.1\nap = 0.1\n",
+            format!(
+                "{shown}:3: `non_inferior_per_segment`: ap is not a metric with a confidence interval (rr, mrr, recall, hit, ndcg) or a measure by name"
+            ),
+        ),
+        (
+            "[gate.max_drop_per_segment]\nrr = 0.1\n\"MRR@10\" = 0.1\n",
+            format!(
+                "{shown}:3: `max_drop_per_segment`: unknown measure `MRR@10`; a gate rule takes"
+            ),
+        ),
+        (
+            "[gate.max_latency_increase]\np95 = \"20%\"\np99 = \"x\"\n",
+            format!(
+                "{shown}:3: `max_latency_increase`: p99 = \"x\" is not p50, p95, p99 or max = \"20%\" or \"50ms\""
+            ),
+        ),
+        (
+            "[gate]\nmax_drop = { ndcg = 0.9, \"nDCG@3\" = 0.01 }\n",
+            format!("{shown}:2: `max_drop`: `ndcg` and `nDCG@3` {one}"),
+        ),
+    ] {
+        std::fs::write(&policy, text).expect("written");
+        let out = swapped(&["--config", policy.to_str().expect("utf-8")]);
+        assert_code(&out, 2);
+        let text = render(&out);
+        assert!(text.contains(&problem), "{problem}\n{text}");
+    }
 }
 
 /// The overall family with named rules: the four tested metrics and the three named
@@ -320,6 +420,8 @@ fn real_stemming_undone_fails_a_bpref_rule_only() {
 #[case::ap_has_no_interval(&["--non-inferior", "AP=0.02"], "--non-inferior: metric `AP` has no confidence interval; use rr, mrr, recall, hit or ndcg")]
 #[case::p_at_k_has_no_interval(&["--non-inferior", "P@3=0.02"], "--non-inferior: metric `P@3` has no confidence interval; use rr, mrr, recall, hit or ndcg (or a named measure at another cutoff, which carries one)")]
 #[case::unknown_primary(&["--primary", "MRR@10"], "--primary: unknown measure `MRR@10`; the primary takes rr (mrr), recall, hit, precision (p), ndcg or ap (map) at the gold's k, or a measure by name: RR@k")]
+#[case::negative_rel(&["--max-drop", "P(rel=-1)@10=0.1"], "--max-drop: `P(rel=-1)@10`: rel=-1 is below 0; rel is the lowest grade that counts as relevant, a whole number >= 0 (rel=0 counts every doc judged 0 or above); a gate rule takes")]
+#[case::negative_rel_primary(&["--primary", "R(rel=-2)@5"], "--primary: `R(rel=-2)@5`: rel=-2 is below 0; rel is the lowest grade")]
 fn a_bad_named_rule_is_a_usage_error(#[case] args: &[&str], #[case] message: &str) {
     let out = run(crate_dir(), &[&["compare"][..], args].concat());
     assert_code(&out, 2);
@@ -344,8 +446,11 @@ fn bad_named_rules_are_usage_errors_with_bounded_messages() {
         "{}",
         render(&out)
     );
-    // P(rel=-1)@10 is a measure (a judged doc of any grade >= -1 is relevant)
+    // P(rel=-1)@10 is refused (trec_eval grades a doc outside the qrels -1), and
+    // P(rel=0)@10 is a measure (every doc judged 0 or above is relevant)
     let out = run(crate_dir(), &["compare", "--max-drop", "P(rel=-1)@10=0.5"]);
+    assert_code(&out, 2);
+    let out = run(crate_dir(), &["compare", "--max-drop", "P(rel=0)@10=0.5"]);
     assert_code(&out, 1);
 }
 
@@ -798,4 +903,54 @@ fn a_named_member_that_can_reach_alpha_still_counts() {
     let (alpha, named) = family(3, &["--max-drop", "nDCG@5=1", "--resamples", "20"]);
     assert_eq!(alpha, 0.05 / 5.0);
     assert_eq!(named["nDCG@5"]["family"], "overall", "{named}");
+}
+
+/// 540 failing rules: the verdict line of every format names the first 10 reasons
+/// in their order, then how many more (it was 30 KB on one line); JSON
+/// `gate.reasons` keeps all 540 whole, and no workflow command repeats them.
+#[test]
+fn the_verdict_line_names_ten_reasons_then_how_many_more() {
+    let mut args: Vec<String> = ["compare", "--gold", "gold.toml", "base.toml", "cand.toml"]
+        .map(String::from)
+        .to_vec();
+    for c in 3..543 {
+        args.extend(["--max-drop".to_string(), format!("RR@{c}=0")]);
+    }
+    let with = |format: &str| {
+        let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
+        all.extend(["--format", format]);
+        let out = crate::common::ragdiff(fixture("compare"))
+            .args(&all)
+            .env("GITHUB_ACTIONS", "true")
+            .output()
+            .expect("ragdiff runs");
+        assert_code(&out, 1);
+        out
+    };
+    let each = |c: u32| format!("mean RR@{c} dropped by 0.1250, more than the allowed 0");
+    let ten: Vec<String> = (3..13).map(each).collect();
+    let line = format!(
+        "{}; … and 530 more reasons; the JSON has all",
+        ten.join("; ")
+    );
+    let table = with("table");
+    assert_eq!(
+        stdout(&table).lines().next(),
+        Some(format!("FAIL  {line}").as_str())
+    );
+    for annotation in String::from_utf8_lossy(&table.stderr).lines() {
+        assert!(!annotation.contains("RR@13 dropped"), "{annotation}");
+    }
+    let markdown = stdout(&with("markdown"));
+    assert_eq!(
+        markdown.lines().next(),
+        Some(format!("## ragdiff: ❌ FAIL — {line}").as_str())
+    );
+    let html = stdout(&with("html"));
+    assert!(html.contains(&format!("</span> {line}</h1>")), "{html}");
+    assert!(!html.contains("RR@13 dropped"));
+    let report = json(&with("json"));
+    let reasons = reasons(&report);
+    assert_eq!(reasons.len(), 540);
+    assert_eq!(reasons[539], each(542));
 }

@@ -191,3 +191,33 @@ fn github_annotations_say_how_many_queries_would_settle_it() {
         .expect("ragdiff runs");
     ragdiff_snapshot!(&out);
 }
+
+/// A run compared with itself has the interval [0, 0]: the verdict prints it as the
+/// table does, `[0.0000, 0.0000]`, not `[-0.0000, +0.0000]` (a bound that rounds to
+/// 0 is unsigned in every reason, as every delta is).
+#[test]
+fn an_interval_of_zeros_reads_alike_in_the_verdict_and_the_table() {
+    let dir = crate::common::demo_copy();
+    let args = [
+        "compare",
+        "runs/baseline.toml",
+        "runs/baseline.toml",
+        "--non-inferior",
+        "recall=0",
+    ];
+    let text = stdout(&run(dir.path(), &args));
+    let interval = "95% CI of delta [0.0000, 0.0000]";
+    let verdict = text.lines().next().unwrap_or_default();
+    assert_eq!(
+        verdict,
+        format!(
+            "INCONCLUSIVE  Recall@3 not shown non-inferior (margin 0): {interval}, inconclusive"
+        ),
+    );
+    assert!(
+        text.contains(&format!(
+            "Recall@3 overall: inconclusive (margin 0, {interval})"
+        )),
+        "{text}"
+    );
+}

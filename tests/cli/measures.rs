@@ -906,3 +906,67 @@ fn judged_at_k_is_the_mean_over_repeats_as_its_named_measure() {
         .unwrap_or_else(|| panic!("a mean row\n{}", render(&out)));
     assert!(mean.trim_end().ends_with("0.5278"), "{mean}");
 }
+
+/// `rel=0` is trec_eval's `-l 0`: every judged doc of grade 0 or more counts as
+/// relevant, so on the demo (no negative grade) `P(rel=0)@3` is `Judged@3` on every
+/// query, and not `P@3` (the demo judges some docs non-relevant).
+#[test]
+fn rel_0_counts_every_judged_doc() {
+    let json = eval_measures(
+        crate_dir(),
+        &["eval", "runs/candidate.toml"],
+        &["P(rel=0)@3", "Judged@3", "P@3"],
+    );
+    let rows = per_query(&json);
+    let mut differ = 0;
+    for (id, m) in &rows {
+        assert_near(m["P(rel=0)@3"], m["Judged@3"], id);
+        differ += usize::from((m["P(rel=0)@3"] - m["P@3"]).abs() > 1e-12);
+    }
+    assert!(
+        differ >= 1,
+        "no query has a judged non-relevant doc in its top 3"
+    );
+}
+
+/// A negative `rel` is refused (exit 2) wherever a measure is named: trec_eval
+/// grades a doc outside the qrels -1, so `-l -1` would count it relevant.
+#[test]
+fn a_negative_rel_is_a_usage_error_everywhere() {
+    const WHY: &str = "rel=-1 is below 0; rel is the lowest grade that counts as relevant, a whole number >= 0 (rel=0 counts every doc judged 0 or above)";
+    for command in [&["eval", "runs/candidate.toml"][..], &["compare"]] {
+        let out = run(
+            crate_dir(),
+            &with_measures(command, &["P(rel=-1)@3", "RR(rel=0)@3"]),
+        );
+        crate::common::assert_invalid(
+            out,
+            &[format!(
+                "--measure: `P(rel=-1)@3`: {WHY}; known measures: {}",
+                ragdiff::metrics::named::KNOWN
+            )],
+        );
+    }
+    let dir = tempfile::tempdir().expect("a folder");
+    let policy = dir.path().join("ragdiff.toml");
+    let shown = policy.display().to_string();
+    for (text, line) in [
+        (
+            "[compare]\nmeasures = [\"nDCG@3\", \"P(rel=-1)@3\"]\n",
+            format!("{shown}:2: [compare] measures: `P(rel=-1)@3`: {WHY}; known measures: RR@k"),
+        ),
+        (
+            "[gate]\nmax_drop = { \"P(rel=-1)@3\" = 0.1 }\n",
+            format!("{shown}:2: `max_drop`: `P(rel=-1)@3`: {WHY}; a gate rule takes"),
+        ),
+    ] {
+        std::fs::write(&policy, text).expect("written");
+        let out = run(
+            crate_dir(),
+            &["compare", "--config", policy.to_str().expect("utf-8")],
+        );
+        assert_code(&out, 2);
+        let text = render(&out);
+        assert!(text.contains(&line), "{line}\n{text}");
+    }
+}

@@ -220,7 +220,7 @@ fn a_table_whose_order_would_decide_a_threshold_is_refused_in_either_order() {
         crate::common::assert_invalid(
             run(dir.path(), &swapped),
             &[format!(
-                "ragdiff.toml:3: `max_drop`: `{first}` and `{second}` are one measure at the gold's k (3), MRR@3: keep one (a table's entries have no order to settle which applies)"
+                "ragdiff.toml:3: `max_drop`: `{first}` and `{second}` are one measure at k = 3 (the gold's k), MRR@3: keep one (a table's entries have no order to settle which applies)"
             )],
         );
     }

@@ -358,3 +358,59 @@ fn promote_writes_nothing_when_a_copy_cannot_be_placed() {
     assert_eq!(read(dir.path(), "base.toml"), before);
     assert_eq!(read(dir.path(), "base.csv"), base);
 }
+
+/// The candidate's latency side file (`latency = "…csv"`, docs/contract.md §6.9) is
+/// one of the files its manifest names: promote copied the results and left the new
+/// baseline manifest's `latency` naming the candidate's own file, so the next export
+/// over the candidate overwrote the baseline's latencies and `compare` measured the
+/// next candidate against itself (+0.0% whatever its latency; found by attack4).
+#[test]
+fn promote_copies_the_latency_side_file_so_the_next_candidate_cannot_overwrite_it() {
+    let dir = temp_copy(&fixture("latency"));
+    let promote = [
+        "promote",
+        "--gold",
+        "gold.toml",
+        "base.toml",
+        "cand-trec.toml",
+    ];
+    assert_code(&run(dir.path(), &promote), 0);
+    let manifest = read(dir.path(), "base.toml");
+    assert!(
+        !manifest.contains("latency = \"cand-latency.csv\""),
+        "the promoted baseline reads the candidate's latency file:\n{manifest}"
+    );
+    let args = [
+        "compare",
+        "--gold",
+        "gold.toml",
+        "base.toml",
+        "cand-trec.toml",
+        "--format",
+        "json",
+        "--no-gate",
+    ];
+    let latency = |dir: &Path| {
+        let out = run(dir, &args);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        v["latency"]["baseline"].clone()
+    };
+    let promoted = latency(dir.path());
+    // The next export writes the candidate's latency file anew, three times slower.
+    let slower: String = read(dir.path(), "cand-latency.csv")
+        .lines()
+        .enumerate()
+        .map(|(i, l)| match l.split_once(',') {
+            Some((id, ms)) if i > 0 => {
+                format!("{id},{:.3}\n", ms.parse::<f64>().expect("a number") * 3.0)
+            }
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(dir.path().join("cand-latency.csv"), slower).expect("written");
+    assert_eq!(
+        latency(dir.path()),
+        promoted,
+        "the baseline's latency changed with the candidate's file"
+    );
+}

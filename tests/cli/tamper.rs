@@ -645,3 +645,85 @@ fn an_unchanged_committed_link_is_not_listed() {
         "{text}"
     );
 }
+
+/// The baseline's latency side file (`latency = "…csv"`, docs/contract.md §6.9) decides
+/// `max_latency_increase` as much as its results do: a pull request that raises the
+/// baseline's latencies there turns a latency FAIL into a PASS, so `--changed-since`
+/// must list it (found by attack4: it was not among the inputs compared, and the
+/// report said "no gate input changed").
+#[test]
+fn an_edited_baseline_latency_side_file_is_listed_by_changed_since() {
+    let dir = temp_copy(&fixture("latency"));
+    // The baseline's latencies (from base.jsonl) moved into a side file.
+    let side: String = read(dir.path(), "base.jsonl")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| {
+            Some(format!(
+                "{},{}\n",
+                v["id"].as_str()?,
+                v["latency_ms"].as_f64()?
+            ))
+        })
+        .collect();
+    std::fs::write(
+        dir.path().join("base-latency.csv"),
+        format!("id,latency_ms\n{side}"),
+    )
+    .expect("written");
+    edit(
+        dir.path(),
+        "base.toml",
+        "results = \"base.jsonl\"",
+        "results = \"base.jsonl\"\nlatency = \"base-latency.csv\"",
+    );
+    std::fs::write(
+        dir.path().join("ragdiff.toml"),
+        "[gate]\nmax_latency_increase = { p95 = \"20%\" }\n",
+    )
+    .expect("written");
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    let sha = git(dir.path(), &["rev-parse", "HEAD"]);
+    let args = [
+        "compare",
+        "--gold",
+        "gold.toml",
+        "base.toml",
+        "cand.toml",
+        "--changed-since",
+        &sha,
+    ];
+    let before = run(dir.path(), &args);
+    assert_code(&before, 1);
+    assert!(
+        stdout(&before).contains(&format!("no gate input changed since {sha}")),
+        "{}",
+        stdout(&before)
+    );
+    // The pull request doubles the baseline's latencies: the gate now passes.
+    let doubled: String = side
+        .lines()
+        .map(|l| {
+            let (id, ms) = l.split_once(',').expect("id,latency_ms");
+            format!("{id},{:.3}\n", ms.parse::<f64>().expect("a number") * 2.0)
+        })
+        .collect();
+    std::fs::write(
+        dir.path().join("base-latency.csv"),
+        format!("id,latency_ms\n{doubled}"),
+    )
+    .expect("written");
+    let after = run(dir.path(), &args);
+    assert_code(&after, 0);
+    let text = stdout(&after);
+    assert!(
+        !text.contains("no gate input changed"),
+        "the edited baseline latency file is not listed:\n{text}"
+    );
+    assert!(
+        text.contains("baseline latency file base-latency.csv (changed)"),
+        "{text}"
+    );
+}

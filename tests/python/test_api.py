@@ -116,6 +116,20 @@ def test_a_usage_error_is_invalid_input():
         ragdiff.evaluate(ROOT / "gold/demo.toml", ROOT / "runs/baseline.toml", k=0)
 
 
+def test_a_negative_rel_is_invalid_input():
+    """`rel=-1` is refused (a grade trec_eval gives docs outside the qrels), as in the
+    command: in `measures` and in a gate rule's keywords."""
+    why = "`P(rel=-1)@3`: rel=-1 is below 0; rel is the lowest grade that counts as relevant"
+    with pytest.raises(ragdiff.InvalidInput) as e:
+        ragdiff.evaluate(ROOT / "gold/demo.toml", ROOT / "runs/candidate.toml", measures=["P(rel=-1)@3"])
+    assert any(p.startswith(f"--measure: {why}") for p in e.value.problems), e.value.problems
+    with pytest.raises(ragdiff.InvalidInput) as e:
+        ragdiff.compare(COMPARE / "gold.toml", COMPARE / "base.toml", COMPARE / "cand.toml", max_drop={"P(rel=-1)@3": 0.1})
+    assert any("`max_drop`: " + why in p for p in e.value.problems), e.value.problems
+    # rel=0 has a meaning (trec_eval -l 0: every doc judged 0 or above is relevant)
+    assert "P(rel=0)@3" in ragdiff.evaluate(ROOT / "gold/demo.toml", ROOT / "runs/candidate.toml", measures=["P(rel=0)@3"])["means"]["measures"]
+
+
 def demo_lists(name):
     """The demo's CSV run as {qid: [doc, …]} in rank order."""
     lines = (ROOT / "runs" / name).read_text().splitlines()[1:]
