@@ -100,9 +100,20 @@ fn from_report(s: &settings::Accept, path: &Path) -> anyhow::Result<Failed> {
         .iter()
         .filter_map(|v| v.as_str().map(str::to_string))
         .collect();
-    let version = json["candidate"]["index_version"]
-        .as_str()
-        .map(str::to_string);
+    // The version goes into the list: one the list would refuse is refused here.
+    let version = match json["candidate"]["index_version"].as_str() {
+        Some(v) => Some(
+            crate::model::IndexVersion::parse(v)
+                .map_err(|why| {
+                    InvalidInput::usage(format!(
+                        "{shown}: the report's candidate.index_version {why}; accept from a report `compare --format json` wrote"
+                    ))
+                })?
+                .as_str()
+                .to_string(),
+        ),
+        None => None,
+    };
     let errored: Vec<String> = json["candidate"]["errored"]
         .as_array()
         .into_iter()

@@ -316,9 +316,15 @@ fn accept_from_a_report_refuses_a_version_the_allow_list_would_refuse() {
     let report = dir.path().join("report.json");
     let mut v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&report).expect("the report")).expect("JSON");
-    for version in [
-        "2.9.0\n::error::x".to_string(),
-        format!("2.9.{}", "9".repeat(200)),
+    for (version, why) in [
+        (
+            "2.9.0\n::error::x".to_string(),
+            "contains a control character (a newline, tab or similar)",
+        ),
+        (
+            format!("2.9.{}", "9".repeat(200)),
+            "has 204 characters, more than 128",
+        ),
     ] {
         v["candidate"]["index_version"] = serde_json::Value::String(version.clone());
         std::fs::write(&report, v.to_string()).expect("written");
@@ -332,7 +338,12 @@ fn accept_from_a_report_refuses_a_version_the_allow_list_would_refuse() {
             "seen in CI",
         ];
         let out = run(dir.path(), &args);
-        assert_code(&out, 2);
+        assert_invalid(
+            &out,
+            &[&format!(
+                "report.json: the report's candidate.index_version {why}; accept from a report `compare --format json` wrote"
+            )],
+        );
         assert_eq!(
             read(&dir),
             before,
