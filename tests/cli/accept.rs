@@ -361,3 +361,28 @@ fn accept_from_a_report_refuses_a_version_the_allow_list_would_refuse() {
     );
     assert_code(&out, 1);
 }
+
+/// `accept --from-report` reads regular files only, as every input (docs/contract.md
+/// §12): a link to /dev/zero read until memory ran out (1.7 GB in 3 s) and a FIFO
+/// blocked forever (found by attack4).
+#[test]
+#[cfg(unix)]
+fn accept_from_a_report_that_is_not_a_regular_file_is_refused() {
+    let dir = demo_with_list(None);
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.json")).expect("a link");
+    let args = [
+        "accept",
+        "--from-report",
+        "zero.json",
+        "Q-21",
+        "--reason",
+        "seen in CI",
+    ];
+    assert_invalid(
+        run(dir.path(), &args),
+        &[
+            "zero.json: report zero.json is not a regular file (a device, FIFO or socket); ragdiff reads regular files only (a symbolic link to one is fine)",
+        ],
+    );
+    assert!(!dir.path().join("runs/accepted-failures.csv").exists());
+}
