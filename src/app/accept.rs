@@ -73,12 +73,31 @@ fn existing(s: &settings::Accept, diag: &mut Diagnostics) -> anyhow::Result<Vec<
     if !s.list.exists() {
         return Ok(Vec::new());
     }
-    let entries = allow::parse(&read(&s.list)?, &s.list.display().to_string(), None, diag);
+    let entries = allow::parse(
+        &read(&s.list, "allow-list")?,
+        &s.list.display().to_string(),
+        None,
+        diag,
+    );
     diag.check()?;
     Ok(entries)
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, InvalidInput> {
+/// `path`'s bytes: a regular file only (a FIFO or `/dev/zero` would block or fill
+/// memory, docs/contract.md §12), else exit 2 as every input says it.
+fn read(path: &Path, what: &'static str) -> Result<Vec<u8>, InvalidInput> {
+    use crate::validate::ProblemKind as P;
+    let display = path.display().to_string();
+    if let Err(kind @ (P::PathIsDir { .. } | P::PathNotRegular { .. } | P::PathKernel { .. })) =
+        load::fs::check_path(path, what, &display)
+    {
+        let mut diag = Diagnostics::default();
+        diag.problem(crate::validate::Location::file(&display), kind);
+        return Err(diag
+            .check()
+            .err()
+            .unwrap_or_else(|| InvalidInput::usage(display.clone())));
+    }
     std::fs::read(path).map_err(|e| {
         InvalidInput::usage(format!(
             "{}: cannot read: {e}",
@@ -91,7 +110,7 @@ fn read(path: &Path) -> Result<Vec<u8>, InvalidInput> {
 /// gold's sha256 matches the local gold's.
 fn from_report(s: &settings::Accept, path: &Path) -> anyhow::Result<Failed> {
     let shown = safe_id(&path.display().to_string());
-    let json: serde_json::Value = serde_json::from_slice(&read(path)?)
+    let json: serde_json::Value = serde_json::from_slice(&read(path, "report")?)
         .map_err(|e| InvalidInput::usage(format!("{shown}: not a ragdiff JSON report: {e}")))?;
     let newly = json["newly_failed"].as_array().ok_or_else(|| {
         InvalidInput::usage(format!("{shown}: not a compare report (no `newly_failed`)"))
@@ -100,9 +119,20 @@ fn from_report(s: &settings::Accept, path: &Path) -> anyhow::Result<Failed> {
         .iter()
         .filter_map(|v| v.as_str().map(str::to_string))
         .collect();
-    let version = json["candidate"]["index_version"]
-        .as_str()
-        .map(str::to_string);
+    // The version goes into the list: one the list would refuse is refused here.
+    let version = match json["candidate"]["index_version"].as_str() {
+        Some(v) => Some(
+            crate::model::IndexVersion::parse(v)
+                .map_err(|why| {
+                    InvalidInput::usage(format!(
+                        "{shown}: the report's candidate.index_version {why}; accept from a report `compare --format json` wrote"
+                    ))
+                })?
+                .as_str()
+                .to_string(),
+        ),
+        None => None,
+    };
     let errored: Vec<String> = json["candidate"]["errored"]
         .as_array()
         .into_iter()
@@ -179,7 +209,7 @@ fn check(s: &settings::Accept, failed: &Failed) -> Result<(), InvalidInput> {
 /// is refused (the lines would not fit it).
 fn append(s: &settings::Accept, failed: &Failed) -> anyhow::Result<()> {
     let old = if s.list.exists() {
-        read(&s.list)?
+        read(&s.list, "allow-list")?
     } else {
         Vec::new()
     };

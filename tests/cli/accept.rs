@@ -300,3 +300,89 @@ fn a_failing_gate_prints_the_lines_that_would_accept() {
     assert_code(&ok, 0);
     assert!(!stdout(&ok).contains("to accept them"), "{}", stdout(&ok));
 }
+
+/// `accept --from-report` takes the candidate's version from the report's JSON: a
+/// version the allow-list would refuse (a line break, more than 128 characters) must
+/// be refused before anything is written. It was written into the list (quoted), and
+/// every later `compare` then stopped at exit 2 on the list's own line (found by
+/// attack4).
+#[test]
+fn accept_from_a_report_refuses_a_version_the_allow_list_would_refuse() {
+    let dir = demo_with_list(Some(b"id,reason,index_version,accepted_at\n"));
+    assert_code(
+        &run(dir.path(), &["compare", "--export-json", "report.json"]),
+        1,
+    );
+    let report = dir.path().join("report.json");
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("the report")).expect("JSON");
+    for (version, why) in [
+        (
+            "2.9.0\n::error::x".to_string(),
+            "contains a control character (a newline, tab or similar)",
+        ),
+        (
+            format!("2.9.{}", "9".repeat(200)),
+            "has 204 characters, more than 128",
+        ),
+    ] {
+        v["candidate"]["index_version"] = serde_json::Value::String(version.clone());
+        std::fs::write(&report, v.to_string()).expect("written");
+        let before = read(&dir);
+        let args = [
+            "accept",
+            "--from-report",
+            "report.json",
+            "Q-21",
+            "--reason",
+            "seen in CI",
+        ];
+        let out = run(dir.path(), &args);
+        assert_invalid(
+            &out,
+            &[&format!(
+                "report.json: the report's candidate.index_version {why}; accept from a report `compare --format json` wrote"
+            )],
+        );
+        assert_eq!(
+            read(&dir),
+            before,
+            "the list was written with version {version:?}"
+        );
+    }
+    // The list as it is stays one the gate reads.
+    let out = run(
+        dir.path(),
+        &[
+            "compare",
+            "--allow-failed-file",
+            "runs/accepted-failures.csv",
+        ],
+    );
+    assert_code(&out, 1);
+}
+
+/// `accept --from-report` reads regular files only, as every input (docs/contract.md
+/// §12): a link to /dev/zero read until memory ran out (1.7 GB in 3 s) and a FIFO
+/// blocked forever (found by attack4).
+#[test]
+#[cfg(unix)]
+fn accept_from_a_report_that_is_not_a_regular_file_is_refused() {
+    let dir = demo_with_list(None);
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.json")).expect("a link");
+    let args = [
+        "accept",
+        "--from-report",
+        "zero.json",
+        "Q-21",
+        "--reason",
+        "seen in CI",
+    ];
+    assert_invalid(
+        run(dir.path(), &args),
+        &[
+            "zero.json: report zero.json is not a regular file (a device, FIFO or socket); ragdiff reads regular files only (a symbolic link to one is fine)",
+        ],
+    );
+    assert!(!dir.path().join("runs/accepted-failures.csv").exists());
+}
