@@ -107,6 +107,10 @@ pub enum ProblemKind {
     #[error("{key} must be at least 1")]
     Zero { key: &'static str },
     #[error(
+        "min_grade = {value} is below 0; min_grade is the lowest grade that counts as relevant, a whole number >= 0 (min_grade = 0 counts every doc judged 0 or above)"
+    )]
+    NegativeMinGrade { value: i64 },
+    #[error(
         "--k is not allowed: the gold manifest pins k = {k} so nobody picks k after seeing results"
     )]
     KPinned { k: u32 },

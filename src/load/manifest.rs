@@ -248,6 +248,21 @@ impl Keys<'_> {
         }
     }
 
+    /// The gold's `min_grade` (default 1): a negative one is a problem, as a negative
+    /// `rel` in a measure name is (docs/contract.md §2.1, §3): trec_eval grades a doc
+    /// outside the qrels -1, so its `-l -1` would count unjudged docs as relevant.
+    fn min_grade(&mut self) -> i64 {
+        match self.integer("min_grade", false) {
+            Some(value) if value < 0 => {
+                let loc = self.loc("min_grade");
+                self.diag
+                    .problem(loc, ProblemKind::NegativeMinGrade { value });
+                1
+            }
+            value => value.unwrap_or(1),
+        }
+    }
+
     /// A positive count such as depth or k; 0 and negatives are problems.
     fn positive(&mut self, key: &'static str, required: bool) -> Option<u32> {
         let v = self.integer(key, required)?;
@@ -552,7 +567,7 @@ pub fn gold_unchecked(m: &ManifestDoc, diag: &mut Diagnostics) -> Option<GoldMet
     let format = keys.format();
     let long = keys.long(format.flatten());
     let k = keys.positive("k", false);
-    let min_grade = keys.integer("min_grade", false).unwrap_or(1);
+    let min_grade = keys.min_grade();
     let sha256 = keys.sha256("sha256");
     let frozen_version = keys.semver("frozen_version", false);
     let tags = gold_tags_keys(&mut keys);

@@ -57,6 +57,9 @@ fn expect_invalid(rule: &str, args: &[&str], lines: &[&str]) -> String {
     "run.toml: k = 5 is larger than the run's depth 3; k must lie in 1..=depth",
 ])]
 #[case::k_zero("k-zero", &["gold.toml:6: k must be at least 1"])]
+#[case::min_grade_negative("min-grade-negative", &[
+    "gold.toml:6: min_grade = -1 is below 0; min_grade is the lowest grade that counts as relevant, a whole number >= 0 (min_grade = 0 counts every doc judged 0 or above)",
+])]
 #[case::depth_zero("depth-zero", &["run.toml:3: depth must be at least 1"])]
 #[case::invalid_semver("invalid-semver", &[
     "gold.toml:3: version = \"1.0\" is not a semantic version (like \"1.2.0\")",
