@@ -341,4 +341,8 @@ fn a_large_candidate_meta_block_cannot_push_the_newly_failed_rows_out() {
             .any(|l| l.starts_with("| `Q-21`") || l.starts_with("| Q-21")),
         "no row for Q-21 in the newly failed table"
     );
+    assert!(
+        md.contains("more keys; the JSON report holds them | | |"),
+        "the metadata rows are not folded"
+    );
 }
