@@ -716,8 +716,14 @@ fn non_inferiority(s: &mut String, r: &CompareReport) {
     s.push('\n');
 }
 
+/// The most bytes the "Run metadata" rows take: `[meta]` is the runs' own text, never
+/// gated on (64 keys of 200 escaped characters a side reach 100 KB), so it must not
+/// push the newly failed rows out of the report (docs/contract.md §9.3).
+const MAX_META_BYTES: usize = 8_000;
+
 /// The runs' own `[meta]` keys (docs/contract.md §2.2) inside `<details>`: one row per
-/// key of either side, in the baseline's order, then the candidate's new keys.
+/// key of either side, in the baseline's order, then the candidate's new keys, up to
+/// [`MAX_META_BYTES`] of rows.
 fn team_meta(s: &mut String, r: &CompareReport) {
     let (b, c) = (&r.baseline.team_meta.0, &r.candidate.team_meta.0);
     if b.is_empty() && c.is_empty() {
@@ -740,14 +746,24 @@ fn team_meta(s: &mut String, r: &CompareReport) {
         keys.len()
     );
     let _ = writeln!(s, "| key | baseline | candidate |\n|---|---|---|");
-    for key in keys {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} |",
+    let mut used = 0;
+    for (i, key) in keys.iter().enumerate() {
+        let row = format!(
+            "| {} | {} | {} |\n",
             code(key),
             value(b, key),
             value(c, key)
         );
+        used += row.len();
+        if used > MAX_META_BYTES {
+            let _ = writeln!(
+                s,
+                "| … and {} more keys; the JSON report holds them | | |",
+                keys.len() - i
+            );
+            break;
+        }
+        s.push_str(&row);
     }
     let _ = writeln!(s, "\n</details>\n");
 }

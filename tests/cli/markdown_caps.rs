@@ -302,3 +302,47 @@ fn run_in(dir: &Path, cutoffs: &str) -> (i32, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
     )
 }
+
+/// The candidate's own `[meta]` (written by the pull request, never gated on) must
+/// not push the newly failed rows out of the Markdown: 64 keys whose values are 200
+/// `<` after the cut (800 bytes each once escaped) filled the 60,000 bytes, and the
+/// cap dropped the newly failed table's only row (`… and 1 more newly failed queries
+/// left out`) while it kept the metadata (found by attack4).
+#[test]
+fn a_large_candidate_meta_block_cannot_push_the_newly_failed_rows_out() {
+    let meta: String = (0..64)
+        .map(|i| {
+            format!(
+                "\"k{i:02}{}\" = \"{}\"\n",
+                "<".repeat(120),
+                "<".repeat(5_000)
+            )
+        })
+        .collect();
+    let (code, md) = markdown(
+        &|dir| {
+            let path = dir.join("runs/candidate.toml");
+            let text = std::fs::read_to_string(&path).expect("readable");
+            std::fs::write(&path, format!("{text}\n[meta]\n{meta}")).expect("written");
+        },
+        &[],
+    );
+    assert_eq!(code, 1, "{}", &md[..300.min(md.len())]);
+    assert!(
+        md.contains("### Newly failed (1)"),
+        "no newly failed section"
+    );
+    assert!(
+        !md.contains("newly failed queries left out"),
+        "the newly failed rows were cut while the candidate's metadata stayed"
+    );
+    assert!(
+        md.lines()
+            .any(|l| l.starts_with("| `Q-21`") || l.starts_with("| Q-21")),
+        "no row for Q-21 in the newly failed table"
+    );
+    assert!(
+        md.contains("more keys; the JSON report holds them | | |"),
+        "the metadata rows are not folded"
+    );
+}
