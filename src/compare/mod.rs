@@ -589,9 +589,11 @@ pub struct MeanDelta {
     /// the power figures' input (docs/contract.md §7.3).
     #[serde(skip)]
     pub sd: Option<f64>,
-    /// A named measure whose sign-flip test can give no p below 0.05 whatever the
-    /// signs of its deltas (no compared query moved it, or at most 5 did: the exact
-    /// test's smallest p is 2^(1−m)): it can never fail the gate, so it counts in no
+    /// A would-be member of a family (a named measure a rule names, or the named
+    /// primary) whose sign-flip test can give no p below 0.05 whatever the signs of
+    /// its deltas (no compared query moved it, or at most 5 did: the exact test's
+    /// smallest p is 2^(1−m); or a fixed `--resamples` of 19 or fewer floors its
+    /// Monte Carlo p at 0.05 or more): it can never fail the gate, so it counts in no
     /// family (Tarone 1990; docs/contract.md §7.1). Never set on the four tested
     /// metrics, which always count.
     #[serde(skip)]

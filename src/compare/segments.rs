@@ -82,7 +82,7 @@ fn family_size(
         .iter()
         .filter(|b| !b.is_empty() && b.len() >= min_queries)
         .map(|b| {
-            let moved = columns
+            let counted = columns
                 .gated
                 .iter()
                 .filter_map(|m| columns.computed.iter().position(|c| c == m))
@@ -90,7 +90,7 @@ fn family_size(
                     crate::compare::measures::counts_on(b.iter().map(|&r| &rows[r]), i, resamples)
                 })
                 .count();
-            stats::METRICS + moved
+            stats::METRICS + counted
         })
         .sum()
 }
