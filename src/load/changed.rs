@@ -42,7 +42,8 @@ pub fn since(
     for &(input, path) in inputs {
         // A file gone now counts only if the revision had it (`removed`).
         let now = std::fs::read(path).ok();
-        checked += usize::from(now.is_some());
+        // Only a file compared with the revision counts as checked: one outside the
+        // repository has its own warning, never a place in "N files checked".
         let Some(rel) = in_repository(&top, path) else {
             if now.is_some() {
                 diag.warn(format!(
@@ -52,6 +53,7 @@ pub fn since(
             }
             continue;
         };
+        checked += usize::from(now.is_some());
         let then = blob(&top, &commit, &rel);
         let link = std::fs::read_link(path).ok();
         let change = match (&then, &now) {

@@ -727,3 +727,44 @@ fn an_edited_baseline_latency_side_file_is_listed_by_changed_since() {
         "{text}"
     );
 }
+
+/// An input outside the gold's repository cannot be compared with the revision: it
+/// gets its own warning and is not counted in "N files checked" (found by attack4:
+/// the gold data, tags and baseline results outside the repository counted, so the
+/// verdict block said "5 files checked" where 2 were).
+#[test]
+fn an_input_outside_the_repository_is_warned_about_and_not_counted_as_checked() {
+    let dir = demo_copy();
+    let outside = tempfile::tempdir().expect("a temporary folder");
+    let data = outside.path().join("demo.csv");
+    std::fs::copy(dir.path().join("gold/demo.csv"), &data).expect("copied");
+    edit(
+        dir.path(),
+        "gold/demo.toml",
+        "data = \"demo.csv\"",
+        &format!("data = {:?}", data.display().to_string()),
+    );
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    let sha = git(dir.path(), &["rev-parse", "HEAD"]);
+    let mut args = DEMO.to_vec();
+    args.extend(["--changed-since", &sha]);
+    let out = run(dir.path(), &args);
+    assert_code(&out, 1);
+    let line = format!("no gate input changed since {sha} (4 files checked)");
+    assert!(
+        stdout(&out).lines().any(|l| l.trim() == line),
+        "{}",
+        stdout(&out)
+    );
+    let warning = format!(
+        "warning: --changed-since {sha}: the gold data {} is outside the git repository, so whether it changed is not known",
+        data.display()
+    );
+    assert!(
+        stderr(&out).lines().any(|l| l == warning),
+        "{}",
+        stderr(&out)
+    );
+}
