@@ -928,15 +928,21 @@ fn outcome(causes: &[Reason], inconclusive: Inconclusive) -> (Outcome, bool) {
     }
 }
 
-/// The warning for newly failed queries `block` leaves to the other rules.
+/// The warning for newly failed queries `block` leaves to the other rules; `block`
+/// cut to [`BLOCK_COLUMNS`], so the 2,000-column bound on a warning (docs/contract.md
+/// §11) never cuts off the ids after it.
 fn not_blocking_warning(ids: &[String], block: &str) -> String {
     format!(
-        "{} newly failed but {} not fail the gate (block = {block}): {}",
+        "{} newly failed but {} not fail the gate (block = {}): {}",
         plural(ids.len(), "query", "queries"),
         if ids.len() == 1 { "does" } else { "do" },
+        crate::text::cut_to(block, BLOCK_COLUMNS),
         name_ids_with(ids, &safe_id)
     )
 }
+
+/// How many columns of `block` the not-blocking warning shows.
+const BLOCK_COLUMNS: usize = 200;
 
 /// Apply `--suspects` to the failing ids: with `warn`, suspect ones leave the list
 /// for a warning. Returns the failing ids, how many of them are suspect, the ids

@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use crate::common::{
-    assert_code, assert_invalid, demo_copy, fixture, ragdiff_snapshot, reference_dir, run, stdout,
+    assert_code, assert_invalid, demo_copy, fixture, ragdiff_snapshot, reference_dir, run, stderr,
+    stdout,
 };
 
 fn with_policy(text: &str) -> tempfile::TempDir {
@@ -146,5 +147,29 @@ fn real_stemming_passes_when_only_must_pass_queries_block() {
         verdict(&out).starts_with("FAIL  3 queries newly failed (RR@10 fell to 0): 11, 58, 78"),
         "{}",
         verdict(&out)
+    );
+}
+
+/// A long `block` (400 entries) is cut in the not-blocking warning, never the ids
+/// after it: the warning was cut at 2,000 columns (docs/contract.md §11) inside B,
+/// so stderr (and its GitHub annotation) no longer named the queries that newly
+/// failed without failing the gate (found by attack4).
+#[test]
+fn a_long_block_list_cannot_cut_the_ids_out_of_the_warning() {
+    let tags = vec!["\"tag:intent:refunds\""; 400].join(", ");
+    let dir = with_policy(&format!("[gate]\nblock = [{tags}]\n"));
+    let out = run(dir.path(), &["compare"]);
+    assert_code(&out, 0);
+    let err = stderr(&out);
+    let line = err
+        .lines()
+        .find(|l| l.contains("newly failed but does not fail the gate"))
+        .unwrap_or_else(|| panic!("no not-blocking warning in\n{err}"));
+    assert!(line.ends_with("…): Q-21"), "{line}");
+    assert!(
+        line.starts_with(
+            "warning: 1 query newly failed but does not fail the gate (block = [\"tag:intent:refunds\", "
+        ),
+        "{line}"
     );
 }
