@@ -397,9 +397,8 @@ pub struct Verdict {
 impl Verdict {
     /// What a PASS cannot see, in words: `this comparison cannot see a drop of
     /// MRR@10 smaller than 0.0620 (93 queries)` (`of any size` for an MDE of 1 or
-    /// more), a measure with a margin followed by `, above its margin M`; a named
-    /// measure in a segment followed by `in segment T (N queries)`, at most
-    /// [`UNSEEN_SEGMENTS`] of them named (docs/contract.md §7.3); tags written by
+    /// more); a named measure in a segment followed by `in segment T (N queries)`, at
+    /// most [`UNSEEN_SEGMENTS`] of them named (docs/contract.md §7.3); tags written by
     /// `id`; `None` when nothing is unseen.
     pub fn unseen_text(
         &self,
@@ -441,28 +440,19 @@ impl Verdict {
         ))
     }
 
-    /// One unseen drop: `LABEL smaller than MDE` or `LABEL of any size`, then
-    /// `, above its margin M` when a non-inferiority test in its place has one.
+    /// One unseen drop: `LABEL smaller than MDE` or `LABEL of any size`.
     fn unseen_one(&self, u: &UnseenDrop, k: u32) -> String {
-        let has_margin = self
-            .non_inferiority
-            .iter()
-            .any(|t| t.of == u.of && t.segment == u.segment);
-        let margin = if has_margin {
-            format!(", above its margin {}", u.drop)
-        } else {
-            String::new()
-        };
         // Every tested metric lies in [0, 1]: an MDE of 1 or more sees no drop.
         if u.mde >= 1.0 {
-            format!("{} of any size{margin}", u.of.label(k))
+            format!("{} of any size", u.of.label(k))
         } else {
-            format!("{} smaller than {:.4}{margin}", u.of.label(k), u.mde)
+            format!("{} smaller than {:.4}", u.of.label(k), u.mde)
         }
     }
 }
 
-/// The drop a metric's gate cares about when no non-inferiority margin is set.
+/// The drop a metric's gate cares about (one with a non-inferiority margin is
+/// judged by its interval instead).
 pub const UNSEEN_DROP: f64 = 0.05;
 
 /// The note names at most this many unseen drops in segments (JSON lists all).
@@ -478,7 +468,8 @@ pub struct UnseenDrop {
     /// overall.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub segment: Option<String>,
-    /// The non-inferiority margin of the measure in its place, else [`UNSEEN_DROP`].
+    /// The drop that matters, [`UNSEEN_DROP`] (a measure with a margin is never
+    /// listed: its interval judged it).
     pub drop: f64,
     pub mde: f64,
     pub mde_alpha: f64,
@@ -493,11 +484,12 @@ pub struct UnseenDrop {
 /// (RR when the primary is P@k or MAP; a named primary among the named measures)
 /// and, under `--fail-on-significant-drop`,
 /// every member of a family (the tested metrics and the named measures a rule
-/// names; in segments, the named ones only), at 0.05; every measure with a
-/// non-inferiority margin in its place, at its margin. Those whose MDE is larger
-/// are returned: the tested metrics, the named ones overall, then each segment's
-/// named ones in report order; an undefined MDE (nothing moved) is not. Only a PASS
-/// speaks for them: FAIL and INCONCLUSIVE name what to look at.
+/// names; in segments, the named ones only), at 0.05, unless a non-inferiority
+/// margin in its place judged it. Those whose MDE is larger and whose interval does
+/// not rule the drop out are returned: the tested metrics, the named ones overall,
+/// then each segment's named ones in report order; an undefined MDE (nothing
+/// moved) is not. Only a PASS speaks for them: FAIL and INCONCLUSIVE name what to
+/// look at.
 fn unseen_drops(policy: &Policy, cmp: &Comparison, verdict: Outcome) -> Vec<UnseenDrop> {
     if verdict != Outcome::Pass {
         return Vec::new();
@@ -552,26 +544,30 @@ struct Place<'a> {
 
 impl Place<'_> {
     /// The drop of `of` this place cannot see, if it speaks for `of` (`judged`: the
-    /// primary metric) and its MDE is larger than the drop that matters.
+    /// primary metric), its MDE is larger than the drop that matters and its
+    /// interval does not rule that drop out (docs/contract.md §7.3).
     fn unseen(
         &self,
         of: Target,
         m: &crate::compare::MeanDelta,
         judged: bool,
     ) -> Option<UnseenDrop> {
-        let margin = self
-            .margins
-            .iter()
-            .find(|r| r.target == of)
-            .map(|r| r.value);
-        let judged = judged || self.fail_on_significant_drop;
-        let drop = margin.or(judged.then_some(UNSEEN_DROP))?;
+        // a measure with a margin in this place is judged by its interval: in a PASS
+        // the interval lies above -margin, which no drop of the margin fits
+        if self.margins.iter().any(|r| r.target == of) {
+            return None;
+        }
+        let drop = (judged || self.fail_on_significant_drop).then_some(UNSEEN_DROP)?;
+        // an interval whose lower end is above -drop saw that no such drop is there
+        if m.ci_low.is_some_and(|low| low > -drop) {
+            return None;
+        }
         // a member left out of its family as its p cannot reach 0.05 (§7.1) sees no
-        // drop of any size (MDE 1 at the gate's alpha) once some query moved it; its
-        // margin, if any, is judged by its interval, and it has no MDE to list
-        let (mde, mde_alpha) = match (m.out_of_reach, margin) {
-            (true, None) if m.sd.is_some_and(|s| s > 0.0) => (1.0, crate::stats::GATE_ALPHA),
-            _ => (m.mde.flatten()?, m.mde_alpha?),
+        // drop of any size (MDE 1 at the gate's alpha) once some query moved it
+        let (mde, mde_alpha) = if m.out_of_reach && m.sd.is_some_and(|s| s > 0.0) {
+            (1.0, crate::stats::GATE_ALPHA)
+        } else {
+            (m.mde.flatten()?, m.mde_alpha?)
         };
         (mde > drop).then(|| UnseenDrop {
             metric: of.key(),

@@ -230,20 +230,20 @@ fn the_metrics_a_pass_speaks_for() {
         ("ndcg", 0.05),
     ];
     assert_eq!(unseen(&all), want);
-    // A margin is the drop that matters: MRR's MDE 0.2582 is above 0.1, below 0.3.
+    // A margin is the drop that matters, and a PASS has shown every margin: MRR's
+    // MDE 0.2582 is above 0.1, yet its interval's lower end is above -0.1, so the
+    // comparison saw that no such drop is there (it was listed before).
     let r = json(&["--non-inferior", "mrr=0.1"]);
-    assert_eq!(unseen(&r), [("rr", 0.1)]);
-    assert!(
-        r.gate.non_inferiority[0].verdict == crate::common::NiVerdictJson::NonInferior,
-        "the test passed; the comparison still cannot see a drop of 0.1"
+    assert!(unseen(&r).is_empty(), "{:?}", r.gate.unseen_drops);
+    assert_eq!(
+        r.gate.non_inferiority[0].verdict,
+        crate::common::NiVerdictJson::NonInferior
     );
+    assert!(r.means.rr.mde.is_some_and(|mde| mde > 0.1));
     let out = run(&dir, &args(&["--non-inferior", "mrr=0.1"]));
-    assert!(
-        stdout(&out).starts_with(&format!(
-            "PASS  1 newly failed query accepted by the allow-list: R12; this comparison cannot see a drop of MRR@3 smaller than {RR_MDE}, above its margin 0.1 (43 queries)\n"
-        )),
-        "{}",
-        stdout(&out)
+    assert_eq!(
+        stdout(&out).lines().next(),
+        Some("PASS  1 newly failed query accepted by the allow-list: R12")
     );
     assert!(unseen(&json(&["--non-inferior", "mrr=0.3"])).is_empty());
     // A failing verdict says nothing of power: it already found a problem.
@@ -256,4 +256,53 @@ fn the_metrics_a_pass_speaks_for() {
         "{:?}",
         r.gate.reasons
     );
+}
+
+/// Stemming on Vaswani at k 10 under the guide's policy (block = "tag:must-pass",
+/// non_inferior = { ndcg = 0.02 }) passes. MRR@10's MDE (0.1142) and nDCG@10's
+/// (0.0556) are above the drops that matter (0.05, the margin 0.02), yet their
+/// intervals ([-0.0280, +0.1072], [+0.0417, +0.1073]) have seen that no such drop is
+/// there: the PASS names no drop it cannot see (it named both, beside an nDCG
+/// interval that rules out every drop; found by attack4).
+#[test]
+#[ignore = "needs RAGDIFF_REFERENCE_DIR (../shared/reference): run by .ci/run with --include-ignored"]
+fn a_pass_whose_intervals_rule_out_the_drops_names_none_it_cannot_see() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let real = fixture("verdict/real");
+    let gold = format!(
+        "version = \"1.0.0\"\ncorpus = \"vaswani\"\ndata = {:?}\ntags = {:?}\n",
+        crate::common::reference_dir()
+            .join("vaswani/qrels")
+            .display()
+            .to_string(),
+        fixture("real_changes/tags.csv").display().to_string()
+    );
+    std::fs::write(dir.path().join("gold.toml"), gold).expect("written");
+    let policy = "[gate]\nblock = \"tag:must-pass\"\nnon_inferior = { ndcg = 0.02 }\n";
+    std::fs::write(dir.path().join("ragdiff.toml"), policy).expect("written");
+    let (base, cand) = (real.join("bm25.toml"), real.join("bm25-stem.toml"));
+    let args = [
+        "compare",
+        "--gold",
+        "gold.toml",
+        "--k",
+        "10",
+        base.to_str().expect("utf-8"),
+        cand.to_str().expect("utf-8"),
+    ];
+    let out = run(dir.path(), &args);
+    assert_code(&out, 0);
+    assert_eq!(
+        stdout(&out).lines().next(),
+        Some(
+            "PASS  3 queries newly failed, none that must pass (block = \"tag:must-pass\"): 11, 58, 78"
+        )
+    );
+    let r = compare_json(dir.path(), &with(&args, &["--format", "json"]), 0);
+    assert!(unseen(&r).is_empty(), "{:?}", r.gate.unseen_drops);
+    let seen = |m: &crate::common::TestedMeanJson, drop: f64| {
+        (m.mde.is_some_and(|mde| mde > drop), m.ci_low > -drop)
+    };
+    assert_eq!(seen(&r.means.rr, 0.05), (true, true));
+    assert_eq!(seen(&r.means.ndcg, 0.02), (true, true));
 }
