@@ -433,6 +433,9 @@ pub struct Compare {
     pub require_frozen: bool,
     /// The `ragdiff.toml` that applied, if any (docs/contract.md §8.6).
     pub policy: Option<PolicyFile>,
+    /// The flags given that set the verdict's policy over the file or the defaults
+    /// ([`policy_flags`]): the report's policy line names them.
+    pub policy_flags: Vec<&'static str>,
     /// Without one: the places a `ragdiff.toml` would be looked for that hold none
     /// now, so `--changed-since` lists one a pull request removed (§12.1).
     pub policy_places: Vec<PathBuf>,
@@ -560,6 +563,53 @@ fn gate_policy(args: &CompareArgs, policy: &PolicyFile, diag: &mut Diagnostics) 
             }),
         fail_on_risk: switch(args.fail_on_risk, args.no_fail_on_risk, &file.fail_on_risk),
     }
+}
+
+/// The flags given that set what `ragdiff.toml`'s `[gate]` keys, and the `[compare]`
+/// keys that move a p or a verdict, would set, plus `--no-gate`, each once as
+/// written, in the order of those keys (docs/contract.md §8.6, §9.2). A reviewer who
+/// reads `no ragdiff.toml: defaults` must not meet a gate the command line changed.
+fn policy_flags(a: &CompareArgs) -> Vec<&'static str> {
+    [
+        ("--max-drop", !a.max_drop.is_empty()),
+        ("--max-drop-per-segment", !a.max_drop_per_segment.is_empty()),
+        ("--non-inferior", !a.non_inferior.is_empty()),
+        (
+            "--non-inferior-per-segment",
+            !a.non_inferior_per_segment.is_empty(),
+        ),
+        ("--fail-on-significant-drop", a.fail_on_significant_drop),
+        (
+            "--no-fail-on-significant-drop",
+            a.no_fail_on_significant_drop,
+        ),
+        ("--suspects", a.suspects.is_some()),
+        ("--strict-flaky", a.strict_flaky),
+        ("--no-strict-flaky", a.no_strict_flaky),
+        ("--min-rbo", a.min_rbo.is_some()),
+        ("--allow-failed", !a.allow_failed.is_empty()),
+        ("--allow-failed-file", a.allow_failed_file.is_some()),
+        ("--require-frozen", a.require_frozen),
+        ("--no-require-frozen", a.no_require_frozen),
+        ("--min-segment-queries", a.min_segment_queries.is_some()),
+        ("--nondeterminism", a.nondeterminism.is_some()),
+        ("--unconfirmed", a.unconfirmed.is_some()),
+        ("--primary", a.primary.is_some()),
+        ("--inconclusive", a.inconclusive.is_some()),
+        ("--errored", a.errored.is_some()),
+        ("--max-latency-increase", !a.max_latency_increase.is_empty()),
+        ("--fail-on-risk", a.fail_on_risk),
+        ("--no-fail-on-risk", a.no_fail_on_risk),
+        ("--resamples", a.resamples.is_some()),
+        ("--seed", a.seed.is_some()),
+        ("--rbo-p", a.rbo_p.is_some()),
+        ("--segment-correction", a.segment_correction.is_some()),
+        ("--risk-alpha", !a.risk_alpha.is_empty()),
+        ("--no-gate", a.no_gate),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect()
 }
 
 /// A policy value, its line dropped.
@@ -696,6 +746,7 @@ impl Compare {
     /// that are not manifests, drift flags.
     pub fn new(args: CompareArgs) -> Result<Self, InvalidInput> {
         let outputs = Outputs::new(&args)?;
+        let policy_flags = policy_flags(&args);
         let mut diag = Diagnostics::default();
         let policy = find_policy(&args.config, &mut diag);
         diag.check()?;
@@ -764,6 +815,7 @@ impl Compare {
             measures,
             release_memory,
             policy,
+            policy_flags,
             policy_places,
             titles: args.titles,
         })

@@ -125,10 +125,7 @@ pub(super) fn report(
     report.candidate.doc_map = runs.candidate.doc_map.clone();
     report.name_candidate_doc_map();
     report.accept_hint = accept_hint(&report, s);
-    report.policy = s.policy.as_ref().map(|p| report::PolicyRef {
-        path: p.path.display().to_string(),
-        sha256: p.sha256.clone(),
-    });
+    name_policy(&mut report, s);
     report.label_queue = queue.unwrap_or_default();
     report.history = recent_history(&s.runs.baseline, &report.gold, &mut report.warnings);
     report.attach_tags(&gold, s.min_segment_queries);
@@ -208,6 +205,16 @@ fn confirm_suspects(
     }
     phases.mark("suspects");
     Ok(())
+}
+
+/// The policy that applied and the flags that set it over the file or the defaults
+/// (docs/contract.md §9.2).
+fn name_policy(report: &mut CompareReport, s: &settings::Compare) {
+    report.policy = s.policy.as_ref().map(|p| report::PolicyRef {
+        path: p.path.display().to_string(),
+        sha256: p.sha256.clone(),
+    });
+    report.policy_flags = s.policy_flags.clone();
 }
 
 /// The allow-list lines that would accept the new failures that fail the gate, with

@@ -40,7 +40,7 @@ pub enum Format {
     LabelQueue,
 }
 
-pub const SCHEMA_VERSION: &str = "2.2.0";
+pub const SCHEMA_VERSION: &str = "2.3.0";
 
 /// The gold set as every report shows it (docs/contract.md §9.2).
 #[derive(Debug, Clone, Serialize)]
@@ -340,6 +340,10 @@ pub struct CompareReport {
     /// The `ragdiff.toml` that applied; null: none, the flags' defaults
     /// (docs/contract.md §8.6).
     pub policy: Option<PolicyRef>,
+    /// The flags given that set the policy over that file or the defaults
+    /// (`--max-drop`, `--seed`; docs/contract.md §9.2); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub policy_flags: Vec<&'static str>,
     /// The last promotions under this very gold, from `history.jsonl` beside the
     /// baseline manifest (docs/contract.md §9.11); absent when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -489,20 +493,27 @@ impl CompareReport {
             accept_hint: None,
             html: None,
             policy: None,
+            policy_flags: Vec::new(),
             history: Vec::new(),
         }
     }
 
     /// The policy line's text, the path written by `path`: `ragdiff.toml (sha256
-    /// 0123456789ab)`, or `no ragdiff.toml: defaults` (docs/contract.md §9.2).
+    /// 0123456789ab)`, or `no ragdiff.toml: defaults`, then `, with flags
+    /// --max-drop, --seed` when flags set some of it (docs/contract.md §9.2).
     pub fn policy_text(&self, path: &dyn Fn(&str) -> String) -> String {
-        match &self.policy {
+        let applied = match &self.policy {
             Some(p) => format!(
                 "{} (sha256 {})",
                 path(&p.path),
                 &p.sha256[..12.min(p.sha256.len())]
             ),
             None => "no ragdiff.toml: defaults".to_string(),
+        };
+        if self.policy_flags.is_empty() {
+            applied
+        } else {
+            format!("{applied}, with flags {}", self.policy_flags.join(", "))
         }
     }
 

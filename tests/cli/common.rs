@@ -474,6 +474,9 @@ pub struct CompareJson {
     pub min_segment_queries: usize,
     /// The `ragdiff.toml` that applied; null: none (docs/contract.md §10.3).
     pub policy: Option<PolicyJson>,
+    /// The flags that set the policy; absent when none (docs/contract.md §9.2).
+    #[serde(default)]
+    pub policy_flags: Vec<String>,
     /// Absent without history.jsonl beside the baseline (docs/contract.md §9.11).
     #[serde(default)]
     pub history: Vec<serde_json::Value>,

@@ -93,7 +93,7 @@ fn timings_name_each_phase_on_stderr_only_when_asked() {
 #[test]
 fn demo_json_has_every_status() {
     let r = compare_json(crate_dir(), &["compare", "--format", "json"], 1);
-    assert_eq!(r.schema_version, "2.2.0");
+    assert_eq!(r.schema_version, "2.3.0");
     assert_eq!(r.k, 3);
     assert_eq!(r.bump, Bump::Minor, "2.3.0 -> 2.4.0");
     assert_eq!((r.resamples, r.seed), (None, 0), "the default statistics");

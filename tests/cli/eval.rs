@@ -31,7 +31,7 @@ fn demo_json_has_the_seeds_numbers() {
         crate_dir(),
         &["eval", "runs/baseline.toml", "--format", "json"],
     );
-    assert_eq!(r.schema_version, "2.2.0");
+    assert_eq!(r.schema_version, "2.3.0");
     assert_eq!(r.k, 3, "the demo gold pins k = 3");
 
     assert_close(r.row("Q-17").recall, 0.5, "Q-17 recall@3");

@@ -613,7 +613,7 @@ fn assert_row_means(json: &crate::common::CompareJson) {
 fn compare_rows_carry_each_named_measure_and_their_means_are_the_reported_ones() {
     let given = ["RR@3", "Bpref", "P(rel=1)@2", "nDCG@2"];
     let json = compare_with(crate_dir(), &["compare", "--no-gate"], &given, 0);
-    assert_eq!(json.schema_version, "2.2.0");
+    assert_eq!(json.schema_version, "2.3.0");
     let mut moved = 0;
     for row in &json.per_query {
         let (b, c, d) = (

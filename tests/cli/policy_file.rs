@@ -121,7 +121,11 @@ fn config_names_another_file_and_no_key_undoes_a_boolean() {
         "{}",
         stdout(&loose)
     );
-    assert!(stdout(&plain).contains("\npolicy  no ragdiff.toml: defaults\n"));
+    assert!(
+        stdout(&plain).contains("\npolicy  no ragdiff.toml: defaults, with flags --allow-failed\n"),
+        "{}",
+        stdout(&plain)
+    );
     assert_eq!(code(&loose), code(&plain));
     assert_eq!(code(&strict), 1, "{}", stdout(&strict));
     assert!(verdict(&strict).contains("flaky"), "{}", verdict(&strict));
@@ -175,16 +179,21 @@ fn the_policy_is_found_from_a_subdirectory_up_to_the_git_root() {
     assert!(!stderr(&out).contains("max_dorp"), "{}", stderr(&out));
 }
 
-#[test]
-fn every_report_names_the_policy_that_applied() {
+/// Writes a `ragdiff.toml` with `[gate] suspects = "warn"`; its sha256 in hex.
+fn suspects_warn_policy(dir: &std::path::Path) -> String {
     use sha2::Digest as _;
-    let dir = demo_copy();
     let text = "[gate]\nsuspects = \"warn\"\n";
-    write_policy(dir.path(), text);
-    let sha: String = sha2::Sha256::digest(text.as_bytes())
+    write_policy(dir, text);
+    sha2::Sha256::digest(text.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn every_report_names_the_policy_that_applied() {
+    let dir = demo_copy();
+    let sha = suspects_warn_policy(dir.path());
     let table = run(dir.path(), &["compare"]);
     assert!(
         stdout(&table).contains(&format!("\npolicy  ragdiff.toml (sha256 {})\n", &sha[..12])),
@@ -219,4 +228,84 @@ fn every_report_names_the_policy_that_applied() {
         &["compare", "--no-config", "--format", "markdown"],
     );
     assert!(stdout(&md).contains("\n**policy** no ragdiff.toml: defaults\n"));
+}
+
+/// A gate the command line changed is never reported as the file's or the defaults:
+/// a workflow's flags are not in the report, so the policy line names them
+/// (docs/contract.md §9.2; before, `--max-drop rr=1 --no-config` read `policy  no
+/// ragdiff.toml: defaults`).
+#[test]
+fn the_policy_line_names_the_flags_that_set_the_gate() {
+    let dir = demo_copy();
+    let sha = suspects_warn_policy(dir.path());
+    // Twice --max-drop, named once; in the order of the policy keys, not as given.
+    let flags = [
+        "compare",
+        "--seed",
+        "7",
+        "--max-drop",
+        "rr=1",
+        "--fail-on-significant-drop",
+        "--max-drop",
+        "ndcg=1",
+        "--cutoffs",
+        "2",
+    ];
+    let named = "--max-drop, --fail-on-significant-drop, --seed";
+    let table = run(dir.path(), &flags);
+    let md = run(
+        dir.path(),
+        &[&flags[..], &["--format", "markdown"]].concat(),
+    );
+    for (out, line) in [
+        (
+            &table,
+            format!(
+                "\npolicy  ragdiff.toml (sha256 {}), with flags {named}\n",
+                &sha[..12]
+            ),
+        ),
+        (
+            &md,
+            format!(
+                "\n**policy** `ragdiff.toml` (sha256 {}), with flags {named}\n",
+                &sha[..12]
+            ),
+        ),
+    ] {
+        assert!(stdout(out).contains(&line), "{}", stdout(out));
+    }
+    let report = compare_json(
+        dir.path(),
+        &[&flags[..], &["--format", "json"]].concat(),
+        code(&table),
+    );
+    assert_eq!(
+        report.policy_flags,
+        ["--max-drop", "--fail-on-significant-drop", "--seed"]
+    );
+    // No file and no gate: the defaults, and the flag that switched the gate off.
+    let off = run(dir.path(), &["compare", "--no-config", "--no-gate"]);
+    assert_eq!(code(&off), 0, "{}", stdout(&off));
+    assert!(
+        stdout(&off).contains("\npolicy  no ragdiff.toml: defaults, with flags --no-gate\n"),
+        "{}",
+        stdout(&off)
+    );
+    // Flags that move no verdict (extra cutoffs and measures, outputs) name nothing.
+    let plain = compare_json(
+        dir.path(),
+        &[
+            "compare",
+            "--no-config",
+            "--cutoffs",
+            "2",
+            "--measure",
+            "nDCG@2",
+            "--format",
+            "json",
+        ],
+        1,
+    );
+    assert!(plain.policy_flags.is_empty());
 }

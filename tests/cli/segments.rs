@@ -34,7 +34,7 @@ fn holm(p: &[f64]) -> Vec<f64> {
 #[test]
 fn segments_are_listed_worst_first_with_too_few_marked() {
     let r = compare_json(basic(), &BASIC, 1);
-    assert_eq!(r.schema_version, "2.2.0");
+    assert_eq!(r.schema_version, "2.3.0");
     let tags: Vec<&str> = r.segments.iter().map(|s| s.tag.as_str()).collect();
     // No `lang:xx`: its only query has no relevant doc.
     assert_eq!(tags, ["lang:de", "lang:ru", "intent:billing", "lang:en"]);
