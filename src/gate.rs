@@ -589,6 +589,9 @@ pub enum Reason {
         ids: Vec<String>,
         /// How many of them are suspect (docs/contract.md §6.3).
         suspect: usize,
+        /// How many of them one run of an approximate index cannot confirm
+        /// (docs/contract.md §6.4).
+        unconfirmed: usize,
     },
     Nondeterministic {
         ids: Vec<String>,
@@ -667,11 +670,21 @@ impl Reason {
     /// The reason in one sentence, ids written by `id`.
     pub fn render(&self, id: &dyn Fn(&str) -> String) -> String {
         match self {
-            Reason::NewlyFailed { k, ids, suspect } => format!(
-                "{} newly failed ({}RR@{k} fell to 0): {}",
+            Reason::NewlyFailed {
+                k,
+                ids,
+                suspect,
+                unconfirmed,
+            } => format!(
+                "{} newly failed ({}{}RR@{k} fell to 0): {}",
                 plural(ids.len(), "query", "queries"),
                 if *suspect > 0 {
                     format!("{suspect} suspect: label first; ")
+                } else {
+                    String::new()
+                },
+                if *unconfirmed > 0 {
+                    format!("{unconfirmed} {}; ", crate::compare::UNCONFIRMED)
                 } else {
                     String::new()
                 },
@@ -802,10 +815,15 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
         causes.push(Reason::SameResults);
     }
     if !failing.is_empty() {
+        let unconfirmed = failing
+            .iter()
+            .filter(|id| cmp.unconfirmed.contains(id))
+            .count();
         causes.push(Reason::NewlyFailed {
             k,
             ids: failing,
             suspect,
+            unconfirmed,
         });
     }
     severity_causes(policy, cmp, &mut causes, &mut warnings);

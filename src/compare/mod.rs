@@ -848,6 +848,10 @@ fn mark_errored(cmp: &mut Comparison, mut errored: Side<Vec<String>>) {
     cmp.errored = errored;
 }
 
+/// The marker of a query one run of an approximate index cannot confirm
+/// (docs/contract.md §6.4): the gate's reason, the table and Markdown say it.
+pub const UNCONFIRMED: &str = "unconfirmed: one run of an approximate index";
+
 /// Everything computed from the two runs, before the gate.
 #[derive(Debug)]
 pub struct Comparison {
@@ -878,7 +882,7 @@ pub struct Comparison {
     /// How many repeats each side has.
     pub repeats: Side<u32>,
     /// Newly failed ids a side that says `approximate = true` with one results file
-    /// cannot confirm (docs/contract.md §6.5), natural order.
+    /// cannot confirm (docs/contract.md §6.4), natural order.
     pub unconfirmed: Vec<String>,
     /// The manifests of those sides.
     pub unconfirmed_by: Vec<String>,

@@ -1133,8 +1133,7 @@ impl CompareReport {
     }
 }
 
-/// The marker of a query one run of an approximate index cannot confirm.
-pub const UNCONFIRMED: &str = "unconfirmed: one run of an approximate index";
+pub use crate::compare::UNCONFIRMED;
 
 /// The marker of a suspect query ("suspect: 3 unjudged docs entered the top 10"),
 /// `None` for any other.

@@ -417,6 +417,12 @@ fn real_two_approximate_builds_under_a_raised_version_are_unconfirmed() {
     let out = real(&["hnsw-1.toml", "hnsw-2.toml"]);
     assert_code(&out, 1);
     let text = stdout(&out);
+    // The verdict line itself says the failures are unconfirmed, so a Markdown
+    // heading read alone does too (docs/contract.md §6.4).
+    assert_eq!(
+        text.lines().next().unwrap_or_default(),
+        "FAIL  2 queries newly failed (2 unconfirmed: one run of an approximate index; RR@10 fell to 0): 29, 90",
+    );
     assert!(
         text.contains("29 (ranking; unconfirmed: one run of an approximate index"),
         "{text}"
