@@ -647,6 +647,15 @@ pub enum Reason {
         baseline: f64,
         candidate: f64,
     },
+    /// `--max-latency-increase` set, but the runs' latency cannot be judged against
+    /// each other (docs/contract.md §6.9): the verdict is INCONCLUSIVE, so a
+    /// candidate that drops its latency or its `[record]` table never passes a limit
+    /// it broke.
+    LatencyUnjudged {
+        /// The limits, as `p95=20%`, space-separated.
+        limits: String,
+        why: String,
+    },
     /// `--strict-flaky` and these queries are flaky.
     Flaky {
         ids: Vec<String>,
@@ -732,6 +741,9 @@ impl Reason {
                 latency_change(*baseline, *candidate),
                 limit.increase.shown()
             ),
+            Reason::LatencyUnjudged { limits, why } => format!(
+                "max_latency_increase {limits} cannot be judged: {why}"
+            ),
             Reason::Errored { ids } => format!(
                 "the candidate's retriever failed on {} (its manifest's `errored`; each counts as an empty ranking): {}",
                 plural(ids.len(), "query", "queries"),
@@ -741,15 +753,15 @@ impl Reason {
         }
     }
 
-    /// An inconclusive non-inferiority test: it makes the verdict INCONCLUSIVE,
-    /// unless another reason fails it.
+    /// An inconclusive non-inferiority test, or a latency limit the runs cannot
+    /// judge: it makes the verdict INCONCLUSIVE, unless another reason fails it.
     pub fn is_inconclusive(&self) -> bool {
         matches!(
             self,
             Reason::NotNonInferior {
                 verdict: NiVerdict::Inconclusive,
                 ..
-            }
+            } | Reason::LatencyUnjudged { .. }
         )
     }
 
@@ -769,6 +781,7 @@ impl Reason {
             Reason::Risk { .. } => "risk",
             Reason::Errored { .. } => "errored",
             Reason::Latency { .. } => "max_latency_increase",
+            Reason::LatencyUnjudged { .. } => "latency_unjudged",
         }
     }
 }
@@ -833,7 +846,7 @@ pub fn decide(policy: &Policy, cmp: &Comparison, k: u32) -> (Verdict, Vec<Accept
     causes.extend(non_inferiority_causes(&non_inferiority, k));
     causes.extend(noise_causes(policy, cmp));
     causes.extend(risk_causes(policy, cmp, k));
-    causes.extend(latency_causes(policy, cmp, &mut warnings));
+    causes.extend(latency_causes(policy, cmp));
     let (verdict, passed) = outcome(&causes, policy.inconclusive);
     let verdict = Verdict {
         passed,
@@ -864,23 +877,34 @@ pub fn latency_change(baseline: f64, candidate: f64) -> String {
 }
 
 /// `--max-latency-increase` (docs/contract.md §6.9): a cause per statistic above its
-/// ceiling, only when both sides were recorded alike; else the limits only warn.
-fn latency_causes(policy: &Policy, cmp: &Comparison, warnings: &mut Vec<String>) -> Vec<Reason> {
+/// ceiling when both sides were recorded alike; else one inconclusive cause saying
+/// why the limits cannot be judged.
+fn latency_causes(policy: &Policy, cmp: &Comparison) -> Vec<Reason> {
     let limits = &policy.max_latency_increase;
     if limits.is_empty() {
         return Vec::new();
     }
-    // One side alone, or sides recorded otherwise: the comparison's own warning
-    // says so (compare::warnings); neither side is this rule's to say.
-    let Some(l) = cmp.latency.both.as_ref().filter(|l| l.comparable) else {
-        if cmp.latency.both.is_none() && cmp.latency.only.is_none() {
-            let shown: Vec<String> = limits.iter().map(|l| l.shown()).collect();
-            warnings.push(format!(
-                "--max-latency-increase {} is not applied: neither run has latency (a `latency_ms` field or column, or a latency side file)",
-                shown.join(" ")
-            ));
+    // A limit the runs cannot judge leaves the verdict open: dropping latency or the
+    // `[record]` table is the candidate's to do, and must not pass a broken limit.
+    let unjudged = |why: String| {
+        let shown: Vec<String> = limits.iter().map(|l| l.shown()).collect();
+        vec![Reason::LatencyUnjudged {
+            limits: shown.join(" "),
+            why,
+        }]
+    };
+    let l = match (&cmp.latency.both, cmp.latency.only) {
+        (Some(l), _) if l.comparable => l,
+        (Some(l), _) => {
+            return unjudged(l.why_not.clone().unwrap_or_default());
         }
-        return Vec::new();
+        (None, Some(side)) => return unjudged(format!("only the {side} has latency")),
+        (None, None) => {
+            return unjudged(
+                "neither run has latency (a `latency_ms` field or column, or a latency side file)"
+                    .into(),
+            );
+        }
     };
     limits
         .iter()

@@ -130,13 +130,16 @@ fn the_gate_fails_on_a_latency_increase_above_the_limit() {
     );
 }
 
+/// A latency limit the runs cannot judge leaves the verdict INCONCLUSIVE (exit 1,
+/// `--inconclusive pass` exits 0), never PASS: the candidate's latency and its
+/// `[record]` table are the candidate's to leave out (docs/contract.md §6.9).
 #[test]
-fn latency_recorded_otherwise_is_shown_with_a_warning_and_not_gated() {
+fn latency_recorded_otherwise_is_shown_with_a_warning_and_left_inconclusive() {
     let out = compare(
         "cand-other.toml",
         &["--max-latency-increase", "p95=20%", "--format", "json"],
     );
-    assert_code(&out, 0);
+    assert_code(&out, 1);
     let r = json(&out);
     assert_eq!(r["latency"]["comparable"], false);
     assert_stats(&r["latency"]["candidate"], &expected()["candidate"]);
@@ -145,11 +148,19 @@ fn latency_recorded_otherwise_is_shown_with_a_warning_and_not_gated() {
         warnings.contains("latency is shown but not gated: the baseline and the candidate were recorded with concurrency 4 against 8 and host ci-1 against ci-2; latency is judged only between runs recorded with the same concurrency on the same host"),
         "{warnings}"
     );
+    assert_eq!(r["gate"]["verdict"], "inconclusive");
+    assert_eq!(r["gate"]["codes"], serde_json::json!(["latency_unjudged"]));
+    assert_eq!(
+        r["gate"]["reasons"],
+        serde_json::json!([
+            "max_latency_increase p95=20% cannot be judged: the baseline and the candidate were recorded with concurrency 4 against 8 and host ci-1 against ci-2"
+        ])
+    );
     let out = compare(
         "cand-no-record.toml",
         &["--max-latency-increase", "p95=20%"],
     );
-    assert_code(&out, 0);
+    assert_code(&out, 1);
     assert!(
         stderr(&out).contains("latency is shown but not gated: the candidate's manifest has no `[record]` table (concurrency, host)"),
         "{}",
@@ -160,17 +171,69 @@ fn latency_recorded_otherwise_is_shown_with_a_warning_and_not_gated() {
         "{}",
         stdout(&out)
     );
-    // Neither side has latency: the limit says it is not applied.
-    let out = run(
-        fixture("compare"),
-        &with(&NO_CONFIG_CASE, &["--max-latency-increase", "p95=20%"]),
+    let out = compare(
+        "cand-no-record.toml",
+        &[
+            "--max-latency-increase",
+            "p95=20%",
+            "--inconclusive",
+            "pass",
+        ],
     );
     assert_code(&out, 0);
     assert!(
-        stderr(&out)
-            .contains("--max-latency-increase p95=20% is not applied: neither run has latency"),
+        stdout(&out).starts_with("INCONCLUSIVE (passes: inconclusive = pass)  max_latency_increase p95=20% cannot be judged: the candidate's manifest has no `[record]` table (concurrency, host)\n"),
         "{}",
-        stderr(&out)
+        stdout(&out)
+    );
+    // Neither side has latency: the limits cannot be judged either.
+    let out = run(
+        fixture("compare"),
+        &with(
+            &NO_CONFIG_CASE,
+            &[
+                "--max-latency-increase",
+                "p95=20%",
+                "--max-latency-increase",
+                "max=5ms",
+            ],
+        ),
+    );
+    assert_code(&out, 1);
+    assert!(
+        stdout(&out).starts_with("INCONCLUSIVE  max_latency_increase p95=20% max=5ms cannot be judged: neither run has latency (a `latency_ms` field or column, or a latency side file)\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// The hostile candidate: 23.9% slower at p95 under a limit of 1%, it fails; the same
+/// results with the latency or the `[record]` table left out must not pass.
+#[test]
+fn a_candidate_cannot_pass_a_latency_limit_by_leaving_its_latency_out() {
+    let limit = ["--max-latency-increase", "p95=1%"];
+    let out = compare("cand.toml", &limit);
+    assert_code(&out, 1);
+    assert!(
+        stdout(&out).starts_with("FAIL  latency p95 rose from 19.511 ms to 24.173 ms (+4.662 ms, +23.9%), more than the allowed 1%\n"),
+        "{}",
+        stdout(&out)
+    );
+    // Its [record] table deleted: was PASS (exit 0).
+    let out = compare("cand-no-record.toml", &limit);
+    assert_code(&out, 1);
+    assert!(
+        stdout(&out).starts_with("INCONCLUSIVE  "),
+        "{}",
+        stdout(&out)
+    );
+    // The baseline's latency left out, as the candidate's would be.
+    let out = compare_with("base-no-latency.toml", "cand.toml", &limit);
+    assert_code(&out, 1);
+    assert!(
+        stdout(&out).starts_with("INCONCLUSIVE  max_latency_increase p95=1% cannot be judged: only the candidate has latency\n"),
+        "{}",
+        stdout(&out)
     );
 }
 
