@@ -35,6 +35,10 @@ pub struct Drift {
     /// Gold queries in drift.
     #[serde(skip)]
     pub labelled_queries: usize,
+    /// The unlabelled queries the baseline listed and the candidate left out, each in
+    /// drift as an empty candidate list (natural order; a warning names them).
+    #[serde(skip)]
+    pub left_out: Vec<String>,
 }
 
 impl Default for Drift {
@@ -48,6 +52,7 @@ impl Default for Drift {
             low_rbo_share: None,
             most_changed_unlabelled: Vec::new(),
             labelled_queries: 0,
+            left_out: Vec::new(),
         }
     }
 }
@@ -71,6 +76,7 @@ pub fn apply(cmp: &mut Comparison, gold: &GoldSet, pairs: Pairs, p: f64) {
     let Pairs {
         labelled,
         unlabelled,
+        left_out,
     } = pairs;
     cmp.drift.rbo_p = p;
     let unlabelled: Vec<(&str, f64)> = unlabelled.iter().map(|(id, r)| (id.as_str(), *r)).collect();
@@ -78,6 +84,7 @@ pub fn apply(cmp: &mut Comparison, gold: &GoldSet, pairs: Pairs, p: f64) {
         row.rbo = gold.lookup(&row.id).and_then(|qi| labelled[qi as usize]);
     }
     cmp.drift = summarize(p, labelled.iter().flatten().copied(), &unlabelled);
+    cmp.drift.left_out = left_out;
 }
 
 /// The means, the low share and the unlabelled queries that moved most.
@@ -115,6 +122,7 @@ fn summarize(p: f64, labelled: impl Iterator<Item = f64>, unlabelled: &[(&str, f
             })
             .collect(),
         labelled_queries: l_n,
+        left_out: Vec::new(),
     }
 }
 
@@ -145,6 +153,9 @@ struct PairState {
     /// Each side whose reading ended: a list the other side offers then for a query
     /// it did not list is never paired, so it is not kept (docs/contract.md §12).
     finished: Side<bool>,
+    /// The queries not in the gold that the baseline listed and the candidate left
+    /// out: each paired with an empty list (docs/contract.md §6.5).
+    left_out: Vec<Id>,
 }
 
 #[derive(Default)]
@@ -188,9 +199,27 @@ impl Pairing {
             .iter()
             .filter_map(|(id, s)| Some((id.clone(), done(s)?)))
             .collect();
+        let mut left_out: Vec<String> = st.left_out.iter().map(ToString::to_string).collect();
+        crate::text::sort_natural(&mut left_out);
         Pairs {
             labelled: gold,
             unlabelled: other,
+            left_out,
+        }
+    }
+
+    /// A list of the baseline's that the candidate, its reading ended, never listed:
+    /// the candidate returned nothing for it, so it pairs with an empty list, as a CSV
+    /// run's empty cell would (docs/contract.md §6.5). Leaving a query out must not
+    /// take it out of the mean RBO that `--min-rbo` judges.
+    fn left_out(&self, st: &mut PairState, qi: Option<usize>, qid: &str, list: &[u64]) {
+        let rbo = (self.pair)(list, &[]);
+        match qi {
+            Some(qi) => st.gold[qi] = Slot::Done(rbo),
+            None => {
+                st.other.insert(Id::from(qid), Slot::Done(rbo));
+                st.left_out.push(Id::from(qid));
+            }
         }
     }
 }
@@ -201,6 +230,9 @@ impl Pairing {
 pub struct Pairs {
     pub labelled: Vec<Option<f64>>,
     pub unlabelled: Vec<(Id, f64)>,
+    /// The queries not in the gold that the baseline listed and the candidate did
+    /// not (in `unlabelled` with an empty candidate list), in natural order.
+    pub left_out: Vec<String>,
 }
 
 impl ListSink for Pairing {
@@ -220,6 +252,10 @@ impl ListSink for Pairing {
                     None => matches!(st.other.get(qid), Some(Slot::Waiting(..))),
                 };
                 if !waits {
+                    // The candidate ended without this query: an empty list.
+                    if side == Role::Baseline {
+                        self.left_out(&mut st, qi, qid, list);
+                    }
                     return;
                 }
             }
@@ -274,6 +310,7 @@ impl ListSink for Pairing {
         st.poisoned = true;
         st.gold.iter_mut().for_each(|s| *s = Slot::Empty);
         st.other = FxHashMap::default();
+        st.left_out = Vec::new();
         st.waiting = 0;
     }
 
@@ -289,14 +326,31 @@ impl ListSink for Pairing {
         st.finished[side] = true;
         let stale = |s: &Slot| matches!(s, Slot::Waiting(w, _) if *w != side);
         let mut dropped = 0;
-        for slot in st.gold.iter_mut().filter(|s| stale(s)) {
-            *slot = Slot::Empty;
+        // The candidate ended: the baseline's lists it never listed pair with an
+        // empty list (docs/contract.md §6.5); the candidate's the baseline left
+        // waiting are dropped.
+        let mut left: Vec<(Option<usize>, Id, Box<[u64]>)> = Vec::new();
+        for (qi, slot) in st.gold.iter_mut().enumerate().filter(|(_, s)| stale(s)) {
+            if let Slot::Waiting(Role::Baseline, list) = std::mem::take(slot) {
+                left.push((Some(qi), Id::default(), list));
+            }
             dropped += 1;
         }
         let before = st.other.len();
-        st.other.retain(|_, s| !stale(s));
+        st.other.retain(|id, s| {
+            if !stale(s) {
+                return true;
+            }
+            if let Slot::Waiting(Role::Baseline, list) = std::mem::take(s) {
+                left.push((None, id.clone(), list));
+            }
+            false
+        });
         dropped += before - st.other.len();
         st.waiting -= dropped;
+        for (qi, id, list) in left {
+            self.left_out(&mut st, qi, &id, &list);
+        }
     }
 }
 
@@ -374,6 +428,7 @@ mod pairing_tests {
         let Pairs {
             labelled: gold,
             unlabelled: other,
+            ..
         } = p.results();
         assert!(gold.iter().all(|r| *r == Some(1.0)));
         assert!(other.is_empty());
@@ -405,10 +460,40 @@ mod pairing_tests {
         let Pairs {
             labelled: gold,
             unlabelled: other,
+            ..
         } = p.results();
         assert_eq!(gold, [Some(1.0), None]);
         assert_eq!(other.len(), 1, "U-0 paired, the X-* were in one run only");
         assert_eq!(other[0].1, rbo_ext(&[1, 2], &[2, 1], 0.9));
+    }
+
+    /// A query the baseline lists and the candidate leaves out pairs with an empty
+    /// list once the candidate's reading ends, whichever side ends first
+    /// (docs/contract.md §6.5); one the candidate alone lists is in no pair.
+    #[test]
+    fn a_baseline_list_the_candidate_left_out_pairs_with_an_empty_list() {
+        for candidate_first in [false, true] {
+            let p = pairing(2);
+            p.offer(Role::Candidate, None, "U-7", &[3]);
+            if !candidate_first {
+                p.offer(Role::Baseline, Some(1), "", &[9]);
+                p.offer(Role::Baseline, None, "U-9", &[1, 2]);
+            }
+            p.finished(Role::Candidate);
+            if candidate_first {
+                p.offer(Role::Baseline, Some(1), "", &[9]);
+                p.offer(Role::Baseline, None, "U-9", &[1, 2]);
+            }
+            p.finished(Role::Baseline);
+            let Pairs {
+                labelled,
+                unlabelled,
+                left_out,
+            } = p.results();
+            assert_eq!(labelled, [None, Some(0.0)]);
+            assert_eq!(unlabelled, [(crate::model::Id::from("U-9"), 0.0)]);
+            assert_eq!(left_out, ["U-9"]);
+        }
     }
 
     #[test]
@@ -438,6 +523,7 @@ mod pairing_tests {
         let Pairs {
             labelled: gold,
             unlabelled: mut other,
+            ..
         } = p.results();
         assert_eq!(gold[0], Some(rbo_ext(&[5], &[5, 6, 7], 0.9)));
         assert_eq!(gold[1], None, "the candidate never listed it");
@@ -461,6 +547,7 @@ mod pairing_tests {
         let Pairs {
             labelled: gold,
             unlabelled: other,
+            ..
         } = p.results();
         assert_eq!(gold, vec![None, None], "no value survives a poisoning");
         assert!(other.is_empty());

@@ -165,6 +165,15 @@ fn comparison_warnings(cmp: &Comparison, runs: Side<&RunMeta>) -> Vec<String> {
             if n == 1 { "is" } else { "are" },
         ));
     }
+    // Queries the candidate left out are in drift as empty lists (§6.5).
+    let left = &cmp.drift.left_out;
+    if !left.is_empty() {
+        warnings.push(format!(
+            "the candidate leaves out {} its baseline lists: drift counts each as an empty list (RBO 0 against the baseline's): {}",
+            plural(left.len(), "query", "queries"),
+            crate::text::name_ids_with(left, &crate::text::safe_id)
+        ));
+    }
     warnings.extend(baseline_errored(cmp));
     warnings.extend(latency_warning(cmp));
     if cmp.rows.len() < FEW_QUERIES {

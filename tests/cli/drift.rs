@@ -113,11 +113,13 @@ fn reports_list_flaky_ids_with_their_failed_repeats() {
         "{md}"
     );
     assert!(
-        md.contains("**Drift:** mean RBO 0.8444 over 8 queries (p = 0.9)"),
+        md.contains("**Drift:** mean RBO 0.7506 over 9 queries (p = 0.9)"),
         "{md}"
     );
     assert!(
-        md.contains("**Moved most (unlabelled):** `U-10` 0.0000, `U-2` 0.8550, `U-1` 1.0000"),
+        md.contains(
+            "**Moved most (unlabelled):** `U-10` 0.0000, `U-99` 0.0000, `U-2` 0.8550, `U-1` 1.0000"
+        ),
         "{md}"
     );
 }
@@ -146,8 +148,10 @@ fn same_version_fails_only_on_metric_changes() {
     assert_eq!(j.flaky, ["Q-2", "Q-5"]);
 }
 
-/// Drift covers gold queries (no-answer Q-4 too) and the unlabelled queries both runs
-/// list (U-99 and U-7 are in one run only); the means agree with the per-query values.
+/// Drift covers gold queries (no-answer Q-4 too) and the unlabelled queries the
+/// baseline lists: U-99, which the candidate leaves out, as an empty candidate list
+/// (RBO 0); U-7, in the candidate only, is in no mean; the means agree with the
+/// per-query values.
 #[test]
 fn drift_covers_labelled_and_unlabelled_queries() {
     let j = compare_json(
@@ -157,7 +161,7 @@ fn drift_covers_labelled_and_unlabelled_queries() {
     );
     let d = &j.drift;
     assert_eq!(d.rbo_p, 0.9);
-    assert_eq!(d.unlabelled_queries, 3);
+    assert_eq!(d.unlabelled_queries, 4);
     let moved: Vec<(&str, f64)> = d
         .most_changed_unlabelled
         .iter()
@@ -165,17 +169,17 @@ fn drift_covers_labelled_and_unlabelled_queries() {
         .collect();
     assert_eq!(
         moved.iter().map(|m| m.0).collect::<Vec<_>>(),
-        ["U-10", "U-2", "U-1"]
+        ["U-10", "U-99", "U-2", "U-1"]
     );
-    assert_eq!((moved[0].1, moved[2].1), (0.0, 1.0));
+    assert_eq!((moved[0].1, moved[1].1, moved[3].1), (0.0, 0.0, 1.0));
     let unlabelled: f64 = moved.iter().map(|m| m.1).sum();
-    assert!((d.unlabelled_mean_rbo.unwrap() - unlabelled / 3.0).abs() < 1e-12);
+    assert!((d.unlabelled_mean_rbo.unwrap() - unlabelled / 4.0).abs() < 1e-12);
     // Gold: Q-1..Q-5 (Q-4 is no-answer, identical lists: 1).
     let rows: f64 = j.per_query.iter().map(|r| r.rbo.unwrap()).sum();
     let labelled = d.labelled_mean_rbo.unwrap();
     assert!((labelled - (rows + 1.0) / 5.0).abs() < 1e-12, "{labelled}");
-    assert!((d.mean_rbo.unwrap() - (rows + 1.0 + unlabelled) / 8.0).abs() < 1e-12);
-    assert_eq!(d.low_rbo_share, Some(1.0 / 8.0));
+    assert!((d.mean_rbo.unwrap() - (rows + 1.0 + unlabelled) / 9.0).abs() < 1e-12);
+    assert_eq!(d.low_rbo_share, Some(2.0 / 9.0));
     assert_eq!(j.row("Q-1").rbo, Some(1.0));
     let j = compare_json(
         dir(),
@@ -190,7 +194,7 @@ fn drift_covers_labelled_and_unlabelled_queries() {
         0,
     );
     assert_eq!(j.drift.rbo_p, 0.5);
-    assert_ne!(j.drift.most_changed_unlabelled[1].rbo, moved[1].1);
+    assert_ne!(j.drift.most_changed_unlabelled[2].rbo, moved[2].1);
 }
 
 #[test]
@@ -201,7 +205,7 @@ fn min_rbo_gate() {
         "--format",
         "json",
         "--min-rbo",
-        "0.8",
+        "0.7",
     ]);
     compare_json(dir(), &pass, 0);
     let fail = args(&[
@@ -210,13 +214,51 @@ fn min_rbo_gate() {
         "--format",
         "json",
         "--min-rbo",
-        "0.9",
+        "0.8",
     ]);
     let j = compare_json(dir(), &fail, 1);
     assert_eq!(j.gate.codes, [ReasonCode::MinRbo]);
     assert_eq!(
         j.gate.reasons,
-        ["mean RBO (p = 0.9) is 0.8444, below the minimum 0.9"]
+        ["mean RBO (p = 0.9) is 0.7506, below the minimum 0.8"]
+    );
+}
+
+/// A candidate that leaves out a query its baseline lists cannot lift the mean RBO
+/// past `--min-rbo`: the query is in drift as the candidate's empty list, RBO 0
+/// against the baseline's, and a warning names it (docs/contract.md §6.5). Deleting
+/// U-10, the query it moved most, from cand-1.csv (cand-left-out.csv) once turned the
+/// FAIL of `--min-rbo 0.9` (mean 0.8444) into a PASS (mean 0.9650 over 7 queries).
+#[test]
+fn leaving_out_a_query_the_baseline_lists_does_not_lift_the_mean_rbo() {
+    let gate = |cand: &'static str| {
+        compare_json(
+            dir(),
+            &args(&["base.toml", cand, "--format", "json", "--min-rbo", "0.8"]),
+            1,
+        )
+    };
+    let (full, left) = (gate("cand-single.toml"), gate("cand-left-out.toml"));
+    for j in [&full, &left] {
+        assert_eq!(j.gate.codes, [ReasonCode::MinRbo]);
+        assert_eq!(
+            j.gate.reasons,
+            ["mean RBO (p = 0.9) is 0.7506, below the minimum 0.8"]
+        );
+        assert_eq!(j.drift.unlabelled_queries, 4);
+    }
+    let moved: Vec<(&str, f64)> = left
+        .drift
+        .most_changed_unlabelled
+        .iter()
+        .map(|m| (m.id.as_str(), m.rbo))
+        .collect();
+    assert_eq!(&moved[..2], [("U-10", 0.0), ("U-99", 0.0)]);
+    assert!(
+        left.warnings.iter().any(|w| w
+            == "the candidate leaves out 2 queries its baseline lists: drift counts each as an empty list (RBO 0 against the baseline's): U-10, U-99"),
+        "{:?}",
+        left.warnings
     );
 }
 
