@@ -447,7 +447,19 @@ impl CompareReport {
         resampling: crate::stats::Resampling,
     ) -> Self {
         let ids = |status| crate::compare::ids_with(&cmp.rows, status);
-        let decided_by_candidate = decided_by_candidate(&cmp);
+        let mut decided_by_candidate = decided_by_candidate(&cmp);
+        // The candidate's `index_version`, the baseline's, pooled both sides (§6.4).
+        let lost = lost_when_pooled(cmp.bump == Bump::Same, &cmp.rows);
+        if !lost.is_empty() {
+            decided_by_candidate.insert(
+                0,
+                format!(
+                    "index_version (the baseline's: the repeats were pooled as one index, so {} lost on the candidate {} flaky, not newly failed)",
+                    crate::text::plural(lost.len(), "query", "queries"),
+                    if lost.len() == 1 { "is" } else { "are" },
+                ),
+            );
+        }
         Self {
             decided_by_candidate,
             schema_version: SCHEMA_VERSION,
@@ -662,7 +674,16 @@ impl CompareReport {
             );
         }
         let ids: Vec<&str> = self.accepted.iter().map(|a| a.id.as_str()).collect();
+        // Pooled under the baseline's version, a query the candidate lost is flaky
+        // (§6.4): a verdict line read alone says so.
+        let lost = lost_when_pooled(self.reproducibility_check, &self.per_query);
         match ids.len() {
+            0 if !lost.is_empty() => format!(
+                "no query newly failed, but {} lost in most candidate repeats {} flaky under the baseline's index version (pooled): {}",
+                crate::text::plural(lost.len(), "query", "queries"),
+                if lost.len() == 1 { "is" } else { "are" },
+                name_ids_with(&lost, id)
+            ),
             0 => "no query newly failed".to_string(),
             n => format!(
                 "{n} newly failed quer{} accepted by the allow-list: {}",
@@ -1076,6 +1097,26 @@ pub fn change_cells(
         list(&q.lost),
         list(&q.gained),
     ]
+}
+
+/// Under one index version (`pooled`), the flaky queries the rule across versions
+/// would call newly failed: RR@k > 0 in every baseline repeat and 0 in more than half
+/// of the candidate's (docs/contract.md §6.4, §2.12), in natural order. A candidate
+/// that claims the baseline's `index_version` makes them flaky, not newly failed.
+fn lost_when_pooled(pooled: bool, rows: &[QueryRow]) -> Vec<String> {
+    if !pooled {
+        return Vec::new();
+    }
+    let mut ids: Vec<String> = rows
+        .iter()
+        .filter(|r| {
+            let (zero, n) = (r.zero_rr_repeats, r.repeats);
+            r.status == Status::Flaky && zero.baseline == 0 && 2 * zero.candidate > n.candidate
+        })
+        .map(|r| r.id.to_string())
+        .collect();
+    crate::text::sort_natural(&mut ids);
+    ids
 }
 
 /// The fields of the candidate's manifest that changed a status (docs/contract.md

@@ -148,6 +148,48 @@ fn same_version_fails_only_on_metric_changes() {
     assert_eq!(j.flaky, ["Q-2", "Q-5"]);
 }
 
+/// A candidate that claims the baseline's index version pools its repeats with the
+/// baseline's, so a query it lost (Q-3: found in both baseline repeats, no relevant
+/// doc in the candidate's) is flaky, not newly failed; under `--nondeterminism warn`
+/// that once read `PASS  no query newly failed` with nothing naming the candidate's
+/// `index_version`, while the same run under its own version fails (docs/contract.md
+/// §6.4). The verdict line and the verdict block now say so.
+#[test]
+fn claiming_the_baseline_version_names_the_queries_pooling_kept_from_newly_failing() {
+    let own = run(
+        dir(),
+        &args(&["base.toml", "cand-lost.toml", "--nondeterminism", "warn"]),
+    );
+    assert_code(&own, 1);
+    assert!(stdout(&own).starts_with("FAIL  1 query newly failed (RR@3 fell to 0): Q-3\n"));
+    let claimed = [
+        "base.toml",
+        "cand-lost-same-version.toml",
+        "--nondeterminism",
+        "warn",
+    ];
+    let out = run(dir(), &args(&claimed));
+    assert_code(&out, 0);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(
+            "PASS  no query newly failed, but 1 query lost in most candidate repeats is flaky under the baseline's index version (pooled): Q-3"
+        ),
+        "{text}"
+    );
+    assert_line(
+        &text,
+        "decided by the candidate's manifest: index_version (the baseline's: the repeats were pooled as one index, so 1 query lost on the candidate is flaky, not newly failed)",
+    );
+    let mut md = claimed.to_vec();
+    md.extend(["--format", "markdown"]);
+    let md = stdout(&run(dir(), &args(&md)));
+    assert!(
+        md.contains("Decided by the candidate's manifest: index\\_version (the baseline's"),
+        "{md}"
+    );
+}
+
 /// Drift covers gold queries (no-answer Q-4 too) and the unlabelled queries the
 /// baseline lists: U-99, which the candidate leaves out, as an empty candidate list
 /// (RBO 0); U-7, in the candidate only, is in no mean; the means agree with the
