@@ -677,12 +677,21 @@ impl CompareReport {
         // Pooled under the baseline's version, a query the candidate lost is flaky
         // (§6.4): a verdict line read alone says so.
         let lost = lost_when_pooled(self.reproducibility_check, &self.per_query);
+        // Across versions, a query lost in some candidate repeats but not most is
+        // flaky by the majority rule (§6.5): a verdict line read alone says so too.
+        let lost_in_some = lost_in_some_repeats(self.reproducibility_check, &self.per_query);
         match ids.len() {
             0 if !lost.is_empty() => format!(
                 "no query newly failed, but {} lost in most candidate repeats {} flaky under the baseline's index version (pooled): {}",
                 crate::text::plural(lost.len(), "query", "queries"),
                 if lost.len() == 1 { "is" } else { "are" },
                 name_ids_with(&lost, id)
+            ),
+            0 if !lost_in_some.is_empty() => format!(
+                "no query newly failed, but {} lost in some candidate repeats, not most, {} flaky: {}",
+                crate::text::plural(lost_in_some.len(), "query", "queries"),
+                if lost_in_some.len() == 1 { "is" } else { "are" },
+                name_ids_with(&lost_in_some, id)
             ),
             0 => "no query newly failed".to_string(),
             n => format!(
@@ -1104,14 +1113,27 @@ pub fn change_cells(
 /// of the candidate's (docs/contract.md §6.4, §2.12), in natural order. A candidate
 /// that claims the baseline's `index_version` makes them flaky, not newly failed.
 fn lost_when_pooled(pooled: bool, rows: &[QueryRow]) -> Vec<String> {
-    if !pooled {
+    lost_flaky(pooled, rows, |zero, n| 2 * zero > n)
+}
+
+/// Across versions (not `pooled`), the flaky queries with RR@k > 0 in every baseline
+/// repeat and 0 in some candidate repeats but not most (docs/contract.md §6.5), in
+/// natural order: the majority rule kept them from newly failing.
+fn lost_in_some_repeats(pooled: bool, rows: &[QueryRow]) -> Vec<String> {
+    lost_flaky(!pooled, rows, |zero, _| zero > 0)
+}
+
+/// When `applies`, the flaky queries with RR@k > 0 in every baseline repeat whose
+/// candidate's zero-RR repeats and repeats pass `lost`, in natural order.
+fn lost_flaky(applies: bool, rows: &[QueryRow], lost: impl Fn(u32, u32) -> bool) -> Vec<String> {
+    if !applies {
         return Vec::new();
     }
     let mut ids: Vec<String> = rows
         .iter()
         .filter(|r| {
             let (zero, n) = (r.zero_rr_repeats, r.repeats);
-            r.status == Status::Flaky && zero.baseline == 0 && 2 * zero.candidate > n.candidate
+            r.status == Status::Flaky && zero.baseline == 0 && lost(zero.candidate, n.candidate)
         })
         .map(|r| r.id.to_string())
         .collect();
