@@ -6,6 +6,16 @@ use crate::common::{
     ragdiff_snapshot, run, stderr, stdout,
 };
 
+/// `accept Q-21` from the report `compare --export-json report.json` wrote.
+const FROM_REPORT: [&str; 6] = [
+    "accept",
+    "--from-report",
+    "report.json",
+    "Q-21",
+    "--reason",
+    "seen in CI",
+];
+
 fn with_list(list: &str) -> std::process::Output {
     let path = format!("tests/fixtures/accept/{list}");
     run(crate_dir(), &["compare", "--allow-failed-file", &path])
@@ -213,14 +223,7 @@ fn accept_from_a_report_checks_the_gold_and_appends() {
     let report = dir.path().join("report.json");
     let args = ["compare", "--export-json", "report.json"];
     assert_code(&run(dir.path(), &args), 1);
-    let from = [
-        "accept",
-        "--from-report",
-        "report.json",
-        "Q-21",
-        "--reason",
-        "seen in CI",
-    ];
+    let from = FROM_REPORT;
     let out = run(dir.path(), &from);
     assert_code(&out, 0);
     assert!(
@@ -329,15 +332,7 @@ fn accept_from_a_report_refuses_a_version_the_allow_list_would_refuse() {
         v["candidate"]["index_version"] = serde_json::Value::String(version.clone());
         std::fs::write(&report, v.to_string()).expect("written");
         let before = read(&dir);
-        let args = [
-            "accept",
-            "--from-report",
-            "report.json",
-            "Q-21",
-            "--reason",
-            "seen in CI",
-        ];
-        let out = run(dir.path(), &args);
+        let out = run(dir.path(), &FROM_REPORT);
         assert_invalid(
             &out,
             &[&format!(

@@ -684,17 +684,7 @@ fn rules_on_measures_no_query_moved_leave_the_family_as_it_was() {
     );
     // overall and per segment: before Tarone's exclusion both families were 50
     // tests and this PASSed (exit 0)
-    let rules: Vec<String> = (1..=46)
-        .flat_map(|c| {
-            let rule = format!("P(rel=50)@{c}=0");
-            [
-                "--max-drop".into(),
-                rule.clone(),
-                "--max-drop-per-segment".into(),
-                rule,
-            ]
-        })
-        .collect();
+    let rules = overall_and_per_segment((1..=46).map(|c| format!("P(rel=50)@{c}=0")));
     let (diluted, stderr) = report(&rules);
     assert_eq!(reasons(&diluted), reasons(&plain));
     for m in ["rr", "recall", "hit", "ndcg"] {
@@ -835,17 +825,7 @@ fn rules_on_measures_too_few_queries_moved_do_not_dilute_the_family() {
             "segment all: mean nDCG@3 dropped significantly: -0.2274, adjusted p = 0.0306 < 0.05 (Holm over 4 segment tests)"
         ]
     );
-    let rules: Vec<String> = (4..=49)
-        .flat_map(|c| {
-            let rule = format!("Success@{c}=1");
-            [
-                "--max-drop".into(),
-                rule.clone(),
-                "--max-drop-per-segment".into(),
-                rule,
-            ]
-        })
-        .collect();
+    let rules = overall_and_per_segment((4..=49).map(|c| format!("Success@{c}=1")));
     let diluted = report(&rules);
     assert_eq!(reasons(&diluted), reasons(&plain));
     let keys = ["p_value", "p_adjusted", "resamples", "mde_alpha"];
@@ -953,4 +933,18 @@ fn the_verdict_line_names_ten_reasons_then_how_many_more() {
     let reasons = reasons(&report);
     assert_eq!(reasons.len(), 540);
     assert_eq!(reasons[539], each(542));
+}
+
+/// Each `METRIC=VALUE` rule as `--max-drop` and as `--max-drop-per-segment`.
+fn overall_and_per_segment(rules: impl Iterator<Item = String>) -> Vec<String> {
+    rules
+        .flat_map(|rule| {
+            [
+                "--max-drop".into(),
+                rule.clone(),
+                "--max-drop-per-segment".into(),
+                rule,
+            ]
+        })
+        .collect()
 }
